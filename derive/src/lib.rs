@@ -1,0 +1,8 @@
+//! rea-derivation: pure derived views over decoded Evidence.
+//!
+//! # Layout
+//! - `manifest`: the environment manifest (tools, params, names).
+//! - `engine`: routing, rendering and applying calls against a World.
+
+pub mod engine;
+pub mod manifest;

@@ -1,0 +1,1 @@
+//! rea-serve: the served environment and its adapters.
