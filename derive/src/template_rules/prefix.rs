@@ -116,7 +116,8 @@ mod tests {
     #[test]
     fn spelling_rules() {
         assert!(spelled_like("1ABCD23EFGH4K", &set(&["0RZ576QZQA5KG"])));
-        assert!(!spelled_like("ABCDEFGHIJKLM", &set(&["0RZ576QZQA5KG"])));
+        assert!(spelled_like("ABCDEFGHIJKLM", &set(&["0RZ576QZQA5KG"])));
+        assert!(!spelled_like("abcdefghijklm", &set(&["0RZ576QZQA5KG"])));
         assert!(spelled_like("mnopqrst", &set(&["abcdefgh", "zyxwvuts"])));
         assert!(!spelled_like("mnopqrs", &set(&["abcdefgh", "zyxwvuts"])));
         assert!(!spelled_like("MNOPQRST", &set(&["abcdefgh", "zyxwvuts"])));
