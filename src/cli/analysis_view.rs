@@ -32,12 +32,12 @@ pub(crate) fn run(args: &Args) -> u8 {
     }
 }
 
-fn answer(args: &Args) -> Result<Value, ErrorReport> {
+fn answer(args: &Args) -> Result<Value, Box<ErrorReport>> {
     let view_json: Value = serde_json::from_str(&args.view).map_err(|e| {
         ErrorReport::input("invalid_request", format!("--view is not JSON: {e}"))
             .detail("pointer", "")
     })?;
-    let view = parse_view(&view_json)?;
+    let view = parse_view(&view_json).map_err(boxed)?;
     let inline = args.source_file.as_os_str() == "-";
     let evidence = if inline {
         let mut bytes = Vec::new();
@@ -48,11 +48,11 @@ fn answer(args: &Args) -> Result<Value, ErrorReport> {
                 format!("Could not read stdin: {e}"),
             )
         })?;
-        evidence_inline(&bytes)?
+        evidence_inline(&bytes).map_err(boxed)?
     } else {
         let path = args.source_file.to_string_lossy().into_owned();
         // The spec's source object, checked the same way an MCP request is.
-        Source::from_json(&json!({"kind": "evidence-file", "path": path}))?;
+        Source::from_json(&json!({"kind": "evidence-file", "path": path})).map_err(boxed)?;
         let bytes = std::fs::read(&args.source_file).map_err(|e| {
             ErrorReport::new(
                 "EvidenceFileError",
@@ -62,7 +62,11 @@ fn answer(args: &Args) -> Result<Value, ErrorReport> {
             .detail("path", path.as_str())
             .detail("content_issues", json!([]))
         })?;
-        evidence_from_file(&path, &bytes)?
+        evidence_from_file(&path, &bytes).map_err(boxed)?
     };
-    Ok(analysis_view(&evidence, &view, inline)?)
+    analysis_view(&evidence, &view, inline).map_err(boxed)
+}
+
+fn boxed(e: impl Into<ErrorReport>) -> Box<ErrorReport> {
+    Box::new(e.into())
 }

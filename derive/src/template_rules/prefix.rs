@@ -107,8 +107,7 @@ pub(crate) fn variance(routes: &mut [Route]) {
         if sources.is_empty() {
             continue;
         }
-        for r in 0..routes.len() {
-            let route = &routes[r];
+        for (r, route) in routes.iter_mut().enumerate() {
             if route.segs.len() > MAX_COMPARED_SEGMENTS || route.segs.len() <= i {
                 continue;
             }
@@ -122,6 +121,7 @@ pub(crate) fn variance(routes: &mut [Route]) {
             let Some(list) = sources.get(&prefix) else {
                 continue;
             };
+            // Another tool's parameter (a route with a literal here is never a source).
             let candidates: Vec<Source> = list
                 .iter()
                 .filter(|(owner, _)| *owner != r)
@@ -129,7 +129,7 @@ pub(crate) fn variance(routes: &mut [Route]) {
                 .collect();
             if let Some(source) = choose(lit, &candidates) {
                 let lit = lit.to_string();
-                routes[r].segs[i] = TSeg::param(&source.name, "prefix-variance", &lit);
+                route.segs[i] = TSeg::param(&source.name, "prefix-variance", &lit);
             }
         }
     }

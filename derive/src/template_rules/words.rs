@@ -96,7 +96,7 @@ pub fn singular(segment: &str) -> Option<String> {
         return None;
     }
     if let Some(stem) = s.strip_suffix("ies") {
-        return (stem.len() >= 1).then(|| format!("{stem}y"));
+        return (!stem.is_empty()).then(|| format!("{stem}y"));
     }
     for suffix in ["sses", "xes", "ches", "shes", "zes"] {
         if s.ends_with(suffix) {
