@@ -652,3 +652,24 @@ fn kinto_all_rules() {
     tool(&m, "GET", &format!("{base}/products/records"));
     tool(&m, "GET", "/v1/buckets/shop");
 }
+
+#[test]
+#[ignore = "prints the Kinto tool lists for the report"]
+fn print_kinto_tools() {
+    for name in [
+        "kinto/dev-a.har",
+        "kinto/dev-b.har",
+        "kinto/dev-a.playwright.har",
+    ] {
+        let m = environment_manifest(&fixture(name), &TemplateRule::ALL, true).unwrap();
+        eprintln!("== {name}");
+        for t in &m.tools {
+            let params: Vec<String> = t
+                .params
+                .iter()
+                .map(|p| format!("{}:{}", p.name, p.rule))
+                .collect();
+            eprintln!("{:7} {:62} {}", t.method, t.path_template, params.join(" "));
+        }
+    }
+}
