@@ -1,1 +1,32 @@
-fn main() {}
+//! The `rea` command line: argument parsing and dispatch only. Each command
+//! lives in `src/cli/<command>.rs`.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "rea",
+    version,
+    about = "Turn a recorded web capture into a replayable fake of its API"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Answer a derived view (api-surface, environment-manifest, capture) over inspection Evidence.
+    InspectAnalysisView(cli::analysis_view::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
+    };
+    ExitCode::from(code)
+}
