@@ -12,6 +12,7 @@
 
 pub mod error;
 pub mod json;
+pub mod read;
 pub mod recorded_url;
 
 pub use error::{Category, ErrorReport};
