@@ -11,9 +11,15 @@
 //! - `inspect`: the inspection operation every adapter calls.
 
 pub mod error;
+pub mod evidence;
+pub mod har;
+pub mod inspect;
 pub mod json;
 pub mod read;
 pub mod recorded_url;
+pub mod redact;
 
 pub use error::{Category, ErrorReport};
+pub use evidence::Evidence;
+pub use inspect::{inspect_web_network_capture, Detail, InspectRequest};
 pub use json::is_safe_number;
