@@ -111,7 +111,6 @@ pub fn parse_with(bytes: &[u8], options: Options) -> Result<Parsed, JsonError> {
         depth: 0,
         ticks: 0,
         deadline: options.deadline,
-        scratch: String::new(),
     };
     parser.skip_ws();
     let value = parser.parse_value()?;
@@ -257,7 +256,6 @@ struct Parser<'a> {
     depth: usize,
     ticks: u32,
     deadline: Option<Instant>,
-    scratch: String,
 }
 
 /// Bytes that end a run of plain string characters.
@@ -334,10 +332,7 @@ impl<'a> Parser<'a> {
             None => Err(self.error(JsonErrorKind::Syntax, "unexpected end of input: a value was expected")),
             Some(b'{') => self.parse_object(),
             Some(b'[') => self.parse_array(),
-            Some(b'"') => {
-                let range = self.scan_string()?;
-                Ok(Value::String(self.string_at(range)))
-            }
+            Some(b'"') => Ok(Value::String(self.parse_string()?.0)),
             Some(b't') => self.literal("true", Value::Bool(true)),
             Some(b'f') => self.literal("false", Value::Bool(false)),
             Some(b'n') => self.literal("null", Value::Null),
@@ -381,8 +376,7 @@ impl<'a> Parser<'a> {
                 return Err(self.error(JsonErrorKind::Syntax, "expected a member name in double quotes"));
             }
             let key_start = self.pos;
-            let range = self.scan_string()?;
-            let key = self.string_at(range.clone());
+            let (key, range) = self.parse_string()?;
             let vacant = match map.entry(key) {
                 Entry::Vacant(vacant) => vacant,
                 Entry::Occupied(occupied) => {
@@ -457,11 +451,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Checks one string starting at the opening quote and returns the
-    /// byte range of its raw contents (between the quotes).
-    fn scan_string(&mut self) -> Result<Range<usize>, JsonError> {
+    /// Reads one string starting at the opening quote: its decoded text
+    /// and the byte range of its raw contents (between the quotes). Plain
+    /// runs are copied in bulk; escapes are decoded as they are checked.
+    fn parse_string(&mut self) -> Result<(String, Range<usize>), JsonError> {
         let start = self.pos + 1;
         let mut i = start;
+        let mut segment = start;
+        let mut decoded: Option<String> = None;
         let bytes = self.bytes;
         loop {
             // Skip plain bytes eight at a time.
@@ -478,10 +475,24 @@ impl<'a> Parser<'a> {
             match bytes.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
-                    return Ok(start..i);
+                    let text = match decoded {
+                        None => self.src[start..i].to_string(),
+                        Some(mut out) => {
+                            out.push_str(&self.src[segment..i]);
+                            out
+                        }
+                    };
+                    return Ok((text, start..i));
                 }
                 Some(b'\\') => {
-                    i = self.check_escape(i)?;
+                    let after = self.check_escape(i)?;
+                    let out = decoded.get_or_insert_with(|| String::with_capacity(2 * (i - start) + 16));
+                    out.push_str(&self.src[segment..i]);
+                    if let (Some(c), _) = decode_escape(&bytes[i..after]) {
+                        out.push(c);
+                    }
+                    i = after;
+                    segment = after;
                 }
                 Some(_) => {
                     self.pos = i;
@@ -553,17 +564,6 @@ impl<'a> Parser<'a> {
             unit = unit * 16 + u32::from(v);
         }
         Ok(unit)
-    }
-
-    /// The decoded text of an already checked raw string range.
-    fn string_at(&mut self, range: Range<usize>) -> String {
-        let raw = &self.src[range];
-        if !raw.contains('\\') {
-            return raw.to_string();
-        }
-        self.scratch.clear();
-        unescape_into(raw, &mut self.scratch);
-        self.scratch.clone()
     }
 
     fn parse_number(&mut self) -> Result<Value, JsonError> {
