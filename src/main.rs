@@ -1,13 +1,17 @@
-//! The `rea` command line: argument parsing and dispatch only; each
-//! command lives in `cli/<command>.rs`.
+//! The `rea` command line: argument parsing and dispatch only. Each command
+//! lives in `src/cli/<command>.rs`.
 
 mod cli;
 
 use clap::{Parser, Subcommand};
+use std::process::ExitCode;
 
-/// Turn a recorded web capture into a stateful, replayable fake of the application's API.
 #[derive(Parser)]
-#[command(name = "rea", version, about)]
+#[command(
+    name = "rea",
+    version,
+    about = "Turn a recorded web capture into a replayable fake of its API"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -17,15 +21,18 @@ struct Cli {
 enum Command {
     /// Decode a capture into Evidence (records, sidecars, redactions).
     InspectWebNetworkCapture(cli::inspect::Args),
+    /// Answer a derived view (api-surface, environment-manifest, capture) over inspection Evidence.
+    InspectAnalysisView(cli::analysis_view::Args),
 }
 
-fn main() {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => std::process::exit(cli::usage_error(e)),
+        Err(e) => return ExitCode::from(cli::usage_error(e)),
     };
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
+        Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
     };
-    std::process::exit(code);
+    ExitCode::from(code)
 }

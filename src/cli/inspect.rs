@@ -38,13 +38,22 @@ pub(crate) struct Args {
 }
 
 /// Runs the command and returns the exit code.
-pub(crate) fn run(args: Args) -> i32 {
+pub(crate) fn run(args: Args) -> u8 {
     let json = args.json;
     let declared = args.sensitive_values.clone();
     match execute(args) {
         Ok(()) => 0,
-        Err(e) => super::fail(&e.scrub(&declared), json),
+        Err(e) => super::output::fail(&e.scrub(&declared), json),
     }
+}
+
+/// Writes bytes to stdout followed by a newline.
+fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.write_all(b"\n")?;
+    stdout.flush()
 }
 
 fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
@@ -100,17 +109,17 @@ fn execute(args: Args) -> Result<(), ErrorReport> {
         })?;
     }
     let printed = match (detail, args.json) {
-        (Detail::Complete, true) => super::print_bytes(&bytes),
+        (Detail::Complete, true) => print_bytes(&bytes),
         (Detail::Summary, true) => {
             let mut summary = evidence.summary();
             if let Some(path) = &args.evidence_output {
                 summary["evidence_output"] = path.display().to_string().into();
             }
-            super::print_bytes(summary.to_string().as_bytes())
+            print_bytes(summary.to_string().as_bytes())
         }
         (_, false) => {
             let text = scrub_text(&human_summary(&evidence, args.evidence_output.as_ref()), &request.sensitive_values);
-            super::print_bytes(text.as_bytes())
+            print_bytes(text.as_bytes())
         }
     };
     printed.map_err(|e| ErrorReport::new("output_write_failed", Category::Output, format!("could not write the reply: {e}")))

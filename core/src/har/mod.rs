@@ -11,12 +11,11 @@
 pub mod binary_fields;
 pub mod container;
 pub mod numeric_literals;
-mod schema_shim;
 pub mod selection;
 
 use crate::error::{Category, ErrorReport};
 use crate::json::{self, JsonErrorKind, NumericLiteral};
-use schema_shim as har_schema;
+use crate::har_schema;
 use serde_json::{json, Value};
 use std::time::Instant;
 
