@@ -26,14 +26,22 @@ fn schema(name: &str) -> jsonschema::Validator {
 }
 
 fn assert_valid(validator: &jsonschema::Validator, doc: &Value, what: &str) {
-    let errors: Vec<String> = validator.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).take(5).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .take(5)
+        .collect();
     assert!(errors.is_empty(), "{what}: {errors:?}");
 }
 
 /// Runs an inspection that must succeed and returns its Evidence.
 fn evidence(args: &[&str]) -> Value {
     let out = rea(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).expect("evidence JSON");
     assert_valid(&schema("evidence.schema.json"), &doc, "evidence");
     doc
@@ -45,7 +53,8 @@ fn failure(args: &[&str]) -> (Value, i32) {
     assert!(!out.status.success(), "{args:?} unexpectedly succeeded");
     assert!(out.stdout.is_empty(), "a failure prints nothing on stdout");
     let text = String::from_utf8_lossy(&out.stderr);
-    let err: Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("one JSON error on stderr: {text}"));
+    let err: Value = serde_json::from_str(text.trim())
+        .unwrap_or_else(|_| panic!("one JSON error on stderr: {text}"));
     assert_valid(&schema("error.schema.json"), &err, "error");
     (err, out.status.code().unwrap_or(-1))
 }
@@ -72,13 +81,26 @@ fn every_fixture_decodes_with_all_its_records() {
         let expected: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
         let entries = expected["log"]["entries"].as_array().unwrap().len() as u64;
         let doc = evidence(&[file.to_str().unwrap(), "har", "--json"]);
-        assert_eq!(doc["capture"]["total_records"], entries, "{}", file.display());
-        assert_eq!(doc["records"].as_array().unwrap().len() as u64, entries, "{}", file.display());
+        assert_eq!(
+            doc["capture"]["total_records"],
+            entries,
+            "{}",
+            file.display()
+        );
+        assert_eq!(
+            doc["records"].as_array().unwrap().len() as u64,
+            entries,
+            "{}",
+            file.display()
+        );
         assert_eq!(doc["capture"]["container"]["log"]["entries"], Value::Null);
         assert_eq!(doc["capture"]["records_pointer"], "/log/entries");
         for (i, record) in doc["records"].as_array().unwrap().iter().enumerate() {
             assert_eq!(record["ordinal"], i as u64);
-            assert_eq!(record["location"], json!({"kind": "json-pointer", "pointer": format!("/log/entries/{i}")}));
+            assert_eq!(
+                record["location"],
+                json!({"kind": "json-pointer", "pointer": format!("/log/entries/{i}")})
+            );
         }
     }
 }
@@ -86,11 +108,30 @@ fn every_fixture_decodes_with_all_its_records() {
 #[test]
 fn selection_keeps_caller_order_and_producer_ordinals() {
     let path = repo().join("tests/fixtures/kinto/dev-a.har");
-    let doc = evidence(&[path.to_str().unwrap(), "har", "--record", "2", "--record", "0", "--json"]);
-    let ordinals: Vec<u64> = doc["records"].as_array().unwrap().iter().map(|r| r["ordinal"].as_u64().unwrap()).collect();
+    let doc = evidence(&[
+        path.to_str().unwrap(),
+        "har",
+        "--record",
+        "2",
+        "--record",
+        "0",
+        "--json",
+    ]);
+    let ordinals: Vec<u64> = doc["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ordinal"].as_u64().unwrap())
+        .collect();
     assert_eq!(ordinals, [2, 0]);
     assert_eq!(doc["parameters"]["record_ordinals"], json!([2, 0]));
-    assert_eq!((doc["capture"]["total_records"].as_u64(), doc["capture"]["retained_records"].as_u64()), (Some(40), Some(2)));
+    assert_eq!(
+        (
+            doc["capture"]["total_records"].as_u64(),
+            doc["capture"]["retained_records"].as_u64()
+        ),
+        (Some(40), Some(2))
+    );
 }
 
 #[test]
@@ -98,8 +139,22 @@ fn summary_writes_the_complete_evidence_to_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("evidence.json");
     let path = repo().join("tests/fixtures/kinto/dev-a.har");
-    let out = rea(&[path.to_str().unwrap(), "har", "--record", "3", "--detail", "summary", "--evidence_output", output.to_str().unwrap(), "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = rea(&[
+        path.to_str().unwrap(),
+        "har",
+        "--record",
+        "3",
+        "--detail",
+        "summary",
+        "--evidence_output",
+        output.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["detail"], "summary");
     assert_eq!(summary["retained_records"], 1);
@@ -117,7 +172,10 @@ fn human_output_names_records_methods_origins_and_redactions() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("40 of 40 records"), "{text}");
-    assert!(text.contains("methods: ") && text.contains("GET "), "{text}");
+    assert!(
+        text.contains("methods: ") && text.contains("GET "),
+        "{text}"
+    );
     assert!(text.contains("origins: http://127.0.0.1:"), "{text}");
     assert!(text.contains("redactions: "), "{text}");
     let bad = rea(&["no-such.har", "har"]);
@@ -132,10 +190,16 @@ fn inspection_never_changes_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.har");
     std::fs::copy(repo().join("tests/fixtures/kinto/dev-b.har"), &path).unwrap();
-    let before = (std::fs::read(&path).unwrap(), std::fs::metadata(&path).unwrap().modified().unwrap());
+    let before = (
+        std::fs::read(&path).unwrap(),
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+    );
     evidence(&[path.to_str().unwrap(), "har", "--json"]);
     failure(&[path.to_str().unwrap(), "har", "--record", "999", "--json"]);
-    let after = (std::fs::read(&path).unwrap(), std::fs::metadata(&path).unwrap().modified().unwrap());
+    let after = (
+        std::fs::read(&path).unwrap(),
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+    );
     assert!(before == after, "the capture changed");
 }
 
@@ -211,28 +275,111 @@ struct Case {
     expect: Expect,
 }
 
-fn record<'a>(doc: &'a Value, ordinal: u64) -> &'a Value {
-    doc["records"].as_array().unwrap().iter().find(|r| r["ordinal"] == ordinal).expect("record")
+fn record(doc: &Value, ordinal: u64) -> &Value {
+    doc["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ordinal"] == ordinal)
+        .expect("record")
 }
 
 fn redaction_at(doc: &Value, pointer: &str) -> Value {
-    doc["redactions"].as_array().unwrap().iter().find(|r| r["pointer"] == pointer).cloned().unwrap_or(Value::Null)
+    doc["redactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pointer"] == pointer)
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 fn cases() -> Vec<Case> {
     use Expect::{Error, Evidence};
     use Input::*;
     vec![
-        Case { name: "duplicate keys", input: Bytes(with_extension(r#"{"a":1,"a":2}"#)), args: &[], expect: Error("duplicate_key", "input") },
-        Case { name: "duplicate keys with equal values", input: Bytes(with_extension(r#"{"a":1,"a":1}"#)), args: &[], expect: Error("duplicate_key", "input") },
-        Case { name: "escaped duplicate keys", input: Bytes(with_extension(r#"{"ab":1,"a\u0062":2}"#)), args: &[], expect: Error("duplicate_key", "input") },
-        Case { name: "65-level nesting", input: Bytes(with_extension(&format!("{}{}", "[".repeat(61), "]".repeat(61)))), args: &[], expect: Error("nesting_too_deep", "input") },
-        Case { name: "64-level nesting is fine", input: Bytes(with_extension(&format!("{}{}", "[".repeat(60), "]".repeat(60)))), args: &[], expect: Evidence(|_| {}) },
-        Case { name: "over 32 MiB", input: Sparse(33_554_433), args: &[], expect: Error("capture_too_large", "input") },
-        Case { name: "truncated JSON", input: Bytes({ let mut b = har(vec![entry()]).to_string().into_bytes(); b.truncate(b.len() - 7); b }), args: &[], expect: Error("invalid_json", "input") },
-        Case { name: "invalid UTF-8", input: Bytes(with_extension("\"\u{1}\"").into_iter().map(|b| if b == 1 { 0xff } else { b }).collect()), args: &[], expect: Error("invalid_utf8", "input") },
-        Case { name: "non-canonical base64", input: Bytes(edited(|d| d["log"]["entries"][1]["response"]["content"]["text"] = json!("aGl="))), args: &[], expect: Error("har_validation_failed", "input") },
-        Case { name: "unsafe integer in a standard field", input: Bytes(spliced(&edited_value(|d| d["log"]["entries"][1]["request"]["bodySize"] = json!("@RAW@")), "9007199254740993")), args: &[], expect: Error("har_validation_failed", "input") },
+        Case {
+            name: "duplicate keys",
+            input: Bytes(with_extension(r#"{"a":1,"a":2}"#)),
+            args: &[],
+            expect: Error("duplicate_key", "input"),
+        },
+        Case {
+            name: "duplicate keys with equal values",
+            input: Bytes(with_extension(r#"{"a":1,"a":1}"#)),
+            args: &[],
+            expect: Error("duplicate_key", "input"),
+        },
+        Case {
+            name: "escaped duplicate keys",
+            input: Bytes(with_extension(r#"{"ab":1,"a\u0062":2}"#)),
+            args: &[],
+            expect: Error("duplicate_key", "input"),
+        },
+        Case {
+            name: "65-level nesting",
+            input: Bytes(with_extension(&format!(
+                "{}{}",
+                "[".repeat(61),
+                "]".repeat(61)
+            ))),
+            args: &[],
+            expect: Error("nesting_too_deep", "input"),
+        },
+        Case {
+            name: "64-level nesting is fine",
+            input: Bytes(with_extension(&format!(
+                "{}{}",
+                "[".repeat(60),
+                "]".repeat(60)
+            ))),
+            args: &[],
+            expect: Evidence(|_| {}),
+        },
+        Case {
+            name: "over 32 MiB",
+            input: Sparse(33_554_433),
+            args: &[],
+            expect: Error("capture_too_large", "input"),
+        },
+        Case {
+            name: "truncated JSON",
+            input: Bytes({
+                let mut b = har(vec![entry()]).to_string().into_bytes();
+                b.truncate(b.len() - 7);
+                b
+            }),
+            args: &[],
+            expect: Error("invalid_json", "input"),
+        },
+        Case {
+            name: "invalid UTF-8",
+            input: Bytes(
+                with_extension("\"\u{1}\"")
+                    .into_iter()
+                    .map(|b| if b == 1 { 0xff } else { b })
+                    .collect(),
+            ),
+            args: &[],
+            expect: Error("invalid_utf8", "input"),
+        },
+        Case {
+            name: "non-canonical base64",
+            input: Bytes(edited(|d| {
+                d["log"]["entries"][1]["response"]["content"]["text"] = json!("aGl=")
+            })),
+            args: &[],
+            expect: Error("har_validation_failed", "input"),
+        },
+        Case {
+            name: "unsafe integer in a standard field",
+            input: Bytes(spliced(
+                &edited_value(|d| d["log"]["entries"][1]["request"]["bodySize"] = json!("@RAW@")),
+                "9007199254740993",
+            )),
+            args: &[],
+            expect: Error("har_validation_failed", "input"),
+        },
         Case {
             name: "unsafe integer in an extension",
             input: Bytes(with_extension("9007199254740993")),
@@ -245,44 +392,103 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "number lexemes kept",
-            input: Bytes(spliced(&edited_value(|d| d["log"]["entries"][0]["time"] = json!("@RAW@")), "12.50")),
+            input: Bytes(spliced(
+                &edited_value(|d| d["log"]["entries"][0]["time"] = json!("@RAW@")),
+                "12.50",
+            )),
             args: &[],
             expect: Evidence(|doc| {
-                assert_eq!(record(doc, 0)["numeric_literals"], json!([{"pointer": "/log/entries/0/time", "lexeme": "12.50", "safe": true}]));
+                assert_eq!(
+                    record(doc, 0)["numeric_literals"],
+                    json!([{"pointer": "/log/entries/0/time", "lexeme": "12.50", "safe": true}])
+                );
                 assert_eq!(record(doc, 0)["reported"]["time"], json!(12.5));
             }),
         },
-        Case { name: "wrong HAR version", input: Bytes(edited(|d| d["log"]["version"] = json!("1.1"))), args: &[], expect: Error("har_version_unsupported", "unsupported") },
-        Case { name: "missing request in an unselected entry", input: Bytes(edited(|d| { d["log"]["entries"][1].as_object_mut().unwrap().remove("request"); })), args: &["--record", "0"], expect: Error("har_validation_failed", "input") },
-        Case { name: "missing log.creator", input: Bytes(edited(|d| { d["log"].as_object_mut().unwrap().remove("creator"); })), args: &[], expect: Error("har_validation_failed", "input") },
-        Case { name: "symlink", input: Symlink, args: &[], expect: Error("capture_is_symlink", "input") },
-        Case { name: "missing file", input: Missing, args: &[], expect: Error("capture_not_found", "input") },
-        Case { name: "directory", input: Directory, args: &[], expect: Error("capture_not_regular_file", "input") },
+        Case {
+            name: "wrong HAR version",
+            input: Bytes(edited(|d| d["log"]["version"] = json!("1.1"))),
+            args: &[],
+            expect: Error("har_version_unsupported", "unsupported"),
+        },
+        Case {
+            name: "missing request in an unselected entry",
+            input: Bytes(edited(|d| {
+                d["log"]["entries"][1]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("request");
+            })),
+            args: &["--record", "0"],
+            expect: Error("har_validation_failed", "input"),
+        },
+        Case {
+            name: "missing log.creator",
+            input: Bytes(edited(|d| {
+                d["log"].as_object_mut().unwrap().remove("creator");
+            })),
+            args: &[],
+            expect: Error("har_validation_failed", "input"),
+        },
+        Case {
+            name: "symlink",
+            input: Symlink,
+            args: &[],
+            expect: Error("capture_is_symlink", "input"),
+        },
+        Case {
+            name: "missing file",
+            input: Missing,
+            args: &[],
+            expect: Error("capture_not_found", "input"),
+        },
+        Case {
+            name: "directory",
+            input: Directory,
+            args: &[],
+            expect: Error("capture_not_regular_file", "input"),
+        },
         Case {
             name: "__proto__ is an ordinary member",
             input: Bytes(with_extension(r#"{"__proto__":{"polluted":true}}"#)),
             args: &[],
             expect: Evidence(|doc| {
-                assert_eq!(record(doc, 1)["reported"]["_x"], json!({"__proto__": {"polluted": true}}));
+                assert_eq!(
+                    record(doc, 1)["reported"]["_x"],
+                    json!({"__proto__": {"polluted": true}})
+                );
                 assert!(record(doc, 0)["reported"].get("polluted").is_none());
             }),
         },
         Case {
             name: "credential in a URL",
-            input: Bytes(edited(|d| d["log"]["entries"][2]["request"]["url"] = json!("https://u:p@h.example/a?b=1"))),
+            input: Bytes(edited(|d| {
+                d["log"]["entries"][2]["request"]["url"] = json!("https://u:p@h.example/a?b=1")
+            })),
             args: &[],
             expect: Evidence(|doc| {
-                assert_eq!(record(doc, 2)["reported"]["request"]["url"], "https://h.example/a?b=1");
-                assert_eq!(redaction_at(doc, "/log/entries/2/request/url"), json!({"pointer": "/log/entries/2/request/url", "record_ordinal": 2, "scope": "userinfo", "reason": "transport-credential"}));
+                assert_eq!(
+                    record(doc, 2)["reported"]["request"]["url"],
+                    "https://h.example/a?b=1"
+                );
+                assert_eq!(
+                    redaction_at(doc, "/log/entries/2/request/url"),
+                    json!({"pointer": "/log/entries/2/request/url", "record_ordinal": 2, "scope": "userinfo", "reason": "transport-credential"})
+                );
             }),
         },
         Case {
             name: "credential URL without a safe span",
-            input: Bytes(edited(|d| d["log"]["entries"][0]["request"]["url"] = json!("http:///u:p@h.example/x"))),
+            input: Bytes(edited(|d| {
+                d["log"]["entries"][0]["request"]["url"] = json!("http:///u:p@h.example/x")
+            })),
             args: &[],
             expect: Evidence(|doc| {
                 assert_eq!(record(doc, 0)["reported"]["request"]["url"], Value::Null);
-                assert_eq!(redaction_at(doc, "/log/entries/0/request/url")["scope"], "field");
+                assert_eq!(
+                    redaction_at(doc, "/log/entries/0/request/url")["scope"],
+                    "field"
+                );
             }),
         },
         Case {
@@ -291,24 +497,39 @@ fn cases() -> Vec<Case> {
                 let req = &mut d["log"]["entries"][1]["request"];
                 req["headers"] = json!([{"name": "authorization", "value": "Bearer t"}, {"name": "Cookie", "value": "sid=1"}, {"name": "X-Token", "value": "kept"}]);
                 req["cookies"] = json!([{"name": "sid", "value": "1"}]);
-                d["log"]["entries"][1]["response"]["headers"] = json!([{"name": "Set-Cookie", "value": "sid=2"}]);
+                d["log"]["entries"][1]["response"]["headers"] =
+                    json!([{"name": "Set-Cookie", "value": "sid=2"}]);
             })),
             args: &[],
             expect: Evidence(|doc| {
                 let r = &record(doc, 1)["reported"];
-                assert_eq!(r["request"]["headers"], json!([{"name": "authorization", "value": null}, {"name": "Cookie", "value": null}, {"name": "X-Token", "value": "kept"}]));
+                assert_eq!(
+                    r["request"]["headers"],
+                    json!([{"name": "authorization", "value": null}, {"name": "Cookie", "value": null}, {"name": "X-Token", "value": "kept"}])
+                );
                 assert_eq!(r["request"]["cookies"][0]["value"], Value::Null);
                 assert_eq!(r["response"]["headers"][0]["value"], Value::Null);
-                assert_eq!(redaction_at(doc, "/log/entries/1/request/cookies/0/value")["reason"], "transport-credential");
+                assert_eq!(
+                    redaction_at(doc, "/log/entries/1/request/cookies/0/value")["reason"],
+                    "transport-credential"
+                );
             }),
         },
         Case {
             name: "declared value in a header",
-            input: Bytes(edited(|d| d["log"]["entries"][0]["request"]["headers"][0]["value"] = json!("x-hunter2-y"))),
+            input: Bytes(edited(|d| {
+                d["log"]["entries"][0]["request"]["headers"][0]["value"] = json!("x-hunter2-y")
+            })),
             args: &["--sensitive-value", "hunter2"],
             expect: Evidence(|doc| {
-                assert_eq!(record(doc, 0)["reported"]["request"]["headers"][0]["value"], Value::Null);
-                assert_eq!(redaction_at(doc, "/log/entries/0/request/headers/0/value"), json!({"pointer": "/log/entries/0/request/headers/0/value", "record_ordinal": 0, "scope": "value", "reason": "sensitive-value"}));
+                assert_eq!(
+                    record(doc, 0)["reported"]["request"]["headers"][0]["value"],
+                    Value::Null
+                );
+                assert_eq!(
+                    redaction_at(doc, "/log/entries/0/request/headers/0/value"),
+                    json!({"pointer": "/log/entries/0/request/headers/0/value", "record_ordinal": 0, "scope": "value", "reason": "sensitive-value"})
+                );
                 assert_eq!(doc["parameters"]["sensitive_value_count"], 1);
             }),
         },
@@ -320,28 +541,79 @@ fn cases() -> Vec<Case> {
             })),
             args: &["--sensitive-value", "hunter2"],
             expect: Evidence(|doc| {
-                assert_eq!(record(doc, 1)["reported"]["request"]["postData"]["text"], Value::Null);
-                assert_eq!(record(doc, 2)["reported"]["response"]["content"]["text"], Value::Null);
+                assert_eq!(
+                    record(doc, 1)["reported"]["request"]["postData"]["text"],
+                    Value::Null
+                );
+                assert_eq!(
+                    record(doc, 2)["reported"]["response"]["content"]["text"],
+                    Value::Null
+                );
                 let fields = record(doc, 2)["binary_fields"].as_array().unwrap().clone();
-                assert!(fields.iter().all(|f| f["pointer"] != "/log/entries/2/response/content/text"), "no digest of a redacted body");
+                assert!(
+                    fields
+                        .iter()
+                        .all(|f| f["pointer"] != "/log/entries/2/response/content/text"),
+                    "no digest of a redacted body"
+                );
                 assert_eq!(record(doc, 0)["binary_fields"][1]["size"], 2);
             }),
         },
         Case {
             name: "declared property name",
-            input: Bytes(edited(|d| d["log"]["entries"][0]["_meta"] = json!({"X-Internal-Key": "v", "other": 1}))),
+            input: Bytes(edited(|d| {
+                d["log"]["entries"][0]["_meta"] = json!({"X-Internal-Key": "v", "other": 1})
+            })),
             args: &["--sensitive-value", "X-Internal-Key"],
             expect: Evidence(|doc| {
                 assert_eq!(record(doc, 0)["reported"]["_meta"], json!({"other": 1}));
-                assert_eq!(redaction_at(doc, "/log/entries/0/_meta"), json!({"pointer": "/log/entries/0/_meta", "record_ordinal": 0, "scope": "property-name", "reason": "sensitive-value"}));
+                assert_eq!(
+                    redaction_at(doc, "/log/entries/0/_meta"),
+                    json!({"pointer": "/log/entries/0/_meta", "record_ordinal": 0, "scope": "property-name", "reason": "sensitive-value"})
+                );
             }),
         },
-        Case { name: "duplicate ordinals", input: Bytes(edited(|_| {})), args: &["--record", "1", "--record", "1"], expect: Error("record_ordinal_duplicate", "input") },
-        Case { name: "out-of-range ordinal", input: Bytes(edited(|_| {})), args: &["--record", "3"], expect: Error("record_ordinal_out_of_range", "input") },
-        Case { name: "negative ordinal", input: Bytes(edited(|_| {})), args: &["--record", "-1"], expect: Error("invalid_record_ordinal", "input") },
-        Case { name: "summary without an output file", input: Bytes(edited(|_| {})), args: &["--detail", "summary"], expect: Error("evidence_output_required", "input") },
-        Case { name: "zero timeout", input: Bytes(edited(|_| {})), args: &["--capture_timeout_ms", "0"], expect: Error("invalid_argument", "input") },
-        Case { name: "unsafe number in a pages timing", input: Bytes(spliced(&edited_value(|d| d["log"]["pages"] = json!([{"startedDateTime": "2026-01-01T00:00:00Z", "id": "p", "title": "t", "pageTimings": {"onLoad": "@RAW@"}}])), "1e400")), args: &[], expect: Error("har_validation_failed", "input") },
+        Case {
+            name: "duplicate ordinals",
+            input: Bytes(edited(|_| {})),
+            args: &["--record", "1", "--record", "1"],
+            expect: Error("record_ordinal_duplicate", "input"),
+        },
+        Case {
+            name: "out-of-range ordinal",
+            input: Bytes(edited(|_| {})),
+            args: &["--record", "3"],
+            expect: Error("record_ordinal_out_of_range", "input"),
+        },
+        Case {
+            name: "negative ordinal",
+            input: Bytes(edited(|_| {})),
+            args: &["--record", "-1"],
+            expect: Error("invalid_record_ordinal", "input"),
+        },
+        Case {
+            name: "summary without an output file",
+            input: Bytes(edited(|_| {})),
+            args: &["--detail", "summary"],
+            expect: Error("evidence_output_required", "input"),
+        },
+        Case {
+            name: "zero timeout",
+            input: Bytes(edited(|_| {})),
+            args: &["--capture_timeout_ms", "0"],
+            expect: Error("invalid_argument", "input"),
+        },
+        Case {
+            name: "unsafe number in a pages timing",
+            input: Bytes(spliced(
+                &edited_value(
+                    |d| d["log"]["pages"] = json!([{"startedDateTime": "2026-01-01T00:00:00Z", "id": "p", "title": "t", "pageTimings": {"onLoad": "@RAW@"}}]),
+                ),
+                "1e400",
+            )),
+            args: &[],
+            expect: Error("har_validation_failed", "input"),
+        },
     ]
 }
 
@@ -374,7 +646,12 @@ fn hostile_inputs_answer_exactly() {
         match case.expect {
             Expect::Error(code, category) => {
                 let (err, exit) = failure(&args);
-                assert_eq!((err["code"].as_str(), err["category"].as_str()), (Some(code), Some(category)), "{}: {err}", case.name);
+                assert_eq!(
+                    (err["code"].as_str(), err["category"].as_str()),
+                    (Some(code), Some(category)),
+                    "{}: {err}",
+                    case.name
+                );
                 assert_ne!(exit, 0);
                 if code == "capture_too_large" {
                     assert_eq!(err["details"]["budget_bytes"], 33_554_432);
@@ -404,19 +681,51 @@ fn declared_values_appear_nowhere_in_the_output() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("kinto-session.har");
     std::fs::copy(repo().join("tests/fixtures/kinto/dev-a.har"), &path).unwrap();
-    let out = rea(&[path.to_str().unwrap(), "har", "--json", "--sensitive-value", "kinto", "--sensitive-value", "shop"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = rea(&[
+        path.to_str().unwrap(),
+        "har",
+        "--json",
+        "--sensitive-value",
+        "kinto",
+        "--sensitive-value",
+        "shop",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(!text.contains("kinto") && !text.contains("shop"), "a declared value leaked");
+    assert!(
+        !text.contains("kinto") && !text.contains("shop"),
+        "a declared value leaked"
+    );
     let doc: Value = serde_json::from_str(&text).unwrap();
     assert_valid(&schema("evidence.schema.json"), &doc, "evidence");
     assert_eq!(doc["parameters"]["sensitive_value_count"], 2);
     assert_eq!(doc["artifact"]["path"], "");
-    assert!(doc["artifact"]["sha256"].is_string(), "the digest stays unless it is declared");
-    assert!(doc["explanations"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains("artifact.path")));
-    assert!(doc["redactions"].as_array().unwrap().iter().any(|r| r["reason"] == "sensitive-value"));
+    assert!(
+        doc["artifact"]["sha256"].is_string(),
+        "the digest stays unless it is declared"
+    );
+    assert!(doc["explanations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e.as_str().unwrap().contains("artifact.path")));
+    assert!(doc["redactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["reason"] == "sensitive-value"));
     // Contract spellings are kept.
-    assert_eq!((doc["parameters"]["format"].as_str(), doc["capture"]["decoder"]["name"].as_str()), (Some("har"), Some("rea-har")));
+    assert_eq!(
+        (
+            doc["parameters"]["format"].as_str(),
+            doc["capture"]["decoder"]["name"].as_str()
+        ),
+        (Some("har"), Some("rea-har"))
+    );
 }
 
 #[test]
@@ -424,10 +733,25 @@ fn a_declared_digest_nulls_subject_and_sha256() {
     let path = repo().join("tests/fixtures/kinto/dev-b.har");
     let plain = evidence(&[path.to_str().unwrap(), "har", "--json", "--record", "0"]);
     let digest = plain["artifact"]["sha256"].as_str().unwrap().to_string();
-    let doc = evidence(&[path.to_str().unwrap(), "har", "--json", "--record", "0", "--sensitive-value", &digest]);
-    assert_eq!((doc["subject"].clone(), doc["artifact"]["sha256"].clone()), (Value::Null, Value::Null));
+    let doc = evidence(&[
+        path.to_str().unwrap(),
+        "har",
+        "--json",
+        "--record",
+        "0",
+        "--sensitive-value",
+        &digest,
+    ]);
+    assert_eq!(
+        (doc["subject"].clone(), doc["artifact"]["sha256"].clone()),
+        (Value::Null, Value::Null)
+    );
     assert_eq!(doc["artifact"]["size"], plain["artifact"]["size"]);
-    assert!(doc["explanations"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains("subject")));
+    assert!(doc["explanations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e.as_str().unwrap().contains("subject")));
     assert!(!doc.to_string().contains(&digest));
 }
 
@@ -435,7 +759,13 @@ fn a_declared_digest_nulls_subject_and_sha256() {
 fn declared_har_keeps_contract_spellings() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_capture(dir.path(), "c.json", &har(vec![entry()]));
-    let doc = evidence(&[path.to_str().unwrap(), "har", "--json", "--sensitive-value", "har"]);
+    let doc = evidence(&[
+        path.to_str().unwrap(),
+        "har",
+        "--json",
+        "--sensitive-value",
+        "har",
+    ]);
     assert_eq!(doc["parameters"]["format"], "har");
     assert_eq!(doc["capture"]["format"], "har");
     assert_eq!(doc["capture"]["decoder"]["profile"], "har-1.2");
@@ -446,7 +776,13 @@ fn declared_har_keeps_contract_spellings() {
 fn a_hidden_record_coordinate_is_unknown_and_keeps_its_ordinal() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_capture(dir.path(), "c.har", &har(vec![entry(), entry()]));
-    let doc = evidence(&[path.to_str().unwrap(), "har", "--json", "--sensitive-value", "entries/1"]);
+    let doc = evidence(&[
+        path.to_str().unwrap(),
+        "har",
+        "--json",
+        "--sensitive-value",
+        "entries/1",
+    ]);
     let r = record(&doc, 1);
     assert_eq!(r["location"], json!({"kind": "unknown"}));
     assert_eq!(record(&doc, 0)["location"]["pointer"], "/log/entries/0");
@@ -458,24 +794,51 @@ fn a_hidden_record_coordinate_is_unknown_and_keeps_its_ordinal() {
 fn failures_follow_the_declarations() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("acme-secret.har");
-    let out = rea(&[missing.to_str().unwrap(), "har", "--json", "--sensitive-value", "acme-secret"]);
+    let out = rea(&[
+        missing.to_str().unwrap(),
+        "har",
+        "--json",
+        "--sensitive-value",
+        "acme-secret",
+    ]);
     let text = String::from_utf8(out.stderr).unwrap();
     assert!(!text.contains("acme-secret"), "{text}");
     let err: Value = serde_json::from_str(text.trim()).unwrap();
-    assert_eq!((err["code"].as_str(), err["category"].as_str()), (Some("capture_not_found"), Some("input")));
+    assert_eq!(
+        (err["code"].as_str(), err["category"].as_str()),
+        (Some("capture_not_found"), Some("input"))
+    );
 
     // A validation issue under a declared name points at a real ancestor.
     let mut e = entry();
     e["request"]["queryString"] = json!([{"name": "q"}]);
     let path = write_capture(dir.path(), "c.har", &har(vec![e]));
-    let (err, _) = failure(&[path.to_str().unwrap(), "har", "--json", "--sensitive-value", "queryString"]);
+    let (err, _) = failure(&[
+        path.to_str().unwrap(),
+        "har",
+        "--json",
+        "--sensitive-value",
+        "queryString",
+    ]);
     assert_eq!(err["code"], "har_validation_failed");
     assert!(!err.to_string().contains("queryString"), "{err}");
-    let pointers: Vec<&str> = err["details"]["issues"].as_array().unwrap().iter().map(|i| i["pointer"].as_str().unwrap()).collect();
+    let pointers: Vec<&str> = err["details"]["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["pointer"].as_str().unwrap())
+        .collect();
     assert!(pointers.contains(&"/log/entries/0/request"), "{pointers:?}");
 
     // Argument errors never repeat a declared value either.
-    let out = rea(&["x.har", "har", "--json", "--sensitive-value", "zebra42", "--zebra42"]);
+    let out = rea(&[
+        "x.har",
+        "har",
+        "--json",
+        "--sensitive-value",
+        "zebra42",
+        "--zebra42",
+    ]);
     let text = String::from_utf8(out.stderr).unwrap();
     assert!(!text.contains("zebra42"), "{text}");
     let err: Value = serde_json::from_str(text.trim()).unwrap();
@@ -488,17 +851,29 @@ fn declared_value_inside_non_canonical_base64_still_fails_validation() {
     let mut e = entry();
     e["response"]["content"]["text"] = json!("aHVudGVyMg"); // "hunter2" without padding
     let path = write_capture(dir.path(), "c.har", &har(vec![e]));
-    let (err, _) = failure(&[path.to_str().unwrap(), "har", "--json", "--sensitive-value", "aHVudGVyMg"]);
+    let (err, _) = failure(&[
+        path.to_str().unwrap(),
+        "har",
+        "--json",
+        "--sensitive-value",
+        "aHVudGVyMg",
+    ]);
     assert_eq!(err["code"], "har_validation_failed");
 }
 
 #[test]
 fn format_is_decided_before_the_file_is_read() {
     let (err, exit) = failure(&["/nonexistent/session.pcap", "pcap", "--json"]);
-    assert_eq!((err["code"].as_str(), err["category"].as_str(), exit), (Some("unknown_format"), Some("input"), 2));
+    assert_eq!(
+        (err["code"].as_str(), err["category"].as_str(), exit),
+        (Some("unknown_format"), Some("input"), 2)
+    );
     for format in ["mitmproxy", "saz", "qlog"] {
         let (err, exit) = failure(&["/nonexistent/session", format, "--json"]);
-        assert_eq!((err["code"].as_str(), err["category"].as_str(), exit), (Some("format_not_supported_yet"), Some("unsupported"), 3));
+        assert_eq!(
+            (err["code"].as_str(), err["category"].as_str(), exit),
+            (Some("format_not_supported_yet"), Some("unsupported"), 3)
+        );
     }
 }
 
@@ -514,19 +889,35 @@ fn read_denial_is_access_denied() {
         // Root reads anything; run rea as `nobody` so the denial is real.
         let setpriv = Path::new("/usr/bin/setpriv");
         if !setpriv.exists() {
-            eprintln!("read_denial_is_access_denied: running as root without setpriv; not exercised");
+            eprintln!(
+                "read_denial_is_access_denied: running as root without setpriv; not exercised"
+            );
             return;
         }
         Command::new(setpriv)
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_rea")])
-            .args(["inspect-web-network-capture", path.to_str().unwrap(), "har", "--json"])
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                env!("CARGO_BIN_EXE_rea"),
+            ])
+            .args([
+                "inspect-web-network-capture",
+                path.to_str().unwrap(),
+                "har",
+                "--json",
+            ])
             .output()
             .unwrap()
     } else {
         rea(&[path.to_str().unwrap(), "har", "--json"])
     };
-    let err: Value = serde_json::from_slice(&out.stderr).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    assert_eq!((err["code"].as_str(), err["category"].as_str()), (Some("access_denied"), Some("unavailable")));
+    let err: Value = serde_json::from_slice(&out.stderr)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        (err["code"].as_str(), err["category"].as_str()),
+        (Some("access_denied"), Some("unavailable"))
+    );
     assert_eq!(err["details"]["os_code"], "EACCES");
     assert!(err["guidance"].as_str().unwrap().contains("read access"));
     assert_eq!(out.status.code(), Some(4));
@@ -540,25 +931,48 @@ fn producer_profiles_relax_only_validation() {
     doc["log"]["entries"][0]["request"]["postData"]["text"] = Value::Null;
     let path = write_capture(dir.path(), "mitm.har", &doc);
     let ev = evidence(&[path.to_str().unwrap(), "har", "--json"]);
-    assert_eq!(ev["capture"]["decoder"]["producer_profile"], "mitmproxy-12.2.3-savehar");
-    assert_eq!(record(&ev, 0)["reported"]["request"]["postData"]["text"], Value::Null);
+    assert_eq!(
+        ev["capture"]["decoder"]["producer_profile"],
+        "mitmproxy-12.2.3-savehar"
+    );
+    assert_eq!(
+        record(&ev, 0)["reported"]["request"]["postData"]["text"],
+        Value::Null
+    );
     let fields = record(&ev, 0)["binary_fields"].as_array().unwrap().clone();
-    assert!(fields.iter().all(|f| !f["pointer"].as_str().unwrap().contains("postData")), "no invented request body");
+    assert!(
+        fields
+            .iter()
+            .all(|f| !f["pointer"].as_str().unwrap().contains("postData")),
+        "no invented request body"
+    );
 
     doc["log"]["creator"] = json!({"name": "Firefox", "version": "140.0"});
     let path = write_capture(dir.path(), "firefox.har", &doc);
-    assert_eq!(failure(&[path.to_str().unwrap(), "har", "--json"]).0["code"], "har_validation_failed");
+    assert_eq!(
+        failure(&[path.to_str().unwrap(), "har", "--json"]).0["code"],
+        "har_validation_failed"
+    );
 
     let mut doc = har(vec![entry()]);
     doc["log"]["creator"] = json!({"name": "Playwright", "version": "1.58.2"});
     doc["log"]["entries"][0]["serverIPAddress"] = json!("[2001:db8::1]");
     let path = write_capture(dir.path(), "pw.har", &doc);
     let ev = evidence(&[path.to_str().unwrap(), "har", "--json"]);
-    assert_eq!(record(&ev, 0)["reported"]["serverIPAddress"], "[2001:db8::1]");
-    assert!(ev["limitations"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().contains("does not establish where the file came from")));
+    assert_eq!(
+        record(&ev, 0)["reported"]["serverIPAddress"],
+        "[2001:db8::1]"
+    );
+    assert!(ev["limitations"].as_array().unwrap().iter().any(|l| l
+        .as_str()
+        .unwrap()
+        .contains("does not establish where the file came from")));
     doc["log"]["creator"]["version"] = json!("1.57.0");
     let path = write_capture(dir.path(), "pw-old.har", &doc);
-    assert_eq!(failure(&[path.to_str().unwrap(), "har", "--json"]).0["code"], "har_validation_failed");
+    assert_eq!(
+        failure(&[path.to_str().unwrap(), "har", "--json"]).0["code"],
+        "har_validation_failed"
+    );
 }
 
 #[test]
@@ -567,10 +981,16 @@ fn byte_descriptors_describe_exactly_what_is_established() {
     let mut plain = entry();
     plain["response"]["content"] = json!({"size": 999, "mimeType": "text/plain", "text": "abc"});
     let mut gzip = entry();
-    gzip["response"]["content"] = json!({"size": 3, "mimeType": "text/plain", "text": "abc", "encoding": "gzip"});
+    gzip["response"]["content"] =
+        json!({"size": 3, "mimeType": "text/plain", "text": "abc", "encoding": "gzip"});
     let mut params = entry();
-    params["request"]["postData"] = json!({"mimeType": "multipart/form-data", "params": [{"name": "f", "fileName": "a.txt"}]});
-    let path = write_capture(dir.path(), "c.har", &har(vec![entry(), plain, gzip, params]));
+    params["request"]["postData"] =
+        json!({"mimeType": "multipart/form-data", "params": [{"name": "f", "fileName": "a.txt"}]});
+    let path = write_capture(
+        dir.path(),
+        "c.har",
+        &har(vec![entry(), plain, gzip, params]),
+    );
     let doc = evidence(&[path.to_str().unwrap(), "har", "--json"]);
     let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     assert_eq!(
@@ -578,14 +998,32 @@ fn byte_descriptors_describe_exactly_what_is_established() {
         json!({"pointer": "/log/entries/0/response/content/text", "encoding": "base64", "establishes_body_bytes": true, "size": 2,
                "sha256": "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4"})
     );
-    assert_eq!(record(&doc, 1)["binary_fields"][1], json!({"pointer": "/log/entries/1/response/content/text", "encoding": null, "establishes_body_bytes": false, "size": 3, "sha256": abc}));
+    assert_eq!(
+        record(&doc, 1)["binary_fields"][1],
+        json!({"pointer": "/log/entries/1/response/content/text", "encoding": null, "establishes_body_bytes": false, "size": 3, "sha256": abc})
+    );
     assert_eq!(record(&doc, 2)["binary_fields"][1]["encoding"], "gzip");
-    assert_eq!(record(&doc, 2)["binary_fields"][1]["establishes_body_bytes"], false);
+    assert_eq!(
+        record(&doc, 2)["binary_fields"][1]["establishes_body_bytes"],
+        false
+    );
     let fields = record(&doc, 3)["binary_fields"].as_array().unwrap().clone();
     assert_eq!(fields.len(), 1, "params build no body: {fields:?}");
     // Records carry exactly the contract's members: no invented transaction or scenario ids.
     let keys: Vec<&String> = record(&doc, 0).as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["ordinal", "location", "reported", "numeric_literals", "binary_fields"]);
-    assert!(doc["limitations"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().contains("does not establish runtime attribution")));
+    assert_eq!(
+        keys,
+        [
+            "ordinal",
+            "location",
+            "reported",
+            "numeric_literals",
+            "binary_fields"
+        ]
+    );
+    assert!(doc["limitations"].as_array().unwrap().iter().any(|l| l
+        .as_str()
+        .unwrap()
+        .contains("does not establish runtime attribution")));
     assert_eq!(doc["parameters"]["detail"], "complete");
 }

@@ -10,12 +10,18 @@ use std::path::PathBuf;
 
 fn large_har() -> Option<Vec<u8>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let path = std::env::var_os("REA_LARGE_HAR").map(PathBuf::from).unwrap_or_else(|| {
-        let beside = root.join("../shared/fixtures/kinto/large.har");
-        // A worktree one level deeper than a clone finds it one folder further up.
-        let further = root.join("../../shared/fixtures/kinto/large.har");
-        if !beside.exists() && further.exists() { further } else { beside }
-    });
+    let path = std::env::var_os("REA_LARGE_HAR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let beside = root.join("../shared/fixtures/kinto/large.har");
+            // A worktree one level deeper than a clone finds it one folder further up.
+            let further = root.join("../../shared/fixtures/kinto/large.har");
+            if !beside.exists() && further.exists() {
+                further
+            } else {
+                beside
+            }
+        });
     match std::fs::read(&path) {
         Ok(bytes) => Some(bytes),
         Err(e) => {
@@ -31,7 +37,9 @@ fn decode(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.sample_size(10);
     group.bench_function("serde_json_from_slice_value", |b| {
-        b.iter(|| black_box(serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).unwrap()))
+        b.iter(|| {
+            black_box(serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).unwrap())
+        })
     });
     group.bench_function("rea_json_parse", |b| {
         b.iter(|| black_box(rea_core::json::parse(black_box(&bytes)).unwrap()))

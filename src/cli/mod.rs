@@ -12,7 +12,9 @@ use rea_core::ErrorReport;
 /// The literals declared with `--sensitive-value`, read from the raw
 /// arguments, so that even argument errors never repeat them.
 pub(crate) fn declared_in_args() -> Vec<String> {
-    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -48,7 +50,12 @@ pub(crate) fn usage_error(e: clap::Error) -> u8 {
     }
     let json = std::env::args().any(|a| a == "--json");
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
+    let first = rendered
+        .lines()
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
     let report = ErrorReport::input("invalid_argument", scrub_text(&first, &declared_in_args()))
         .guidance("Run `rea --help` or `rea <command> --help` for the accepted arguments.");
     output::fail(&report, json)
