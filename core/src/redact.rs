@@ -343,7 +343,8 @@ mod tests {
 
     #[test]
     fn token_looking_query_and_extensions_stay() {
-        let mut entry = json!({"request": {"url": "https://h.example/users/42?access_token=abc123", "headers": []}, "_token": "x"});
+        let mut entry = json!({"request": {"url": "https://h.example/users/42?access_token=abc123", "headers": []}, "_token": "x",
+            "response": {"redirectURL": "https:host/path"}});
         let original = entry.clone();
         let none = Vec::new();
         let mut r = Redactor::new(Declared::new(&none), Some(0));

@@ -78,3 +78,27 @@ fn an_expired_deadline_is_capture_timeout() {
         ("capture_timeout", Category::ResourceConstraint)
     );
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = decode(&bytes, None);
+        }
+
+        #[test]
+        fn mutated_captures_never_panic(at in 0usize..2000, byte in any::<u8>(), cut in 0usize..2000) {
+            let text = har(&entry(r#","text":"aGk=","encoding":"base64""#));
+            let mut bytes = text.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            bytes.truncate(bytes.len() - cut % 8);
+            let _ = decode(&bytes, None);
+        }
+    }
+}
