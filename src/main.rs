@@ -19,13 +19,19 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Decode a capture into Evidence (records, sidecars, redactions).
+    InspectWebNetworkCapture(cli::inspect::Args),
     /// Answer a derived view (api-surface, environment-manifest, capture) over inspection Evidence.
     InspectAnalysisView(cli::analysis_view::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return ExitCode::from(cli::usage_error(e)),
+    };
     let code = match cli.command {
+        Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
     };
     ExitCode::from(code)
