@@ -17,3 +17,6 @@ pub mod derive;
 pub mod views;
 
 pub use derive::{environment_state, environment_state_budgeted, environment_state_for};
+
+#[cfg(test)]
+mod kinto_tests;
