@@ -17,7 +17,10 @@ pub(crate) fn apply_write(
     Answer::error(
         501,
         "write_not_served",
-        &format!("writes of `{}` ({}) are not modelled yet", plan.tool, plan.effect),
+        &format!(
+            "writes of `{}` ({}) are not modelled yet",
+            plan.tool, plan.effect
+        ),
         Some(&plan.tool),
         None,
     )
