@@ -137,10 +137,7 @@ pub fn scrub_text(text: &str, sensitive: &[String]) -> String {
 fn scrub_value(value: &mut Value, sensitive: &[String]) {
     match value {
         Value::String(s) => {
-            if sensitive
-                .iter()
-                .any(|l| !l.is_empty() && s.contains(l.as_str()))
-            {
+            if sensitive.iter().any(|l| !l.is_empty() && s.contains(l.as_str())) {
                 *value = Value::Null;
             }
         }
@@ -148,11 +145,7 @@ fn scrub_value(value: &mut Value, sensitive: &[String]) {
         Value::Object(map) => {
             let hidden: Vec<String> = map
                 .keys()
-                .filter(|k| {
-                    sensitive
-                        .iter()
-                        .any(|l| !l.is_empty() && k.contains(l.as_str()))
-                })
+                .filter(|k| sensitive.iter().any(|l| !l.is_empty() && k.contains(l.as_str())))
                 .cloned()
                 .collect();
             for key in hidden {
@@ -166,13 +159,7 @@ fn scrub_value(value: &mut Value, sensitive: &[String]) {
 
 impl fmt::Display for ErrorReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} ({}): {}",
-            self.code,
-            self.category.as_str(),
-            self.message
-        )?;
+        write!(f, "{} ({}): {}", self.code, self.category.as_str(), self.message)?;
         if let Some(g) = &self.guidance {
             write!(f, " {g}")?;
         }

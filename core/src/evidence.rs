@@ -97,9 +97,7 @@ pub struct Record {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Location {
-    JsonPointer {
-        pointer: String,
-    },
+    JsonPointer { pointer: String },
     /// The coordinate would reveal a declared value.
     Unknown,
 }
@@ -174,15 +172,8 @@ impl io::Write for Bounded {
 }
 
 /// Serializes any reply under a byte budget; nothing partial is returned.
-pub fn to_json_bytes_within<T: Serialize>(
-    value: &T,
-    budget: usize,
-) -> Result<Vec<u8>, ErrorReport> {
-    let mut out = Bounded {
-        bytes: Vec::new(),
-        budget,
-        exceeded: false,
-    };
+pub fn to_json_bytes_within<T: Serialize>(value: &T, budget: usize) -> Result<Vec<u8>, ErrorReport> {
+    let mut out = Bounded { bytes: Vec::new(), budget, exceeded: false };
     match serde_json::to_writer(&mut out, value) {
         Ok(()) => Ok(out.bytes),
         Err(_) if out.exceeded => Err(ErrorReport::new(
@@ -192,11 +183,7 @@ pub fn to_json_bytes_within<T: Serialize>(
         )
         .detail("budget_bytes", budget as u64)
         .guidance("Select fewer records with --record; the budget has no override.")),
-        Err(e) => Err(ErrorReport::new(
-            "internal",
-            Category::Internal,
-            format!("could not serialize the reply: {e}"),
-        )),
+        Err(e) => Err(ErrorReport::new("internal", Category::Internal, format!("could not serialize the reply: {e}"))),
     }
 }
 

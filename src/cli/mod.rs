@@ -31,9 +31,7 @@ pub(crate) fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
 /// The literals declared with `--sensitive-value`, read from the raw
 /// arguments, so that even argument errors never repeat them.
 pub(crate) fn declared_in_args() -> Vec<String> {
-    let args: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -55,27 +53,13 @@ pub(crate) fn declared_in_args() -> Vec<String> {
 /// other failure is an `invalid_argument` input error.
 pub(crate) fn usage_error(e: clap::Error) -> i32 {
     use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
         let _ = e.print();
-        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            2
-        } else {
-            0
-        };
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 };
     }
     let json = std::env::args().any(|a| a == "--json");
     let rendered = e.render().to_string();
-    let first = rendered
-        .lines()
-        .next()
-        .unwrap_or("invalid arguments")
-        .trim_start_matches("error: ")
-        .to_string();
+    let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
     let declared = declared_in_args();
     let report = ErrorReport::input("invalid_argument", scrub_text(&first, &declared))
         .guidance("Run `rea --help` or `rea <command> --help` for the accepted arguments.");

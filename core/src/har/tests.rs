@@ -27,10 +27,7 @@ fn non_canonical_base64_is_a_validation_error() {
         let text = har(&entry(&format!(r#","text":"{bad}","encoding":"base64""#)));
         let e = decode(text.as_bytes(), None).unwrap_err();
         assert_eq!(e.code, "har_validation_failed", "{bad}");
-        assert_eq!(
-            e.details["issues"][0]["pointer"],
-            "/log/entries/0/response/content/text"
-        );
+        assert_eq!(e.details["issues"][0]["pointer"], "/log/entries/0/response/content/text");
     }
 }
 
@@ -38,10 +35,7 @@ fn non_canonical_base64_is_a_validation_error() {
 fn other_versions_are_unsupported() {
     let text = har("").replace("\"1.2\"", "\"1.1\"");
     let e = decode(text.as_bytes(), None).unwrap_err();
-    assert_eq!(
-        (e.code.as_str(), e.category),
-        ("har_version_unsupported", Category::Unsupported)
-    );
+    assert_eq!((e.code.as_str(), e.category), ("har_version_unsupported", Category::Unsupported));
 }
 
 #[test]
@@ -61,10 +55,7 @@ fn json_errors_map_to_codes() {
 
 #[test]
 fn record_of_reads_entry_ordinals() {
-    assert_eq!(
-        numeric_literals::record_of("/log/entries/12/time"),
-        Some(12)
-    );
+    assert_eq!(numeric_literals::record_of("/log/entries/12/time"), Some(12));
     assert_eq!(numeric_literals::record_of("/log/entries/012/time"), None);
     assert_eq!(numeric_literals::record_of("/log/pages/0/x"), None);
 }

@@ -17,10 +17,7 @@ pub(crate) fn apply_write(
     Answer::error(
         501,
         "write_not_served",
-        &format!(
-            "writes of `{}` ({}) are not modelled yet",
-            plan.tool, plan.effect
-        ),
+        &format!("writes of `{}` ({}) are not modelled yet", plan.tool, plan.effect),
         Some(&plan.tool),
         None,
     )
