@@ -22,3 +22,5 @@ pub use derive::{
 
 #[cfg(test)]
 mod kinto_tests;
+#[cfg(test)]
+mod rules_tests;
