@@ -1,0 +1,3 @@
+//! The environment state view.
+
+pub mod writes;

@@ -1,0 +1,6 @@
+//! Write plans: which tools may change state, the effect each has, and the
+//! plan built from its first successful call (created-field rules, update
+//! rules, required members, insert placement, write clock).
+
+pub mod classify;
+pub mod shapes;
