@@ -1,3 +1,11 @@
-//! The environment state view.
+//! The environment state view: the initial state the capture's reads
+//! observed (types, entities, documents), a render plan per read tool and a
+//! write plan per state-changing tool.
 
+pub mod model;
 pub mod writes;
+
+pub use model::{
+    Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine, ListPlan,
+    RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
+};
