@@ -3,4 +3,5 @@
 //! rules, required members, insert placement, write clock).
 
 pub mod classify;
+pub mod created;
 pub mod shapes;
