@@ -4,4 +4,6 @@
 
 pub mod classify;
 pub mod created;
+pub mod insert;
 pub mod shapes;
+pub mod updated;
