@@ -4,6 +4,7 @@
 
 pub mod classify;
 pub mod created;
+pub mod input;
 pub mod insert;
 pub mod shapes;
 pub mod updated;
