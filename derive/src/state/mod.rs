@@ -9,3 +9,5 @@ pub use model::{
     Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine, ListPlan,
     RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
 };
+pub mod records;
+pub mod usable;
