@@ -2,6 +2,7 @@
 //! observed (types, entities, documents), a render plan per read tool and a
 //! write plan per state-changing tool.
 
+pub mod check;
 pub mod model;
 pub mod writes;
 
