@@ -21,6 +21,10 @@ pub mod insert;
 pub mod observe;
 pub mod replay_gen;
 pub mod shapes;
+#[cfg(test)]
+pub(crate) mod testkit;
+#[cfg(test)]
+mod tests;
 pub mod updated;
 
 use crate::engine::Engine;
