@@ -226,7 +226,8 @@ impl Scenario {
 
     /// Runs the write side: every plan, checked.
     pub(crate) fn plans(&self) -> Vec<WritePlan> {
-        match super::derive_writes(&self.manifest, &self.records, &self.state) {
+        let records: Vec<Record> = (0..self.records.len() as u64).filter_map(|o| self.records.get(&o).cloned()).collect();
+        match super::derive_writes(&self.manifest, &records, &self.state) {
             Ok(plans) => plans,
             Err(e) => panic!("derive_writes failed: {e:?}"),
         }
