@@ -8,9 +8,9 @@
 //! - `surface`: the api-surface view (grouping, format rules, query names).
 //! - `template_rules`: the five opt-in template rules.
 //! - `manifest`: the environment manifest (tools, params, names).
-//! - `state`: the environment state (entities, documents, view and write plans).
 //! - `capture_view`: paged record views over the parent Evidence.
 //! - `analysis`: one entry point answering any parsed view request.
+//! - `state`: the environment state (entities, documents, view and write plans).
 //! - `engine`: routing, rendering and applying calls against a World.
 
 pub mod analysis;

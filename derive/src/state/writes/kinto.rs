@@ -6,8 +6,7 @@ use crate::template_rules::TemplateRule;
 
 fn plans(fixture: &str) -> Vec<WritePlan> {
     let evidence = crate::testkit::fixture(fixture);
-    let manifest = crate::manifest::environment_manifest(&evidence, &TemplateRule::ALL, true).expect("manifest");
-    environment_state(&evidence, &manifest).expect("state").writes
+    environment_state(&evidence, &TemplateRule::ALL).expect("state").writes
 }
 
 fn outcome(plans: &[WritePlan], tool: &str) -> (String, Option<String>, Vec<u64>, Vec<u64>) {

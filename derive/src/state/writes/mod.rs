@@ -35,7 +35,7 @@ use crate::state::records::{Body as RecordBody, Record};
 use crate::state::usable::usable_body;
 use crate::state::{State, WritePlan};
 use input::{Body, TimelineRecord};
-use rea_core::ErrorReport;
+use crate::error::DeriveError;
 use std::collections::HashMap;
 
 /// The decoded timeline: the state's `timeline` ordinals in order, each
@@ -83,7 +83,10 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
 
 /// Builds every write plan of `state` and runs the replay check: the final
 /// plans, in tool order, with `status`, `reason` and the checked ordinals.
-pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> Result<Vec<WritePlan>, ErrorReport> {
+///
+/// Fails only when the state names a tool the manifest lacks (the two were
+/// derived with different template rules).
+pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> Result<Vec<WritePlan>, DeriveError> {
     let records: HashMap<u64, Record> = records.iter().map(|r| (r.ordinal, r.clone())).collect();
     let timeline = timeline_of(manifest, &records, &state.timeline);
     let input = build::BuildInput {
@@ -97,6 +100,7 @@ pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> 
     let built = build::build_plans(&input);
     let mut candidate = state.clone();
     candidate.writes = built.iter().map(|b| b.plan.clone()).collect();
-    let engine = Engine::from_records(records, manifest.clone(), candidate)?;
+    let engine = Engine::from_records(records, manifest.clone(), candidate)
+        .map_err(|e| DeriveError::invalid_request("/view/template_rules", e.message))?;
     Ok(crate::state::check::check(&engine, &timeline, &built))
 }
