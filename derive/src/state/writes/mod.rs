@@ -18,6 +18,8 @@ pub mod classify;
 pub mod created;
 pub mod input;
 pub mod insert;
+#[cfg(test)]
+mod kinto;
 pub mod observe;
 pub mod replay_gen;
 pub mod shapes;
@@ -25,22 +27,24 @@ pub mod shapes;
 pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod kinto;
 pub mod updated;
 
 use crate::engine::Engine;
+use crate::error::DeriveError;
 use crate::manifest::Manifest;
 use crate::state::records::{Body as RecordBody, Record};
 use crate::state::usable::usable_body;
 use crate::state::{State, WritePlan};
 use input::{Body, TimelineRecord};
-use crate::error::DeriveError;
 use std::collections::HashMap;
 
 /// The decoded timeline: the state's `timeline` ordinals in order, each
 /// with its tool and its bodies put through the usability test.
-pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline: &[u64]) -> Vec<TimelineRecord> {
+pub fn timeline_of(
+    manifest: &Manifest,
+    records: &HashMap<u64, Record>,
+    timeline: &[u64],
+) -> Vec<TimelineRecord> {
     let mut tool_of: HashMap<u64, &str> = HashMap::new();
     for tool in &manifest.tools {
         for &o in &tool.record_ordinals {
@@ -53,12 +57,16 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
         .map(|r| {
             let request_body = match r.request_text.as_deref() {
                 None | Some("") => Body::Absent,
-                Some(text) => usable_body(r.request_content_type.as_deref(), Some(text)).map(Body::Json).unwrap_or(Body::Unusable),
+                Some(text) => usable_body(r.request_content_type.as_deref(), Some(text))
+                    .map(Body::Json)
+                    .unwrap_or(Body::Unusable),
             };
             let response_body = match &r.response_body {
                 RecordBody::None => Body::Absent,
                 RecordBody::Text(t) if t.is_empty() => Body::Absent,
-                RecordBody::Text(t) => usable_body(r.response_content_type.as_deref(), Some(t)).map(Body::Json).unwrap_or(Body::Unusable),
+                RecordBody::Text(t) => usable_body(r.response_content_type.as_deref(), Some(t))
+                    .map(Body::Json)
+                    .unwrap_or(Body::Unusable),
                 RecordBody::Bytes(_) => Body::Unusable,
             };
             TimelineRecord {
@@ -70,10 +78,13 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
                 start_ms: r.started_ms.map(|ms| ms.floor() as i64),
                 time_ms: r.time_ms,
                 tool: tool_of.get(&r.ordinal).map(|s| s.to_string()),
-                request_content_type: r
-                    .request_content_type
-                    .as_deref()
-                    .map(|c| c.split(';').next().unwrap_or("").trim().to_ascii_lowercase()),
+                request_content_type: r.request_content_type.as_deref().map(|c| {
+                    c.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_ascii_lowercase()
+                }),
                 request_body,
                 response_body,
             }
@@ -86,7 +97,11 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
 ///
 /// Fails only when the state names a tool the manifest lacks (the two were
 /// derived with different template rules).
-pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> Result<Vec<WritePlan>, DeriveError> {
+pub fn derive_writes(
+    manifest: &Manifest,
+    records: &[Record],
+    state: &State,
+) -> Result<Vec<WritePlan>, DeriveError> {
     let records: HashMap<u64, Record> = records.iter().map(|r| (r.ordinal, r.clone())).collect();
     let timeline = timeline_of(manifest, &records, &state.timeline);
     let input = build::BuildInput {
