@@ -414,3 +414,6 @@ fn query_encode(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

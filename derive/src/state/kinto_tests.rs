@@ -16,7 +16,7 @@ pub(crate) fn all_rules() -> Vec<TemplateRule> {
     .expect("rules")
 }
 
-pub(crate) struct Fixed(u64);
+pub(crate) struct Fixed(pub(crate) u64);
 
 impl Generator for Fixed {
     fn uuid(&mut self) -> String {

@@ -23,6 +23,6 @@ pub use derive::{
 };
 
 #[cfg(test)]
-mod kinto_tests;
+pub(crate) mod kinto_tests;
 #[cfg(test)]
 mod rules_tests;
