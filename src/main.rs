@@ -23,6 +23,10 @@ enum Command {
     InspectWebNetworkCapture(cli::inspect::Args),
     /// Answer a derived view (api-surface, environment-manifest, capture) over inspection Evidence.
     InspectAnalysisView(cli::analysis_view::Args),
+    /// Decode a capture and derive its environment manifest (the tool surface) in one go.
+    EnvironmentManifest(cli::environment_manifest::Args),
+    /// Derive the environment state: entities, documents, view and write plans.
+    EnvironmentState(cli::environment_state::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +37,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
+        Command::EnvironmentManifest(args) => cli::environment_manifest::run(&args),
+        Command::EnvironmentState(args) => cli::environment_state::run(args),
     };
     ExitCode::from(code)
 }

@@ -3,6 +3,9 @@
 //! into the same contract.
 
 pub(crate) mod analysis_view;
+pub(crate) mod decode;
+pub(crate) mod environment_manifest;
+pub(crate) mod environment_state;
 pub(crate) mod inspect;
 pub(crate) mod output;
 
