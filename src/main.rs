@@ -17,6 +17,8 @@ struct Cli {
 enum Command {
     /// Decode a capture into Evidence (records, sidecars, redactions).
     InspectWebNetworkCapture(cli::inspect::Args),
+    /// Derive the environment state: entities, documents, view and write plans.
+    EnvironmentState(cli::environment_state::Args),
 }
 
 fn main() {
@@ -26,6 +28,7 @@ fn main() {
     };
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
+        Command::EnvironmentState(args) => cli::environment_state::run(args),
     };
     std::process::exit(code);
 }

@@ -2,6 +2,7 @@
 //! (one JSON object on stderr with `--json`, one readable line otherwise)
 //! and writing replies.
 
+pub(crate) mod environment_state;
 pub(crate) mod inspect;
 
 use rea_core::error::scrub_text;
