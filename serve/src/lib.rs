@@ -27,3 +27,8 @@ pub use environment::{Environment, Request};
 pub use error::ServeError;
 pub use model::{ImportError, Model, ToolInfo, ToolKind};
 pub use server::{app, run, run_stdio, ServeConfig};
+
+#[cfg(test)]
+mod testing;
+#[cfg(test)]
+mod tests;
