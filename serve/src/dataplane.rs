@@ -180,7 +180,7 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
         }
         _ => return Err("parts[0].kind: one of data, file is required".into()),
     };
-    let world = from_tables(plane, &data)?;
+    let world = world_from_tables(&plane.env, &data)?;
     plane.env.replace(&world).map_err(|e| e.detail)
 }
 
@@ -272,11 +272,10 @@ pub fn to_tables(world: &Value, documents_table: &str) -> Value {
 
 /// The flat table shape → the engine's shape, checked against the tables.
 /// Errors name the collection, the row and the field.
-fn from_tables(plane: &Plane, data: &Value) -> Result<Value, String> {
+pub fn world_from_tables(env: &Environment, data: &Value) -> Result<Value, String> {
     let Value::Object(data) = data else {
         return Err("data: a JSON object of collection -> rows is required".into());
     };
-    let env = &plane.env;
     let documents_table = documents_table_name(env);
     let tables = env.tables();
     let mut collections = Map::new();

@@ -30,22 +30,27 @@ trait Hosted: Send + Sync {
     fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Answer>;
     fn answer(&self, call: &Call) -> Answer;
     fn reset(&self);
+    fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
     fn add(&self, value: &Value) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding the lock cannot leave a half-applied call: the
+    // engine changes the World only when it answers `applied: yes`.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 struct Host<M: Model> {
     model: M,
     world: Mutex<M::World>,
-    initial: M::World,
+    initial: Mutex<M::World>,
 }
 
 impl<M: Model> Host<M> {
     fn lock(&self) -> std::sync::MutexGuard<'_, M::World> {
-        // A panic while holding the lock cannot leave a half-applied call:
-        // the engine changes the World only when it answers `applied: yes`.
-        self.world.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.world)
     }
 }
 
@@ -68,8 +73,14 @@ impl<M: Model> Hosted for Host<M> {
         self.model.call(&mut world, call, &mut generator)
     }
     fn reset(&self) {
-        let fresh = self.initial.clone();
+        let fresh = lock(&self.initial).clone();
         *self.lock() = fresh;
+    }
+    fn rebase(&self, value: &Value) -> Result<(), ImportError> {
+        let start = self.model.import(value)?;
+        *lock(&self.initial) = start.clone();
+        *self.lock() = start;
+        Ok(())
     }
     fn get(&self) -> Value {
         let snapshot = self.lock().clone();
@@ -104,7 +115,7 @@ impl Environment {
         Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
-                initial,
+                initial: Mutex::new(initial),
                 model,
             }),
             name,
@@ -183,6 +194,12 @@ impl Environment {
     /// `data/reset`: back to the starting World.
     pub fn reset(&self) {
         self.host.reset();
+    }
+
+    /// Makes `value` (the engine's World shape) both the current World and
+    /// the one `data/reset` returns to (`--state`).
+    pub fn rebase(&self, value: &Value) -> Result<(), ImportError> {
+        self.host.rebase(value)
     }
 
     /// `data/get`: the World in the data-plane shape.
