@@ -1,0 +1,12 @@
+//! The environment state view: the initial state the capture's reads
+//! observed (types, entities, documents), a render plan per read tool and a
+//! write plan per state-changing tool.
+
+pub mod model;
+
+pub use model::{
+    Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine, ListPlan,
+    RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
+};
+pub mod records;
+pub mod usable;
