@@ -2,7 +2,9 @@
 //! observed (types, entities, documents), a render plan per read tool and a
 //! write plan per state-changing tool.
 
+pub mod check;
 pub mod model;
+pub mod writes;
 
 pub use model::{
     Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine, ListPlan,
