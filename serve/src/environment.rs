@@ -6,7 +6,7 @@
 use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo};
 use indexmap::IndexMap;
-use rea_derivation::engine::{Answer, AnswerBody, Applied, Call};
+use rea_derivation::engine::{Answer, Call};
 use serde_json::{json, Map, Value};
 use std::sync::Mutex;
 
@@ -238,19 +238,9 @@ fn not_served(info: &ToolInfo) -> Answer {
     )
 }
 
-/// An error answer produced by rea itself (not a replayed recording).
+/// An error answer produced by rea itself (not a replayed recording), in
+/// the engine's shape `{"error": code, "message": ..., "reason"?}`.
 pub(crate) fn own_error(status: u16, code: &str, message: &str, reason: Option<&str>) -> Answer {
-    let mut body = json!({"code": code, "message": message});
-    if let Some(reason) = reason {
-        body["reason"] = Value::String(reason.to_string());
-    }
-    Answer {
-        status,
-        content_type: Some("application/json".to_string()),
-        headers: Vec::new(),
-        body: AnswerBody::Json(body),
-        tool: None,
-        applied: Applied::No,
-        error_code: Some(code.to_string()),
-    }
+    let extra = reason.map(|r| json!({ "reason": r }));
+    Answer::error(status, code, message, None, extra)
 }

@@ -13,6 +13,7 @@
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 
 pub mod dataplane;
+pub mod engine_model;
 pub mod environment;
 pub mod error;
 pub mod generator;

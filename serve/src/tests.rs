@@ -62,7 +62,7 @@ async fn unknown_routes_say_no_recorded_tool_matches() {
     let (status, _, body) = send(&env(), "GET", "/nowhere?x=1", None).await;
     assert_eq!(status, 404);
     let body: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(body["code"], "no_matching_tool");
+    assert_eq!(body["error"], "no_matching_tool");
     assert!(body["message"].as_str().unwrap().contains("no recorded tool matches GET /nowhere?x=1"));
 }
 
@@ -73,7 +73,7 @@ async fn an_unserved_write_answers_its_reason_and_changes_nothing() {
     let (status, _, body) = send(&env, "PATCH", "/v1/notes/1", Some(json!({"text": "x"}))).await;
     assert_eq!(status, 501);
     let body: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(body["code"], "write_not_served");
+    assert_eq!(body["error"], "write_not_served");
     assert_eq!(body["reason"], "unconfirmed");
     assert_eq!(env.export(), before);
     assert!(env.tool("patch_note").is_none(), "unserved writes are not offered");
