@@ -346,10 +346,28 @@ impl<'a> Replay<'a> {
                         self.outcomes[plan].side_effect = true;
                     }
                 }
-            } else {
+            } else if agrees {
                 for &i in &related {
                     let p = self.pending[i].clone();
-                    self.judge(&p, agrees, rec.ordinal);
+                    self.judge(&p, true, rec.ordinal);
+                }
+            } else {
+                let rendered = match &answer.body {
+                    AnswerBody::Json(v) => Some(v),
+                    _ => None,
+                };
+                let diff = Diff::of(rendered, recorded, &pointer, is_list, &self.id_field(&type_name));
+                let explaining: Vec<usize> =
+                    related.iter().copied().filter(|&i| diff.explained_by(&self.pending[i], self.plans[self.pending[i].plan])).collect();
+                if explaining.is_empty() {
+                    for &i in &related {
+                        self.outcomes[self.pending[i].plan].side_effect = true;
+                    }
+                } else {
+                    for i in explaining {
+                        let p = self.pending[i].clone();
+                        self.judge(&p, false, rec.ordinal);
+                    }
                 }
             }
             if !agrees {
@@ -365,6 +383,10 @@ impl<'a> Replay<'a> {
         }
         self.pending.retain(|p| p.item_open || p.list_open);
         self.last_read.insert(target, self.position);
+    }
+
+    fn id_field(&self, type_name: &str) -> String {
+        self.engine.entity_type(type_name).map(|t| t.id_field.clone()).unwrap_or_default()
     }
 
     fn judge(&mut self, p: &Pending, agrees: bool, ordinal: u64) {
@@ -486,4 +508,86 @@ fn same_response(rendered: &Value, recorded: &Value, pointer: &str, is_list: boo
         v
     };
     strip(rendered) == strip(recorded)
+}
+
+/// Where a rendered read and its recording differ.
+#[derive(Debug, Default)]
+struct Diff {
+    /// Anything outside the entity or list (envelope, status) differs.
+    envelope: bool,
+    /// Item reads: the entity fields that differ.
+    fields: HashSet<String>,
+    /// List reads: identities listed differently (missing, extra, moved or changed).
+    ids: HashSet<String>,
+}
+
+impl Diff {
+    fn of(rendered: Option<&Value>, recorded: Option<&Value>, pointer: &str, is_list: bool, id_field: &str) -> Diff {
+        let mut diff = Diff::default();
+        let (Some(a), Some(b)) = (rendered, recorded) else {
+            diff.envelope = true;
+            return diff;
+        };
+        let (ea, eb) = (at_pointer(a, pointer), at_pointer(b, pointer));
+        let mut rest_a = a.clone();
+        let mut rest_b = b.clone();
+        for v in [&mut rest_a, &mut rest_b] {
+            if pointer.is_empty() {
+                *v = Value::Null;
+            } else if let Some(slot) = v.pointer_mut(pointer) {
+                *slot = Value::Null;
+            }
+        }
+        diff.envelope = rest_a != rest_b;
+        if is_list {
+            let ids = |v: Option<&Value>| -> Vec<(String, Value)> {
+                v.and_then(Value::as_array)
+                    .map(|items| {
+                        items
+                            .iter()
+                            .filter_map(|i| Some((i.get(id_field).and_then(id_text)?, i.clone())))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let (la, lb) = (ids(ea), ids(eb));
+            for (pos, (id, item)) in la.iter().enumerate() {
+                if lb.get(pos) != Some(&(id.clone(), item.clone())) {
+                    diff.ids.insert(id.clone());
+                }
+            }
+            for (pos, (id, item)) in lb.iter().enumerate() {
+                if la.get(pos) != Some(&(id.clone(), item.clone())) {
+                    diff.ids.insert(id.clone());
+                }
+            }
+        } else {
+            let empty = Map::new();
+            let ma = ea.and_then(Value::as_object).unwrap_or(&empty);
+            let mb = eb.and_then(Value::as_object).unwrap_or(&empty);
+            for k in ma.keys().chain(mb.keys()) {
+                if ma.get(k) != mb.get(k) {
+                    diff.fields.insert(k.clone());
+                }
+            }
+            if ea.is_none() != eb.is_none() {
+                diff.envelope = true;
+            }
+        }
+        diff
+    }
+
+    /// True when the pending write touched what differs: its entity in a
+    /// list, or (for an item) a member it sent or a field its rules set.
+    fn explained_by(&self, p: &Pending, plan: &WritePlan) -> bool {
+        match &p.target {
+            Target::Entity(_, id) if !self.ids.is_empty() => self.ids.contains(id),
+            Target::Entity(..) if p.effect == "create" || p.effect == "delete" => true,
+            Target::Entity(..) => {
+                self.envelope
+                    || self.fields.iter().any(|f| p.sent.contains(f) || plan.field_rules.iter().any(|r| &r.field == f))
+            }
+            Target::Collection(_) | Target::Document(_) => true,
+        }
+    }
 }

@@ -12,3 +12,12 @@ pub use model::{
 };
 pub mod records;
 pub mod usable;
+pub mod timeline;
+pub mod identity;
+pub mod budget;
+pub mod entities;
+pub mod derive;
+pub mod refusal;
+pub mod views;
+
+pub use derive::{environment_state, environment_state_with_budget};

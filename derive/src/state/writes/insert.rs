@@ -83,15 +83,16 @@ pub fn insert_index(insert: &Insert, existing: &[Option<&Value>], value: Option<
     existing.iter().position(|e| e.is_some_and(goes_before)).unwrap_or(existing.len())
 }
 
-/// The end of the last timed record (start ms + duration ms), rounded up to
-/// the next whole second; `None` when no record is timed.
+/// The end of the last timed record (start ms + duration ms), moved to the
+/// next whole second (an end exactly on a second still moves on, matching
+/// the state's own `write_clock`); `None` when no record is timed.
 pub fn write_clock(records: impl IntoIterator<Item = (i64, f64)>) -> Option<i64> {
     let end = records
         .into_iter()
         .filter(|(_, time)| time.is_finite() && *time >= 0.0)
         .map(|(start, time)| start + time.ceil() as i64)
         .max()?;
-    Some(end.div_euclid(1000) * 1000 + if end.rem_euclid(1000) == 0 { 0 } else { 1000 })
+    Some(end.div_euclid(1000) * 1000 + 1000)
 }
 
 #[cfg(test)]
@@ -148,7 +149,7 @@ mod tests {
         // CHECK-16: last record ends 12:00:03.200 → 12:00:04.
         let start = 1_714_564_803_000i64; // 2024-05-01T12:00:03Z
         assert_eq!(write_clock([(start - 5000, 10.0), (start, 200.0)]), Some(start + 1000));
-        assert_eq!(write_clock([(start, 0.0)]), Some(start));
+        assert_eq!(write_clock([(start, 0.0)]), Some(start + 1000));
         assert_eq!(write_clock([(start, 0.4)]), Some(start + 1000));
         assert_eq!(write_clock(Vec::<(i64, f64)>::new()), None);
     }

@@ -21,6 +21,10 @@ pub mod insert;
 pub mod observe;
 pub mod replay_gen;
 pub mod shapes;
+#[cfg(test)]
+pub(crate) mod testkit;
+#[cfg(test)]
+mod tests;
 pub mod updated;
 
 use crate::engine::Engine;
@@ -77,8 +81,9 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
 
 /// Builds every write plan of `state` and runs the replay check: the final
 /// plans, in tool order, with `status`, `reason` and the checked ordinals.
-pub fn derive_writes(manifest: &Manifest, records: &HashMap<u64, Record>, state: &State) -> Result<Vec<WritePlan>, ErrorReport> {
-    let timeline = timeline_of(manifest, records, &state.timeline);
+pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> Result<Vec<WritePlan>, ErrorReport> {
+    let records: HashMap<u64, Record> = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+    let timeline = timeline_of(manifest, &records, &state.timeline);
     let input = build::BuildInput {
         tools: &manifest.tools,
         types: &state.types,
@@ -90,17 +95,6 @@ pub fn derive_writes(manifest: &Manifest, records: &HashMap<u64, Record>, state:
     let built = build::build_plans(&input);
     let mut candidate = state.clone();
     candidate.writes = built.iter().map(|b| b.plan.clone()).collect();
-    let engine = Engine::from_records(records.clone(), manifest.clone(), candidate)?;
+    let engine = Engine::from_records(records, manifest.clone(), candidate)?;
     Ok(crate::state::check::check(&engine, &timeline, &built))
-}
-
-/// The state's `write_clock` from its records: the end of the last timed
-/// record, rounded up to the next whole second.
-pub fn write_clock_of(records: &HashMap<u64, Record>, timeline: &[u64]) -> Option<i64> {
-    insert::write_clock(
-        timeline
-            .iter()
-            .filter_map(|o| records.get(o))
-            .filter_map(|r| Some((r.started_ms?.floor() as i64, r.time_ms.unwrap_or(0.0) + r.started_ms?.fract()))),
-    )
 }

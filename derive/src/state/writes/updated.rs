@@ -49,10 +49,12 @@ pub fn explain_update(first: &UpdateObservation<'_>, others: &[UpdateObservation
         return Ok(out);
     };
     for (field, after) in first.after {
-        if first.body.contains_key(field) || before.get(field) == Some(after) {
+        // A field the earlier observation did not show was not seen to change.
+        let Some(was) = before.get(field) else { continue };
+        if first.body.contains_key(field) || was == after {
             continue;
         }
-        let explained = unsent_change(field, before.get(field), after, first)
+        let explained = unsent_change(field, Some(was), after, first)
             .ok_or_else(|| field.clone())?;
         if explained.rule != "clock" && !others.iter().all(|o| holds(&explained, o)) {
             return Err(field.clone());
