@@ -5,9 +5,24 @@
 //! - `recorded_url`: the one parser of recorded request URLs.
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
 //!   schemas, with the two producer profiles.
+//! - `json`: the lossless JSON reader and the one number-safety test.
+//! - `read`: the stable, bounded, safe read of a capture file.
+//! - `har`: the HAR 1.2 decoder (validation, records, sidecars).
+//! - `redact`: credential and declared-sensitive-value exclusion.
+//! - `evidence`: the Evidence document types and its output budget.
+//! - `inspect`: the inspection operation every adapter calls.
 
 pub mod error;
+pub mod evidence;
+pub mod har;
 pub mod har_schema;
+pub mod inspect;
+pub mod json;
+pub mod read;
 pub mod recorded_url;
+pub mod redact;
 
 pub use error::{Category, ErrorReport};
+pub use evidence::Evidence;
+pub use inspect::{inspect_web_network_capture, Detail, InspectRequest};
+pub use json::is_safe_number;

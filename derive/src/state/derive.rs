@@ -5,17 +5,19 @@
 use crate::engine::render::parent_collection;
 use crate::engine::route::{compile, normalize_path, path_segments, percent_decode, Segment};
 use crate::manifest::Manifest;
-use crate::state::budget::{value_size, Budget, STATE_BUDGET};
+use crate::budget::{Budget, PROJECTION_BUDGET, SLOT};
+use crate::error::DeriveError;
+use crate::manifest::manifest_budgeted;
+use crate::source::admit_parent;
+use crate::template_rules::TemplateRule;
 use crate::state::entities::{merge, Listing, Sighting};
 use crate::state::identity::{choose_list_pointer, identity_name_field, list_at, prove_item, suffix_field};
 use crate::state::records::{records_of, Body, Record};
-use crate::state::refusal::refuse;
 use crate::state::timeline::{is_query_post, is_state_write, is_write_tool, roots_related, Roots, Timeline};
 use crate::state::usable::usable_body;
 use crate::state::views::{plan_views, ReadTool, ToolKind};
 use crate::state::{EntityType, State, StateWrite};
 use indexmap::IndexMap;
-use rea_core::ErrorReport;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -26,22 +28,57 @@ pub const UNKNOWNS: [&str; 3] = [
     "Write effects are known only as far as the write plans model them from recorded calls.",
 ];
 
-/// Derives the environment state of an Evidence document for the manifest
-/// derived from it with the same template rules.
-pub fn environment_state(evidence: &Value, manifest: &Manifest) -> Result<State, ErrorReport> {
-    environment_state_with_budget(evidence, manifest, STATE_BUDGET)
+/// Derives the environment state of an Evidence document: the manifest
+/// with the same template rules (query names included), then the state,
+/// both charged to one 96 MiB budget.
+pub fn environment_state(evidence: &Value, rules: &[TemplateRule]) -> Result<State, DeriveError> {
+    environment_state_budgeted(evidence, rules, &mut Budget::new(PROJECTION_BUDGET))
 }
 
-/// `environment_state` with an explicit budget (bytes).
-pub fn environment_state_with_budget(evidence: &Value, manifest: &Manifest, limit: usize) -> Result<State, ErrorReport> {
-    refuse(evidence)?;
-    let mut budget = Budget::new(limit);
-    budget.charge(serde_json::to_string(manifest).map(|s| s.len()).unwrap_or(0), "manifest admission and grouping")?;
+/// `environment_state` within a given budget (tests use small ones).
+pub fn environment_state_budgeted(evidence: &Value, rules: &[TemplateRule], budget: &mut Budget) -> Result<State, DeriveError> {
+    let manifest = manifest_budgeted(evidence, rules, true, false, budget)?;
+    state_after_manifest(evidence, &manifest, budget)
+}
+
+/// The state for a manifest the caller already derived from `evidence`
+/// (with the same template rules); the manifest is charged at its size.
+pub fn environment_state_for(evidence: &Value, manifest: &Manifest) -> Result<State, DeriveError> {
+    let mut budget = Budget::new(PROJECTION_BUDGET);
+    admit_parent(evidence)?;
+    budget.charge(serde_json::to_string(manifest).map(|s| s.len() as u64).unwrap_or(0))?;
+    state_after_manifest(evidence, manifest, &mut budget)
+}
+
+fn state_after_manifest(evidence: &Value, manifest: &Manifest, budget: &mut Budget) -> Result<State, DeriveError> {
+    admit_parent(evidence)?;
     let records = records_of(evidence);
     for r in &records {
-        budget.charge(64 + r.method.len() + r.path.as_ref().map_or(0, String::len) + r.query.as_ref().map_or(0, String::len), "record lines")?;
+        budget.charge(SLOT + (r.method.len() + r.path.as_ref().map_or(0, String::len) + r.query.as_ref().map_or(0, String::len)) as u64)?;
     }
-    derive_from_records(&records, manifest, &mut budget)
+    derive_from_records(&records, manifest, budget)
+}
+
+/// The charge for a value the state keeps: one slot per value and entry,
+/// plus its strings' bytes.
+pub(crate) fn kept_charge(value: &Value) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        total = total.saturating_add(SLOT);
+        match v {
+            Value::String(s) => total = total.saturating_add(s.len() as u64),
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Object(map) => {
+                for (k, item) in map {
+                    total = total.saturating_add(SLOT + k.len() as u64);
+                    stack.push(item);
+                }
+            }
+            _ => {}
+        }
+    }
+    total
 }
 
 /// A state write with its timeline facts.
@@ -102,7 +139,7 @@ impl Ctx<'_> {
     }
 }
 
-fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Budget) -> Result<State, ErrorReport> {
+fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Budget) -> Result<State, DeriveError> {
     let timeline = Timeline::new(records, &manifest.origin);
     let roots = Roots::new(&manifest.tools);
     let by_ordinal: HashMap<u64, usize> = records.iter().enumerate().map(|(i, r)| (r.ordinal, i)).collect();
@@ -176,13 +213,13 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
                 Body::Text(t) => Some(t.as_str()),
                 _ => None,
             };
-            let temp = rec.response_body.len();
-            budget.charge(temp, "response bodies")?;
+            let temp = rec.response_body.len() as u64;
+            budget.charge(temp)?;
             let parsed = usable_body(rec.response_content_type.as_deref(), text);
             budget.release(temp);
             match parsed {
                 Ok(value) => {
-                    budget.charge(value_size(&value), "parsed response values")?;
+                    budget.charge(kept_charge(&value))?;
                     initial.push(crate::state::views::Obs {
                         ordinal: o,
                         pos: ctx.pos(o).unwrap_or(0),
@@ -278,7 +315,7 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
         }
         let merged = merge(name, &id_field, &sightings, &listings, &|a, b| ctx.writes_between(a, b));
         for e in &merged.entities {
-            budget.charge(64 + e.fields.iter().map(|(k, v)| k.len() + value_size(v)).sum::<usize>(), "entities")?;
+            budget.charge(SLOT + e.fields.iter().map(|(k, v)| SLOT + k.len() as u64 + kept_charge(v)).sum::<u64>())?;
         }
         let mut fields: Vec<String> = Vec::new();
         for s in &sightings {

@@ -14,10 +14,11 @@ pub mod records;
 pub mod usable;
 pub mod timeline;
 pub mod identity;
-pub mod budget;
 pub mod entities;
 pub mod derive;
-pub mod refusal;
 pub mod views;
 
-pub use derive::{environment_state, environment_state_with_budget};
+pub use derive::{environment_state, environment_state_budgeted, environment_state_for};
+
+#[cfg(test)]
+mod kinto_tests;

@@ -6,13 +6,14 @@
 use crate::engine::route::normalize_path;
 use crate::engine::world::id_matches;
 use crate::engine::{AnswerBody, Call, Engine, World};
-use crate::state::budget::{value_size, Budget};
+use crate::budget::Budget;
+use crate::error::DeriveError;
+use crate::state::derive::kept_charge;
 use crate::state::derive::Ctx;
 use crate::state::identity::list_at;
 use crate::state::usable::BODY_LIMIT;
 use crate::state::{Document, DocumentPlan, ItemPlan, ListLine, ListPlan, RecordedPlan, State, ViewPlan};
 use indexmap::IndexMap;
-use rea_core::ErrorReport;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -116,7 +117,7 @@ pub(crate) fn plan_views(
     list_pointers: &HashMap<usize, String>,
     state: &mut State,
     budget: &mut Budget,
-) -> Result<(), ErrorReport> {
+) -> Result<(), DeriveError> {
     let mut views = Vec::with_capacity(reads.len());
     let mut documents = Vec::new();
     let world = World::from_state(state);
@@ -264,7 +265,7 @@ pub(crate) fn plan_views(
                         if rendered > BODY_LIMIT {
                             recorded(name, "rendered-oversize", r)
                         } else {
-                            budget.charge(value_size(&latest.value), "documents")?;
+                            budget.charge(kept_charge(&latest.value))?;
                             documents.push(Document {
                                 path: latest.line.clone(),
                                 tool: name.to_string(),
@@ -310,7 +311,7 @@ fn dedup(it: impl Iterator<Item = String>) -> Vec<String> {
 /// Renders each item and list plan's request lines with the engine from the
 /// initial World and compares them with the latest initial recordings; a
 /// plan that does not reproduce them becomes recorded.
-fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(), ErrorReport> {
+fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(), DeriveError> {
     let mut needed: Vec<u64> = Vec::new();
     for v in &state.views {
         match v {
@@ -324,7 +325,8 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
         }
     }
     let records = needed.iter().filter_map(|o| ctx.record(*o).map(|r| (*o, r.clone()))).collect();
-    let engine = Engine::from_records(records, ctx.manifest.clone(), state.clone())?;
+    let engine = Engine::from_records(records, ctx.manifest.clone(), state.clone())
+        .map_err(|e| DeriveError::invalid_request("", e.message))?;
     let world = engine.initial_world();
     let mut failed: Vec<(usize, &'static str)> = Vec::new();
     for (vi, view) in state.views.iter().enumerate() {

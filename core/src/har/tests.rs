@@ -1,0 +1,61 @@
+//! Decoder tests on small hand-built documents.
+
+use super::*;
+
+fn har(entries: &str) -> String {
+    format!(
+        r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{entries}]}}}}"#
+    )
+}
+
+fn entry(extra: &str) -> String {
+    format!(
+        r#"{{"startedDateTime":"2026-01-01T00:00:00Z","time":1,"request":{{"method":"GET","url":"http://h.example/","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":0}},"response":{{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"content":{{"size":2,"mimeType":"text/plain"{extra}}},"redirectURL":"","headersSize":-1,"bodySize":2}},"cache":{{}},"timings":{{"send":0,"wait":1,"receive":0}}}}"#
+    )
+}
+
+#[test]
+fn decodes_a_minimal_capture() {
+    let text = har(&entry(r#","text":"aGk=","encoding":"base64""#));
+    let decoded = decode(text.as_bytes(), None).unwrap();
+    assert_eq!(decoded.doc["log"]["entries"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn non_canonical_base64_is_a_validation_error() {
+    for bad in ["aGk", "aGl=", "a Gk=", "!!!!"] {
+        let text = har(&entry(&format!(r#","text":"{bad}","encoding":"base64""#)));
+        let e = decode(text.as_bytes(), None).unwrap_err();
+        assert_eq!(e.code, "har_validation_failed", "{bad}");
+        assert_eq!(e.details["issues"][0]["pointer"], "/log/entries/0/response/content/text");
+    }
+}
+
+#[test]
+fn other_versions_are_unsupported() {
+    let text = har("").replace("\"1.2\"", "\"1.1\"");
+    let e = decode(text.as_bytes(), None).unwrap_err();
+    assert_eq!((e.code.as_str(), e.category), ("har_version_unsupported", Category::Unsupported));
+}
+
+#[test]
+fn json_errors_map_to_codes() {
+    let cases: [(&[u8], &str); 4] = [
+        (br#"{"log":{"a":1,"a":1}}"#, "duplicate_key"),
+        (b"{\"log\":", "invalid_json"),
+        (b"{\"log\":\"\xc3\x28\"}", "invalid_utf8"),
+        (b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "nesting_too_deep"),
+    ];
+    for (bytes, code) in cases {
+        let e = decode(bytes, None).unwrap_err();
+        assert_eq!(e.code, code);
+        assert_eq!(e.category, Category::Input);
+    }
+}
+
+#[test]
+fn record_of_reads_entry_ordinals() {
+    assert_eq!(numeric_literals::record_of("/log/entries/12/time"), Some(12));
+    assert_eq!(numeric_literals::record_of("/log/entries/012/time"), None);
+    assert_eq!(numeric_literals::record_of("/log/pages/0/x"), None);
+}

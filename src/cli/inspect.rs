@@ -1,0 +1,156 @@
+//! `rea inspect-web-network-capture PATH FORMAT`: resolves the flags into
+//! an `InspectRequest`, runs the inspection and prints the Evidence, its
+//! summary, or a short human report.
+
+use rea_core::error::scrub_text;
+use rea_core::evidence::Evidence;
+use rea_core::inspect::{check_format, DEFAULT_CAPTURE_TIMEOUT_MS};
+use rea_core::recorded_url;
+use rea_core::{inspect_web_network_capture, Category, Detail, ErrorReport, InspectRequest};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The command's flags, as written on the command line.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The capture file.
+    capture_path: PathBuf,
+    /// The capture format: har (mitmproxy, saz and qlog are not decoded yet).
+    format: String,
+    /// Select a record by zero-based producer ordinal; repeat to keep an order.
+    #[arg(long = "record", value_name = "N", allow_hyphen_values = true)]
+    records: Vec<String>,
+    /// Exclude every field containing this literal; repeatable; never written anywhere.
+    #[arg(long = "sensitive-value", value_name = "V", allow_hyphen_values = true)]
+    sensitive_values: Vec<String>,
+    /// `complete` (default) prints the Evidence; `summary` prints identity and counts and needs --evidence_output.
+    #[arg(long, value_name = "complete|summary", default_value = "complete")]
+    detail: String,
+    /// Write the complete selected Evidence to this file.
+    #[arg(long = "evidence_output", alias = "evidence-output", value_name = "F")]
+    evidence_output: Option<PathBuf>,
+    /// Stop the inspection after this many milliseconds (default 30000); budgets stay fixed.
+    #[arg(long = "capture_timeout_ms", alias = "capture-timeout-ms", value_name = "MS", allow_hyphen_values = true)]
+    capture_timeout_ms: Option<String>,
+    /// Print JSON (the Evidence, the summary, or the error on stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the command and returns the exit code.
+pub(crate) fn run(args: Args) -> i32 {
+    let json = args.json;
+    let declared = args.sensitive_values.clone();
+    match execute(args) {
+        Ok(()) => 0,
+        Err(e) => super::fail(&e.scrub(&declared), json),
+    }
+}
+
+fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
+    check_format(&args.format)?;
+    let detail = Detail::parse(&args.detail)?;
+    if detail == Detail::Summary && args.evidence_output.is_none() {
+        return Err(ErrorReport::input(
+            "evidence_output_required",
+            "--detail summary writes the complete Evidence to a file: add --evidence_output F",
+        )
+        .detail("argument", "evidence_output"));
+    }
+    let mut ordinals = Vec::with_capacity(args.records.len());
+    for text in &args.records {
+        let ordinal = text.parse::<u64>().ok().filter(|_| text.bytes().all(|b| b.is_ascii_digit()));
+        match ordinal {
+            Some(n) => ordinals.push(n),
+            None => {
+                return Err(ErrorReport::input(
+                    "invalid_record_ordinal",
+                    format!("--record takes a zero-based record ordinal, not {text:?}"),
+                )
+                .detail("argument", "record"))
+            }
+        }
+    }
+    let capture_timeout_ms = match &args.capture_timeout_ms {
+        None => DEFAULT_CAPTURE_TIMEOUT_MS,
+        Some(text) => text.parse::<u64>().ok().filter(|&ms| ms > 0).ok_or_else(|| {
+            ErrorReport::input("invalid_argument", "--capture_timeout_ms takes a positive number of milliseconds")
+                .detail("argument", "capture_timeout_ms")
+        })?,
+    };
+    let request = InspectRequest {
+        capture_path: args.capture_path.clone(),
+        format: args.format.clone(),
+        record_ordinals: (!args.records.is_empty()).then_some(ordinals),
+        sensitive_values: args.sensitive_values.clone(),
+        detail,
+        capture_timeout_ms,
+    };
+    Ok((request, detail))
+}
+
+fn execute(args: Args) -> Result<(), ErrorReport> {
+    let (request, detail) = resolve(&args)?;
+    let evidence = inspect_web_network_capture(&request)?;
+    let bytes = evidence.to_json_bytes()?;
+    if let Some(path) = &args.evidence_output {
+        std::fs::write(path, &bytes).map_err(|e| {
+            ErrorReport::new("output_write_failed", Category::Output, format!("could not write the Evidence file: {e}"))
+                .detail("evidence_output", path.display().to_string())
+        })?;
+    }
+    let printed = match (detail, args.json) {
+        (Detail::Complete, true) => super::print_bytes(&bytes),
+        (Detail::Summary, true) => {
+            let mut summary = evidence.summary();
+            if let Some(path) = &args.evidence_output {
+                summary["evidence_output"] = path.display().to_string().into();
+            }
+            super::print_bytes(summary.to_string().as_bytes())
+        }
+        (_, false) => {
+            let text = scrub_text(&human_summary(&evidence, args.evidence_output.as_ref()), &request.sensitive_values);
+            super::print_bytes(text.as_bytes())
+        }
+    };
+    printed.map_err(|e| ErrorReport::new("output_write_failed", Category::Output, format!("could not write the reply: {e}")))
+}
+
+/// A few lines for people: records, methods, origins, redactions.
+fn human_summary(evidence: &Evidence, output: Option<&PathBuf>) -> String {
+    let mut methods: BTreeMap<String, usize> = BTreeMap::new();
+    let mut origins: BTreeMap<String, usize> = BTreeMap::new();
+    for record in &evidence.records {
+        let request = &record.reported["request"];
+        let method = request["method"].as_str().unwrap_or("(excluded)").to_string();
+        *methods.entry(method).or_default() += 1;
+        let origin = request["url"]
+            .as_str()
+            .and_then(|u| recorded_url::parse(u).ok())
+            .map_or_else(|| "(no origin)".to_string(), |u| u.origin);
+        *origins.entry(origin).or_default() += 1;
+    }
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &evidence.redactions {
+        let reason = serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        *reasons.entry(reason).or_default() += 1;
+    }
+    let list = |m: &BTreeMap<String, usize>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+    let digest = evidence.artifact.sha256.as_deref().map_or("(excluded)".to_string(), |d| d[..12.min(d.len())].to_string());
+    let mut out = format!(
+        "{} ({}, sha256 {}…): {} of {} records\nmethods: {}\norigins: {}\nredactions: {}{}",
+        if evidence.artifact.path.is_empty() { "(path excluded)" } else { &evidence.artifact.path },
+        evidence.capture.format,
+        digest,
+        evidence.capture.retained_records,
+        evidence.capture.total_records,
+        if methods.is_empty() { "-".to_string() } else { list(&methods) },
+        if origins.is_empty() { "-".to_string() } else { list(&origins) },
+        evidence.redactions.len(),
+        if reasons.is_empty() { String::new() } else { format!(" ({})", list(&reasons)) },
+    );
+    if let Some(path) = output {
+        out.push_str(&format!("\nevidence written to {}", path.display()));
+    }
+    out
+}
