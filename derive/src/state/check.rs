@@ -142,8 +142,10 @@ impl<'a> Replay<'a> {
             return;
         };
         if may_change_state(&rec.method, path, rec.status) {
-            let modelled = rec
-                .tool
+            // A recorded call is an example of its own tool; a record no
+            // tool holds goes where the served environment would route it.
+            let tool = rec.tool.clone().or_else(|| self.engine.route(&rec.method, path).map(|(t, _)| t.name.clone()));
+            let modelled = tool
                 .as_deref()
                 .and_then(|t| self.by_tool.get(t).copied())
                 .filter(|&i| self.plans[i].reason.is_none() && rec.succeeded());
@@ -261,8 +263,9 @@ impl<'a> Replay<'a> {
     }
 
     fn read(&mut self, rec: &TimelineRecord, path: &str) {
-        let Some(tool_name) = rec.tool.as_deref() else { return };
-        let Some(tool) = self.engine.tool(tool_name) else { return };
+        // The read goes where the served environment would route it.
+        let Some((tool, _)) = self.engine.route("GET", path) else { return };
+        let tool_name = tool.name.as_str();
         let Some(view) = self.engine.view_of(tool_name) else { return };
         let call = Call { method: "GET".into(), path: path.to_string(), query: rec.query.clone(), body: None };
         let (target, type_name, pointer, is_list) = match view {
@@ -415,11 +418,12 @@ impl<'a> Replay<'a> {
         } else {
             rec.response_body.json().and_then(|b| at_pointer(b, pointer)).and_then(Value::as_object)
         };
+        // The copy's present view of the entity (later writes included)
+        // against the recording: presence, then the members it sent.
         let held = self.world.entity(&type_name, collection, id);
-        match (p.effect.as_str(), shown, held) {
-            ("delete", None, None) => true,
-            ("delete", _, _) => false,
-            (_, Some(shown), Some(held)) => p.sent.iter().all(|m| shown.get(m) == held.fields.get(m)),
+        match (shown, held) {
+            (None, None) => true,
+            (Some(shown), Some(held)) => p.sent.iter().all(|m| shown.get(m) == held.fields.get(m)),
             _ => false,
         }
     }
@@ -439,9 +443,8 @@ impl<'a> Replay<'a> {
                     return;
                 };
                 if let Some(entity) = self.world.entity_mut(type_name, collection, id) {
-                    for (k, v) in shown {
-                        entity.fields.insert(k.clone(), v.clone());
-                    }
+                    entity.fields = shown.clone();
+                    entity.view_fields.clear();
                 } else if let Some(id_value) =
                     self.engine.entity_type(type_name).and_then(|t| shown.get(&t.id_field)).cloned()
                 {

@@ -133,12 +133,11 @@ fn observe_calls(input: &BuildInput<'_>, tool: &Tool, effect: Effect, shape: &Ty
         let is_call = rec.tool.as_deref() == Some(tool.name.as_str()) && rec.succeeded();
         if let (true, Some(path)) = (is_call, rec.path.as_deref()) {
             let mut obs = CallObs { index: i, ..CallObs::default() };
-            obs.body = rec
-                .request_body
-                .json()
-                .and_then(|b| body_entity(b, shape.item_pointer.as_deref()))
-                .cloned();
             let answer = rec.response_body.json().and_then(|v| shape.entity_in(v));
+            // The body's entity sits where the item view's entity does,
+            // else where this call's answer shows it.
+            let pointer = shape.item_pointer.clone().or_else(|| answer.as_ref().map(|(p, _)| p.clone()));
+            obs.body = rec.request_body.json().and_then(|b| body_entity(b, pointer.as_deref())).cloned();
             let end = next_write(input.timeline, i);
             let later = &input.timeline[i + 1..end];
             let all_collections: Vec<String> = seen.order.keys().cloned().collect();

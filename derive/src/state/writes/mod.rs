@@ -25,6 +25,8 @@ pub mod shapes;
 pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod kinto;
 pub mod updated;
 
 use crate::engine::Engine;

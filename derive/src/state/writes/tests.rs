@@ -315,3 +315,111 @@ fn document_writes() {
     assert_eq!(plan.required_members, ["theme"]);
     assert_eq!(plan.status, "served", "{plan:?}");
 }
+
+mod apply {
+    use super::super::testkit::{ex, Scenario, T0};
+    use super::{happy, items, list};
+    use crate::engine::{AnswerBody, Applied, Call, Engine, Generator, World};
+    use serde_json::{json, Value};
+
+    struct Fixed;
+    impl Generator for Fixed {
+        fn uuid(&mut self) -> String {
+            "7d444840-9dc0-41d1-b245-5ffdce74fad2".into()
+        }
+        fn now_ms(&mut self) -> i64 {
+            T0 + 60_000
+        }
+        fn token(&mut self, alphabet: &str, len: usize) -> String {
+            alphabet.chars().cycle().take(len).collect()
+        }
+    }
+
+    fn engine(s: &Scenario) -> Engine {
+        let mut state = s.state.clone();
+        state.writes = s.plans();
+        Engine::from_records(s.records.clone(), s.manifest.clone(), state).expect("engine")
+    }
+
+    fn call(method: &str, path: &str, body: Option<Value>) -> Call {
+        Call { method: method.into(), path: path.into(), query: None, body }
+    }
+
+    fn json_of(body: &AnswerBody) -> Value {
+        match body {
+            AnswerBody::Json(v) => v.clone(),
+            other => panic!("not JSON: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn create_generates_and_echoes_per_the_plan() {
+        let s = happy();
+        let engine = engine(&s);
+        let mut world = engine.initial_world();
+        let answer = engine.call(&mut world, &call("POST", "/api/items", Some(json!({"title": "New Item", "done": true}))), &mut Fixed);
+        assert_eq!((answer.status, answer.applied), (201, Applied::Yes));
+        let body = json_of(&answer.body);
+        assert_eq!(body, json!({"id": 3, "title": "New Item", "done": true, "slug": "new-item", "created_at": "2024-05-01T12:01:00Z"}));
+        assert_eq!(world.list("items", "/api/items").len(), 3);
+        let read = engine.call(&mut world, &call("GET", "/api/items/3", None), &mut Fixed);
+        assert_eq!(json_of(&read.body)["slug"], "new-item");
+    }
+
+    #[test]
+    fn refusals_change_nothing() {
+        let s = happy();
+        let engine = engine(&s);
+        let mut world = engine.initial_world();
+        let before: World = world.clone();
+        for (body, code) in [
+            (None, "body_required"),
+            (Some(json!([1, 2])), "body_not_object"),
+            (Some(json!({"title": "x"})), "missing_required_members"),
+        ] {
+            let answer = engine.call(&mut world, &call("POST", "/api/items", body), &mut Fixed);
+            assert_eq!((answer.status, answer.error_code.as_deref(), answer.applied), (400, Some(code), Applied::No));
+            assert_eq!(world, before);
+        }
+        // An update of an entity the World does not hold answers not-found.
+        let answer = engine.call(&mut world, &call("PATCH", "/api/items/99", Some(json!({"title": "x"}))), &mut Fixed);
+        assert_eq!((answer.status, answer.error_code.as_deref()), (404, Some("not_found")));
+        assert_eq!(world, before);
+        // A PATCH requires nothing; it stores members as sent.
+        let answer = engine.call(&mut world, &call("PATCH", "/api/items/2", Some(json!({"done": true}))), &mut Fixed);
+        assert_eq!((answer.status, answer.applied), (200, Applied::Yes));
+        assert_eq!(world.entity("items", "/api/items", "2").unwrap().fields["done"], json!(true));
+    }
+
+    #[test]
+    fn delete_removes_and_answers_the_recorded_status() {
+        let s = happy();
+        let engine = engine(&s);
+        let mut world = engine.initial_world();
+        let answer = engine.call(&mut world, &call("DELETE", "/api/items/1", None), &mut Fixed);
+        assert_eq!((answer.status, answer.applied), (204, Applied::Yes));
+        assert!(world.entity("items", "/api/items", "1").is_none());
+        let again = engine.call(&mut world, &call("DELETE", "/api/items/1", None), &mut Fixed);
+        assert_eq!((again.status, again.applied), (404, Applied::No));
+    }
+
+    #[test]
+    fn fixed_members_accept_only_their_recorded_value() {
+        let s = Scenario::new(
+            &[
+                ex("GET", "/api/items", 200).answer(list(&items())),
+                ex("PUT", "/api/items/1", 200).body(json!({"title": "B", "done": "yes"})).answer(json!({"id": 1, "title": "B", "done": true})),
+                ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": true})),
+            ],
+            &items(),
+            None,
+        );
+        let engine = engine(&s);
+        let mut world = engine.initial_world();
+        let refused = engine.call(&mut world, &call("PUT", "/api/items/2", Some(json!({"title": "C", "done": "no"}))), &mut Fixed);
+        assert_eq!((refused.status, refused.error_code.as_deref()), (400, Some("member_value_not_modelled")));
+        let ok = engine.call(&mut world, &call("PUT", "/api/items/2", Some(json!({"title": "C", "done": "yes"}))), &mut Fixed);
+        assert_eq!(ok.status, 200);
+        assert_eq!(json_of(&ok.body), json!({"id": 2, "title": "C", "done": true}));
+    }
+}
