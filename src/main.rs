@@ -17,6 +17,8 @@ struct Cli {
 enum Command {
     /// Decode a capture into Evidence (records, sidecars, redactions).
     InspectWebNetworkCapture(cli::inspect::Args),
+    /// Serve the capture as a stateful fake: MCP, its own HTTP paths, the AgentEnv data plane.
+    EnvironmentServe(cli::serve::ServeArgs),
 }
 
 fn main() {
@@ -26,6 +28,7 @@ fn main() {
     };
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
+        Command::EnvironmentServe(args) => cli::serve::run(args),
     };
     std::process::exit(code);
 }

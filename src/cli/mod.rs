@@ -3,6 +3,8 @@
 //! and writing replies.
 
 pub(crate) mod inspect;
+pub(crate) mod pipeline;
+pub(crate) mod serve;
 
 use rea_core::error::scrub_text;
 use rea_core::ErrorReport;

@@ -4,6 +4,7 @@
 
 use crate::cli::pipeline;
 use rea_core::ErrorReport;
+use rea_derivation::TemplateRule;
 use rea_serve::{Environment, ServeConfig, ToolKind};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -13,20 +14,16 @@ use std::time::Instant;
 
 /// The opt-in template rules, in their fixed order; serving uses all of them
 /// unless `--template-rule` says otherwise.
-pub const OPT_IN_RULES: [&str; 5] = [
-    "after-uid-literal",
-    "opaque-token",
-    "sibling-pair-variance",
-    "sibling-variance",
-    "prefix-variance",
-];
+fn opt_in_rules() -> Vec<&'static str> {
+    TemplateRule::ALL.iter().map(|r| r.name()).collect()
+}
 
 const DEFAULT_HOST: &str = "127.0.0.1";
 const DEFAULT_PORT: u16 = 18765;
 
 /// The command's flags, as clap parsed them.
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// The capture to serve (a HAR file).
     pub capture: PathBuf,
     /// Interface to bind (default: $MCP_HOST, else 127.0.0.1).
@@ -98,9 +95,9 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
 }
 
 /// `--template-rule` values → the rules in effect, in their fixed order.
-pub fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport> {
+pub(crate) fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport> {
     if given.is_empty() {
-        return Ok(OPT_IN_RULES.iter().map(|r| r.to_string()).collect());
+        return Ok(opt_in_rules().iter().map(|r| r.to_string()).collect());
     }
     if given.iter().any(|r| r == "none") {
         if given.len() > 1 {
@@ -112,19 +109,20 @@ pub fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport> {
         }
         return Ok(Vec::new());
     }
+    let all = opt_in_rules();
     for rule in given {
-        if !OPT_IN_RULES.contains(&rule.as_str()) {
+        if !all.contains(&rule.as_str()) {
             return Err(ErrorReport::input(
                 "invalid_argument",
                 format!(
                     "unknown template rule {rule}; the opt-in rules are {} (or none)",
-                    OPT_IN_RULES.join(", ")
+                    all.join(", ")
                 ),
             )
             .detail("argument", "template_rule"));
         }
     }
-    Ok(OPT_IN_RULES
+    Ok(all
         .iter()
         .filter(|r| given.iter().any(|g| g == *r))
         .map(|r| r.to_string())
@@ -132,7 +130,7 @@ pub fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport> {
 }
 
 /// Runs the command; returns the process exit code.
-pub fn run(args: ServeArgs) -> i32 {
+pub(crate) fn run(args: ServeArgs) -> i32 {
     match run_inner(args) {
         Ok(()) => 0,
         Err(report) => {
@@ -283,7 +281,7 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
 }
 
 /// One line on stderr (stdout stays free for MCP messages under --stdio).
-pub fn log(line: &str) {
+pub(crate) fn log(line: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
 }

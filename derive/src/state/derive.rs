@@ -379,7 +379,7 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
         limitations,
     };
     plan_views(&ctx, &reads, &item_pointers, &list_pointers, &mut state, budget)?;
-    state.writes = super::writes::derive_writes(manifest, records, &state)?;
+    state.writes = super::writes::derive_writes(manifest, records, &state).map_err(|e| DeriveError::invalid_evidence("", e.message))?;
     Ok(state)
 }
 
