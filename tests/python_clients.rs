@@ -52,7 +52,8 @@ fn real_python_clients_drive_the_server() {
     let read = tool_name(&tools, &format!("GET {PRODUCTS}/{{record_id}}"));
     let write = tool_name(&tools, &format!("POST {PRODUCTS}"));
     let read_args = json!({"record_id": "prod-001"}).to_string();
-    let write_args = json!({"body": {"data": {"name": "Python Mug", "price": 9}}}).to_string();
+    let body = common::recorded_body("dev-a.har", "POST", PRODUCTS, "Python Mug");
+    let write_args = json!({ "body": body }).to_string();
     let base = format!("http://{}", server.addr);
     run_script(
         &python,

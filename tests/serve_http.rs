@@ -106,7 +106,8 @@ fn data_plane_get_reflects_writes_reset_restores_add_replaces() {
     assert!(has_id(&initial, PRODUCTS, "prod-001"));
 
     // A write shows in data/get.
-    let created = server.send("POST", PRODUCTS, Some(&json!({"data": {"name": "Kettle", "price": 20}})));
+    let kettle = common::recorded_body("dev-a.har", "POST", PRODUCTS, "Kettle");
+    let created = server.send("POST", PRODUCTS, Some(&kettle));
     assert_eq!(created.status, 201, "{}", created.text());
     let id = created.json()["data"]["id"].as_str().unwrap().to_string();
     let after = server.data();
@@ -176,19 +177,23 @@ fn a_bad_data_add_is_refused_and_changes_nothing() {
 fn sixteen_concurrent_clients_lose_no_acknowledged_write() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
     let addr = server.addr;
+    let template = common::recorded_body("dev-a.har", "POST", CUSTOMERS, "template");
+    let template = &template;
     let acknowledged: Vec<(String, i64)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..16)
             .map(|t| {
                 s.spawn(move || {
                     let mut mine = Vec::new();
                     for i in 0..10 {
-                        let body = json!({"data": {"name": format!("w{t}-{i}"), "stock": 0}}).to_string();
+                        let mut body = template.clone();
+                        body["data"]["name"] = json!(format!("w{t}-{i}"));
+                        let body = body.to_string();
                         let r = common::http(addr, "POST", CUSTOMERS, &[("Content-Type", "application/json")], Some(&body));
                         if r.status != 201 {
                             continue;
                         }
                         let id = r.json()["data"]["id"].as_str().unwrap().to_string();
-                        let patch = json!({"data": {"stock": i + 1}}).to_string();
+                        let patch = json!({"data": {"loyalty_points": i + 1}}).to_string();
                         let u = common::http(addr, "PATCH", &format!("{CUSTOMERS}/{id}"), &[("Content-Type", "application/json")], Some(&patch));
                         if u.status == 200 {
                             mine.push((id, i + 1));
@@ -205,7 +210,7 @@ fn sixteen_concurrent_clients_lose_no_acknowledged_write() {
     let held = rows(&data, CUSTOMERS);
     for (id, stock) in &acknowledged {
         let row = held.iter().find(|r| r["id"] == id.as_str()).unwrap_or_else(|| panic!("{id} lost"));
-        assert_eq!(row["stock"], *stock, "{id}");
+        assert_eq!(row["loyalty_points"], *stock, "{id}");
     }
 }
 

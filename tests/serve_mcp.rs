@@ -90,7 +90,8 @@ fn writes_over_mcp_change_what_reads_return() {
     let mut mcp = Mcp::connect(server.addr);
     let tools = mcp.tools();
     let create = tool(&tools, "POST", PRODUCTS)["name"].as_str().unwrap().to_string();
-    let created = mcp.call(&create, json!({"body": {"data": {"name": "Tea Tin", "price": 7.5}}}));
+    let body = common::recorded_body("dev-a.har", "POST", PRODUCTS, "Tea Tin");
+    let created = mcp.call(&create, json!({ "body": body }));
     assert_eq!(created["isError"], false, "{created}");
     let id = created["structuredContent"]["data"]["id"].as_str().unwrap().to_string();
     let read = server.get(&format!("{PRODUCTS}/{id}"));

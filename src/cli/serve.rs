@@ -155,10 +155,14 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         print_summary(&env, &cfg, None);
         log(&format!("ready in {:.2}s; serving MCP on stdio", started.elapsed().as_secs_f64()));
         return runtime
-            .block_on(rea_serve::run_stdio(env, shutdown_signal()))
+            .block_on(async {
+                let stop = shutdown_signal();
+                rea_serve::run_stdio(env, stop).await
+            })
             .map_err(|e| e.report());
     }
     runtime.block_on(async {
+        let stop = shutdown_signal();
         let addr = bind_addr(&cfg.host, cfg.port)?;
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
             ErrorReport::new(
@@ -187,7 +191,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             "ready in {:.2}s; listening on http://{local}",
             started.elapsed().as_secs_f64()
         ));
-        rea_serve::run(listener, env, &config, shutdown_signal())
+        rea_serve::run(listener, env, &config, stop)
             .await
             .map_err(|e| e.report())?;
         log("stopped");
@@ -208,27 +212,37 @@ fn bind_addr(host: &str, port: u16) -> Result<SocketAddr, ErrorReport> {
     Ok(SocketAddr::new(ip, port))
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Registers the Ctrl-C and SIGTERM handlers now (so a signal that arrives
+/// right after start-up is not missed) and resolves when either arrives.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(term) => {},
+                _ = wait(int) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
+            log("shutting down");
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
     }
-    log("shutting down");
+    #[cfg(not(unix))]
+    {
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+            log("shutting down");
+        }
+    }
 }
 
 fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {

@@ -349,3 +349,15 @@ impl Mcp {
 pub fn block(result: &Value, n: usize) -> String {
     result["content"][n]["text"].as_str().unwrap_or("").to_string()
 }
+
+/// The body the capture sent with its first `method` to `target`, with
+/// `data.name` replaced (a fresh record of the same shape).
+pub fn recorded_body(capture: &str, method: &str, target: &str, name: &str) -> Value {
+    let mut body = recorded(capture)
+        .into_iter()
+        .find(|e| e.method == method && e.target == target)
+        .and_then(|e| e.body)
+        .unwrap_or_else(|| panic!("no recorded {method} {target}"));
+    body["data"]["name"] = json!(name);
+    body
+}
