@@ -1,5 +1,6 @@
 //! Scores `rea environment-serve` with the shared fidelity harness
-//! (`../shared/fidelity/fidelity.py`, relative to the repo root): trained on
+//! (`../shared/fidelity/fidelity.py` relative to the repo root when that
+//! folder is there, else the copy in `tests/fidelity/`): trained on
 //! Kinto `dev-a.har`, replaying the held-out `dev-b.har`. Fails below the
 //! measured floor minus 2 points.
 
@@ -8,15 +9,15 @@ mod common;
 use common::{fixture, repo_root};
 use std::process::Command;
 
-/// The score measured when this test was written (see docs/serving.md).
-const MEASURED_PERCENT: f64 = FLOOR_MEASURED;
-const FLOOR_MEASURED: f64 = 0.0;
+/// The score measured on dev-a → dev-b when this test was written
+/// (14/43; see docs/serving.md). The test fails 2 points below it.
+const MEASURED_PERCENT: f64 = 32.6;
 
 #[test]
 fn heldout_kinto_session_scores_at_least_the_measured_floor() {
     let root = repo_root();
-    let harness = root.join("../shared/fidelity/fidelity.py");
-    assert!(harness.is_file(), "{} is missing: the shared folder must sit beside the repo", harness.display());
+    let shared = root.join("../shared/fidelity/fidelity.py");
+    let harness = if shared.is_file() { shared } else { root.join("tests/fidelity/fidelity.py") };
     let status = Command::new("bash").arg(root.join("tests/python/setup.sh")).status().unwrap();
     assert!(status.success());
     let report = tempfile::NamedTempFile::new().unwrap();

@@ -1,7 +1,7 @@
 //! Shared helpers for the serving tests: start the built `rea
 //! environment-serve` on a capture (127.0.0.1, a free port), speak plain
 //! HTTP/1.1, JSON-RPC and MCP to it, read the recorded HAR, stop it.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -11,27 +11,27 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     repo_root().join("tests/fixtures/kinto").join(name)
 }
 
-pub fn rea() -> &'static str {
+pub(crate) fn rea() -> &'static str {
     env!("CARGO_BIN_EXE_rea")
 }
 
 /// A running `rea environment-serve`; stopped (SIGTERM) on drop.
-pub struct Server {
-    pub child: Child,
-    pub addr: SocketAddr,
-    pub log: Arc<Mutex<Vec<String>>>,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
+    pub(crate) log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
-    pub fn start(capture: &Path, extra: &[&str]) -> Server {
+    pub(crate) fn start(capture: &Path, extra: &[&str]) -> Server {
         let mut cmd = Command::new(rea());
         cmd.arg("environment-serve")
             .arg(capture)
@@ -46,7 +46,7 @@ impl Server {
         Server::spawn(cmd)
     }
 
-    pub fn spawn(mut cmd: Command) -> Server {
+    pub(crate) fn spawn(mut cmd: Command) -> Server {
         let mut child = cmd.spawn().expect("start rea");
         let stderr = child.stderr.take().expect("stderr");
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -71,12 +71,12 @@ impl Server {
         Server { child, addr, log }
     }
 
-    pub fn log_text(&self) -> String {
+    pub(crate) fn log_text(&self) -> String {
         self.log.lock().unwrap().join("\n")
     }
 
     /// SIGTERM, then wait (bounded); returns the exit status.
-    pub fn stop(&mut self) -> Option<std::process::ExitStatus> {
+    pub(crate) fn stop(&mut self) -> Option<std::process::ExitStatus> {
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
@@ -92,11 +92,11 @@ impl Server {
         None
     }
 
-    pub fn get(&self, target: &str) -> Response {
+    pub(crate) fn get(&self, target: &str) -> Response {
         http(self.addr, "GET", target, &[], None)
     }
 
-    pub fn send(&self, method: &str, target: &str, body: Option<&Value>) -> Response {
+    pub(crate) fn send(&self, method: &str, target: &str, body: Option<&Value>) -> Response {
         let text = body.map(|b| b.to_string());
         http(
             self.addr,
@@ -107,13 +107,13 @@ impl Server {
         )
     }
 
-    pub fn rpc(&self, method: &str, params: Value) -> Value {
+    pub(crate) fn rpc(&self, method: &str, params: Value) -> Value {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         self.send("POST", "/agentenv", Some(&body)).json()
     }
 
     /// `data/get` → the exported tables.
-    pub fn data(&self) -> Value {
+    pub(crate) fn data(&self) -> Value {
         let reply = self.rpc("data/get", json!({}));
         reply["result"]["parts"][0]["data"].clone()
     }
@@ -128,31 +128,31 @@ impl Drop for Server {
 }
 
 #[derive(Debug, Clone)]
-pub struct Response {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+pub(crate) struct Response {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Response {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
         })
     }
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
 /// One HTTP/1.1 request with `Connection: close`.
-pub fn http(
+pub(crate) fn http(
     addr: SocketAddr,
     method: &str,
     target: &str,
@@ -221,16 +221,16 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
 
 /// A recorded HAR entry: the request line target and the response.
 #[derive(Debug, Clone)]
-pub struct Recorded {
-    pub method: String,
-    pub target: String,
-    pub body: Option<Value>,
-    pub status: u16,
-    pub mime: String,
-    pub response: Option<Value>,
+pub(crate) struct Recorded {
+    pub(crate) method: String,
+    pub(crate) target: String,
+    pub(crate) body: Option<Value>,
+    pub(crate) status: u16,
+    pub(crate) mime: String,
+    pub(crate) response: Option<Value>,
 }
 
-pub fn recorded(name: &str) -> Vec<Recorded> {
+pub(crate) fn recorded(name: &str) -> Vec<Recorded> {
     let har: Value = serde_json::from_slice(&std::fs::read(fixture(name)).unwrap()).unwrap();
     har["log"]["entries"]
         .as_array()
@@ -259,19 +259,19 @@ pub fn recorded(name: &str) -> Vec<Recorded> {
 }
 
 /// The media type without parameters, lower case.
-pub fn essence(ct: &str) -> String {
+pub(crate) fn essence(ct: &str) -> String {
     ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
 }
 
 /// An MCP client over streamable HTTP (protocol 2025-11-25, with a session).
-pub struct Mcp {
-    pub addr: SocketAddr,
-    pub session: Option<String>,
+pub(crate) struct Mcp {
+    pub(crate) addr: SocketAddr,
+    pub(crate) session: Option<String>,
     next: u64,
 }
 
 impl Mcp {
-    pub fn connect(addr: SocketAddr) -> Mcp {
+    pub(crate) fn connect(addr: SocketAddr) -> Mcp {
         let mut mcp = Mcp { addr, session: None, next: 1 };
         let (headers, reply) = mcp.exchange(json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -325,7 +325,7 @@ impl Mcp {
         (r.headers, reply)
     }
 
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
         self.next += 1;
         let (_, reply) =
@@ -333,26 +333,26 @@ impl Mcp {
         reply
     }
 
-    pub fn tools(&mut self) -> Vec<Value> {
+    pub(crate) fn tools(&mut self) -> Vec<Value> {
         let reply = self.request("tools/list", json!({}));
         reply["result"]["tools"].as_array().cloned().unwrap_or_else(|| panic!("{reply}"))
     }
 
     /// `tools/call` → the result object.
-    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, name: &str, arguments: Value) -> Value {
         let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         reply.get("result").cloned().unwrap_or_else(|| panic!("{reply}"))
     }
 }
 
 /// The text of a tool result's n-th content block.
-pub fn block(result: &Value, n: usize) -> String {
+pub(crate) fn block(result: &Value, n: usize) -> String {
     result["content"][n]["text"].as_str().unwrap_or("").to_string()
 }
 
 /// The body the capture sent with its first `method` to `target`, with
 /// `data.name` replaced (a fresh record of the same shape).
-pub fn recorded_body(capture: &str, method: &str, target: &str, name: &str) -> Value {
+pub(crate) fn recorded_body(capture: &str, method: &str, target: &str, name: &str) -> Value {
     let mut body = recorded(capture)
         .into_iter()
         .find(|e| e.method == method && e.target == target)
