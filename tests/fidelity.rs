@@ -17,11 +17,21 @@ const MEASURED_PERCENT: f64 = 32.6;
 fn heldout_kinto_session_scores_at_least_the_measured_floor() {
     let root = repo_root();
     let shared = root.join("../shared/fidelity/fidelity.py");
-    let harness = if shared.is_file() { shared } else { root.join("tests/fidelity/fidelity.py") };
-    let status = Command::new("bash").arg(root.join("tests/python/setup.sh")).status().unwrap();
+    let harness = if shared.is_file() {
+        shared
+    } else {
+        root.join("tests/fidelity/fidelity.py")
+    };
+    let status = Command::new("bash")
+        .arg(root.join("tests/python/setup.sh"))
+        .status()
+        .unwrap();
     assert!(status.success());
     let report = tempfile::NamedTempFile::new().unwrap();
-    let serve = format!("'{}' environment-serve {{capture}} --port {{port}}", common::rea());
+    let serve = format!(
+        "'{}' environment-serve {{capture}} --port {{port}}",
+        common::rea()
+    );
     let out = Command::new(root.join(".venv/bin/python"))
         .arg(&harness)
         .args(["--train"])
@@ -34,8 +44,16 @@ fn heldout_kinto_session_scores_at_least_the_measured_floor() {
         .expect("run fidelity.py");
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(out.status.success(), "fidelity.py failed: {text}\n{}", String::from_utf8_lossy(&out.stderr));
-    let last = text.lines().rev().find(|l| l.starts_with("fidelity: ")).expect("score line");
+    assert!(
+        out.status.success(),
+        "fidelity.py failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("fidelity: "))
+        .expect("score line");
     let percent: f64 = last
         .trim_start_matches("fidelity: ")
         .split('%')
@@ -44,5 +62,8 @@ fn heldout_kinto_session_scores_at_least_the_measured_floor() {
         .parse()
         .unwrap();
     let floor = MEASURED_PERCENT - 2.0;
-    assert!(percent >= floor, "fidelity {percent}% is below the floor {floor}% ({last})");
+    assert!(
+        percent >= floor,
+        "fidelity {percent}% is below the floor {floor}% ({last})"
+    );
 }

@@ -58,7 +58,13 @@ fn real_python_clients_drive_the_server() {
     run_script(
         &python,
         "agentenv_clients.py",
-        &[base.clone(), read.clone(), read_args.clone(), write.clone(), write_args.clone()],
+        &[
+            base.clone(),
+            read.clone(),
+            read_args.clone(),
+            write.clone(),
+            write_args.clone(),
+        ],
     );
     run_script(
         &python,

@@ -31,7 +31,11 @@ fn initial_reads_equal_the_recorded_responses() {
         // Framing headers describe the body actually served.
         assert!(r.header("content-encoding").is_none());
         assert!(r.header("set-cookie").is_none());
-        assert_eq!(r.header("content-length").map(|l| l.parse::<usize>().unwrap()), Some(r.body.len()));
+        assert_eq!(
+            r.header("content-length")
+                .map(|l| l.parse::<usize>().unwrap()),
+            Some(r.body.len())
+        );
     }
 }
 
@@ -42,7 +46,10 @@ fn an_unknown_route_says_no_recorded_tool_matches() {
     assert_eq!(r.status, 404);
     let body = r.json();
     assert_eq!(body["error"], "no_matching_tool");
-    assert!(body["message"].as_str().unwrap().contains("no recorded tool matches GET /v2/nothing/here"));
+    assert!(body["message"]
+        .as_str()
+        .unwrap()
+        .contains("no recorded tool matches GET /v2/nothing/here"));
 }
 
 fn rows<'a>(data: &'a Value, collection_path: &str) -> Vec<&'a Value> {
@@ -51,7 +58,11 @@ fn rows<'a>(data: &'a Value, collection_path: &str) -> Vec<&'a Value> {
         .values()
         .filter_map(Value::as_array)
         .flatten()
-        .filter(|row| row.get("_collection").and_then(Value::as_str).map_or(true, |c| c == collection_path))
+        .filter(|row| {
+            row.get("_collection")
+                .and_then(Value::as_str)
+                .is_none_or(|c| c == collection_path)
+        })
         .collect()
 }
 
@@ -66,13 +77,22 @@ fn has_id(data: &Value, collection_path: &str, id: &str) -> bool {
 fn create_read_update_read_delete_read_behaves_like_kinto() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
     let entries = recorded("dev-a.har");
-    let recorded_create = entries.iter().find(|e| e.method == "POST" && e.target == PRODUCTS).unwrap();
+    let recorded_create = entries
+        .iter()
+        .find(|e| e.method == "POST" && e.target == PRODUCTS)
+        .unwrap();
     let created = server.send("POST", PRODUCTS, recorded_create.body.as_ref());
     assert_eq!(created.status, 201, "{}", created.text());
     let body = created.json();
-    let id = body["data"]["id"].as_str().expect("generated id").to_string();
+    let id = body["data"]["id"]
+        .as_str()
+        .expect("generated id")
+        .to_string();
     assert_eq!(id.len(), 36, "a uuid like Kinto's: {id}");
-    assert_eq!(body["data"]["name"], recorded_create.body.as_ref().unwrap()["data"]["name"]);
+    assert_eq!(
+        body["data"]["name"],
+        recorded_create.body.as_ref().unwrap()["data"]["name"]
+    );
     assert!(body["data"]["last_modified"].is_number());
 
     let item = format!("{PRODUCTS}/{id}");
@@ -93,7 +113,10 @@ fn create_read_update_read_delete_read_behaves_like_kinto() {
     assert_eq!(deleted.json()["data"]["id"], id.as_str());
     let gone = server.get(&item);
     assert_eq!(gone.status, 404, "{}", gone.text());
-    let recorded_404 = entries.iter().find(|e| e.status == 404 && e.target.starts_with(PRODUCTS)).unwrap();
+    let recorded_404 = entries
+        .iter()
+        .find(|e| e.status == 404 && e.target.starts_with(PRODUCTS))
+        .unwrap();
     let expected = recorded_404.response.as_ref().unwrap();
     assert_eq!(gone.json()["errno"], expected["errno"]);
     assert_eq!(gone.json()["error"], expected["error"]);
@@ -130,7 +153,10 @@ fn data_plane_get_reflects_writes_reset_restores_add_replaces() {
             }
         }
     }
-    let reply = server.rpc("data/add", json!({"parts": [{"kind": "data", "data": replacement}]}));
+    let reply = server.rpc(
+        "data/add",
+        json!({"parts": [{"kind": "data", "data": replacement}]}),
+    );
     assert_eq!(reply["result"], json!({}), "{reply}");
     let read = server.get(&format!("{PRODUCTS}/prod-001"));
     assert_eq!(read.json()["data"]["name"], "Renamed By data/add");
@@ -145,7 +171,10 @@ fn a_bad_data_add_is_refused_and_changes_nothing() {
         .as_object()
         .unwrap()
         .iter()
-        .find(|(_, rows)| rows.as_array().is_some_and(|r| r.iter().any(|row| row["id"] == "prod-001")))
+        .find(|(_, rows)| {
+            rows.as_array()
+                .is_some_and(|r| r.iter().any(|row| row["id"] == "prod-001"))
+        })
         .map(|(name, _)| name.clone())
         .unwrap();
     let mut missing_id = before.clone();
@@ -155,11 +184,14 @@ fn a_bad_data_add_is_refused_and_changes_nothing() {
     duplicate[&table].as_array_mut().unwrap().push(first);
     let cases = [
         (json!({"nope": []}), "nope".to_string()),
-        (missing_id, format!("{table}")),
+        (missing_id, table.to_string()),
         (duplicate, "duplicate".to_string()),
     ];
     for (data, needle) in cases {
-        let reply = server.rpc("data/add", json!({"parts": [{"kind": "data", "data": data}]}));
+        let reply = server.rpc(
+            "data/add",
+            json!({"parts": [{"kind": "data", "data": data}]}),
+        );
         assert_eq!(reply["error"]["code"], -32602, "{reply}");
         assert_eq!(reply["error"]["message"], "invalid_request");
         let detail = reply["error"]["data"]["detail"].as_str().unwrap();
@@ -188,13 +220,25 @@ fn sixteen_concurrent_clients_lose_no_acknowledged_write() {
                         let mut body = template.clone();
                         body["data"]["name"] = json!(format!("w{t}-{i}"));
                         let body = body.to_string();
-                        let r = common::http(addr, "POST", CUSTOMERS, &[("Content-Type", "application/json")], Some(&body));
+                        let r = common::http(
+                            addr,
+                            "POST",
+                            CUSTOMERS,
+                            &[("Content-Type", "application/json")],
+                            Some(&body),
+                        );
                         if r.status != 201 {
                             continue;
                         }
                         let id = r.json()["data"]["id"].as_str().unwrap().to_string();
                         let patch = json!({"data": {"loyalty_points": i + 1}}).to_string();
-                        let u = common::http(addr, "PATCH", &format!("{CUSTOMERS}/{id}"), &[("Content-Type", "application/json")], Some(&patch));
+                        let u = common::http(
+                            addr,
+                            "PATCH",
+                            &format!("{CUSTOMERS}/{id}"),
+                            &[("Content-Type", "application/json")],
+                            Some(&patch),
+                        );
                         if u.status == 200 {
                             mine.push((id, i + 1));
                         }
@@ -203,13 +247,23 @@ fn sixteen_concurrent_clients_lose_no_acknowledged_write() {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
-    assert_eq!(acknowledged.len(), 160, "every create and update was acknowledged");
+    assert_eq!(
+        acknowledged.len(),
+        160,
+        "every create and update was acknowledged"
+    );
     let data = server.data();
     let held = rows(&data, CUSTOMERS);
     for (id, stock) in &acknowledged {
-        let row = held.iter().find(|r| r["id"] == id.as_str()).unwrap_or_else(|| panic!("{id} lost"));
+        let row = held
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap_or_else(|| panic!("{id} lost"));
         assert_eq!(row["loyalty_points"], *stock, "{id}");
     }
 }

@@ -26,7 +26,12 @@ fn tools_carry_schemas_descriptions_and_explicit_hints() {
     assert!(!tools.is_empty());
     for t in &tools {
         let a = &t["annotations"];
-        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
             assert!(a[hint].is_boolean(), "{} lacks {hint}: {a}", t["name"]);
         }
         assert_eq!(a["openWorldHint"], false);
@@ -34,16 +39,27 @@ fn tools_carry_schemas_descriptions_and_explicit_hints() {
         let method = title.split(' ').next().unwrap();
         assert_eq!(a["destructiveHint"], method == "DELETE", "{title}");
         assert_eq!(a["readOnlyHint"], method == "GET", "{title}");
-        assert!(t["description"].as_str().unwrap().starts_with(title), "{title}");
+        assert!(
+            t["description"].as_str().unwrap().starts_with(title),
+            "{title}"
+        );
         assert_eq!(t["inputSchema"]["type"], "object");
     }
     let item = tool(&tools, "GET", &format!("{PRODUCTS}/{{record_id}}"));
     assert_eq!(item["inputSchema"]["required"], json!(["record_id"]));
     let list = tool(&tools, "GET", PRODUCTS);
-    assert!(list["inputSchema"]["properties"]["_sort"].is_object(), "observed query names: {list}");
+    assert!(
+        list["inputSchema"]["properties"]["_sort"].is_object(),
+        "observed query names: {list}"
+    );
     // The card advertises the same tools.
     let card = server.get("/.well-known/agent-env.json").json();
-    let advertised: Vec<&str> = card["capabilities"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let advertised: Vec<&str> = card["capabilities"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     let listed: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(advertised, listed);
 }
@@ -53,13 +69,19 @@ fn a_read_over_mcp_answers_the_bytes_http_answers_and_the_recording() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
     let mut mcp = Mcp::connect(server.addr);
     let tools = mcp.tools();
-    let name = tool(&tools, "GET", &format!("{PRODUCTS}/{{record_id}}"))["name"].as_str().unwrap().to_string();
+    let name = tool(&tools, "GET", &format!("{PRODUCTS}/{{record_id}}"))["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let result = mcp.call(&name, json!({"record_id": "prod-001"}));
     assert_eq!(result["isError"], false, "{result}");
     let http = server.get(&format!("{PRODUCTS}/prod-001"));
     assert_eq!(block(&result, 0).as_bytes(), http.body.as_slice());
     assert_eq!(result["structuredContent"], http.json());
-    let entry = recorded("dev-a.har").into_iter().find(|e| e.target == format!("{PRODUCTS}/prod-001")).unwrap();
+    let entry = recorded("dev-a.har")
+        .into_iter()
+        .find(|e| e.target == format!("{PRODUCTS}/prod-001"))
+        .unwrap();
     assert_eq!(Some(http.json()), entry.response);
 }
 
@@ -68,7 +90,10 @@ fn a_missing_item_is_an_error_result_in_the_data_plane_shape() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
     let mut mcp = Mcp::connect(server.addr);
     let tools = mcp.tools();
-    let name = tool(&tools, "GET", &format!("{PRODUCTS}/{{record_id}}"))["name"].as_str().unwrap().to_string();
+    let name = tool(&tools, "GET", &format!("{PRODUCTS}/{{record_id}}"))["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let result = mcp.call(&name, json!({"record_id": "prod-999"}));
     assert_eq!(result["isError"], true, "{result}");
     assert!(block(&result, 0).starts_with("not_found: "), "{result}");
@@ -89,11 +114,17 @@ fn writes_over_mcp_change_what_reads_return() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
     let mut mcp = Mcp::connect(server.addr);
     let tools = mcp.tools();
-    let create = tool(&tools, "POST", PRODUCTS)["name"].as_str().unwrap().to_string();
+    let create = tool(&tools, "POST", PRODUCTS)["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let body = common::recorded_body("dev-a.har", "POST", PRODUCTS, "Tea Tin");
     let created = mcp.call(&create, json!({ "body": body }));
     assert_eq!(created["isError"], false, "{created}");
-    let id = created["structuredContent"]["data"]["id"].as_str().unwrap().to_string();
+    let id = created["structuredContent"]["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let read = server.get(&format!("{PRODUCTS}/{id}"));
     assert_eq!(read.status, 200);
     assert_eq!(read.json()["data"]["name"], "Tea Tin");
@@ -108,9 +139,21 @@ fn origins_other_than_loopback_are_refused_on_mcp() {
     .to_string();
     let accept = ("Accept", "application/json, text/event-stream");
     let ct = ("Content-Type", "application/json");
-    let evil = common::http(server.addr, "POST", "/mcp", &[ct, accept, ("Origin", "http://evil.example")], Some(&init));
+    let evil = common::http(
+        server.addr,
+        "POST",
+        "/mcp",
+        &[ct, accept, ("Origin", "http://evil.example")],
+        Some(&init),
+    );
     assert_eq!(evil.status, 403, "{}", evil.text());
-    let ok = common::http(server.addr, "POST", "/mcp", &[ct, accept, ("Origin", "http://localhost:3000")], Some(&init));
+    let ok = common::http(
+        server.addr,
+        "POST",
+        "/mcp",
+        &[ct, accept, ("Origin", "http://localhost:3000")],
+        Some(&init),
+    );
     assert_eq!(ok.status, 200, "{}", ok.text());
     // A rebound DNS name arrives with a foreign Host header.
     let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
@@ -141,7 +184,8 @@ fn stdio_serves_mcp_and_keeps_stdout_clean() {
     let mut read = || {
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
-        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"))
+        serde_json::from_str::<Value>(&line)
+            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"))
     };
     send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
@@ -152,10 +196,18 @@ fn stdio_serves_mcp_and_keeps_stdout_clean() {
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let list = read();
     let tools = list["result"]["tools"].as_array().unwrap();
-    let name = tool(tools, "GET", &format!("{PRODUCTS}/{{record_id}}"))["name"].as_str().unwrap().to_string();
-    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": name, "arguments": {"record_id": "prod-010"}}}));
+    let name = tool(tools, "GET", &format!("{PRODUCTS}/{{record_id}}"))["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": name, "arguments": {"record_id": "prod-010"}}}),
+    );
     let call = read();
-    assert_eq!(call["result"]["structuredContent"]["data"]["id"], "prod-010");
+    assert_eq!(
+        call["result"]["structuredContent"]["data"]["id"],
+        "prod-010"
+    );
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");

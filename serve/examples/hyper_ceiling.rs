@@ -22,7 +22,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for spec in args {
         let (key, file) = spec.split_once('=').ok_or("METHOD:PATH=FILE")?;
         let (method, path) = key.split_once(':').ok_or("METHOD:PATH=FILE")?;
-        routes.insert((method.to_string(), path.to_string()), Bytes::from(std::fs::read(file)?));
+        routes.insert(
+            (method.to_string(), path.to_string()),
+            Bytes::from(std::fs::read(file)?),
+        );
     }
     let routes = Arc::new(routes);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;

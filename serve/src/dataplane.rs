@@ -172,11 +172,16 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
     let data = match part.get("kind").and_then(Value::as_str) {
         Some("data") => match part.get("data") {
             Some(v @ Value::Object(_)) => v.clone(),
-            _ => return Err("parts[0].data: a JSON object of collection -> rows is required".into()),
+            _ => {
+                return Err("parts[0].data: a JSON object of collection -> rows is required".into())
+            }
         },
         Some("file") => file_part(plane, part.get("file"))?,
         Some("text") => {
-            return Err("parts[0]: text parts are not accepted; send a data part or a JSON file part".into())
+            return Err(
+                "parts[0]: text parts are not accepted; send a data part or a JSON file part"
+                    .into(),
+            )
         }
         _ => return Err("parts[0].kind: one of data, file is required".into()),
     };
@@ -189,7 +194,12 @@ fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
         return Err("parts[0].file: an object with bytes or uri is required".into());
     };
     if let Some(mime) = file.get("mimeType").and_then(Value::as_str) {
-        let essence = mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let essence = mime
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         if essence != "application/json" && !essence.ends_with("+json") {
             return Err(format!(
                 "parts[0].file.mimeType: only application/json is accepted, got {mime}"
@@ -218,13 +228,18 @@ fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
 pub fn read_file_uri(data_root: Option<&Path>, uri: &str) -> Result<Vec<u8>, String> {
     let lower = uri.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
-        return Err("parts[0].file.uri: data/add never fetches over the network; send the bytes inline".into());
+        return Err(
+            "parts[0].file.uri: data/add never fetches over the network; send the bytes inline"
+                .into(),
+        );
     }
     let Some(rest) = uri.strip_prefix("file://") else {
         return Err("parts[0].file.uri: only file:// URIs are accepted".into());
     };
     let Some(root) = data_root else {
-        return Err("parts[0].file.uri: file:// URIs need the server started with --data-root".into());
+        return Err(
+            "parts[0].file.uri: file:// URIs need the server started with --data-root".into(),
+        );
     };
     let parsed = url::Url::parse(uri).map_err(|e| format!("parts[0].file.uri: {e}"))?;
     let path = parsed
@@ -321,7 +336,11 @@ pub fn world_from_tables(env: &Environment, data: &Value) -> Result<Value, Strin
             if let Err(e) = validator.validate(row) {
                 let at = e.instance_path().to_string();
                 let field = missing_field(&e.to_string()).map(|f| format!("/{f}"));
-                let at = if at.is_empty() { field.unwrap_or_default() } else { at };
+                let at = if at.is_empty() {
+                    field.unwrap_or_default()
+                } else {
+                    at
+                };
                 return Err(format!("{name}[{i}]{}: {e}", pointer_to_dots(&at)));
             }
         }
@@ -357,7 +376,12 @@ fn rpc_error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value 
 }
 
 fn invalid_params(id: Value, detail: &str) -> Value {
-    rpc_error(id, -32602, "invalid_request", Some(json!({"detail": detail})))
+    rpc_error(
+        id,
+        -32602,
+        "invalid_request",
+        Some(json!({"detail": detail})),
+    )
 }
 
 fn json_response(value: &Value) -> Response {
@@ -379,23 +403,33 @@ mod tests {
         std::fs::write(&inside, b"{}").unwrap();
         let uri = url::Url::from_file_path(&inside).unwrap().to_string();
         assert_eq!(read_file_uri(Some(dir.path()), &uri).unwrap(), b"{}");
-        assert!(read_file_uri(None, &uri).unwrap_err().contains("--data-root"));
+        assert!(read_file_uri(None, &uri)
+            .unwrap_err()
+            .contains("--data-root"));
         let other = tempfile::tempdir().unwrap();
         let outside = other.path().join("x.json");
         std::fs::write(&outside, b"{}").unwrap();
         let uri = url::Url::from_file_path(&outside).unwrap().to_string();
-        assert!(read_file_uri(Some(dir.path()), &uri).unwrap_err().contains("outside"));
-        assert!(read_file_uri(Some(dir.path()), "https://example.com/w.json")
+        assert!(read_file_uri(Some(dir.path()), &uri)
             .unwrap_err()
-            .contains("never fetches"));
+            .contains("outside"));
+        assert!(
+            read_file_uri(Some(dir.path()), "https://example.com/w.json")
+                .unwrap_err()
+                .contains("never fetches")
+        );
         assert!(read_file_uri(Some(dir.path()), "ftp://x/y").is_err());
     }
 
     #[test]
     fn tables_shape_round_trips_documents() {
-        let world = json!({"collections": {"records": [{"id": "a"}]}, "documents": {"/v1/": {"x": 1}}});
+        let world =
+            json!({"collections": {"records": [{"id": "a"}]}, "documents": {"/v1/": {"x": 1}}});
         let flat = to_tables(&world, "documents");
-        assert_eq!(flat, json!({"records": [{"id": "a"}], "documents": [{"path": "/v1/", "value": {"x": 1}}]}));
+        assert_eq!(
+            flat,
+            json!({"records": [{"id": "a"}], "documents": [{"path": "/v1/", "value": {"x": 1}}]})
+        );
     }
 
     #[test]

@@ -36,7 +36,11 @@ fn tool_info(engine: &Engine, tool: &rea_derivation::manifest::Tool) -> ToolInfo
             tool: tool.clone(),
             kind: ToolKind::Write,
             plan: plan.effect.clone(),
-            reason: (!served).then(|| plan.reason.clone().unwrap_or_else(|| "unserved".to_string())),
+            reason: (!served).then(|| {
+                plan.reason
+                    .clone()
+                    .unwrap_or_else(|| "unserved".to_string())
+            }),
             served,
         };
     }
@@ -57,7 +61,11 @@ fn tool_info(engine: &Engine, tool: &rea_derivation::manifest::Tool) -> ToolInfo
     let read = matches!(tool.method.as_str(), "GET" | "HEAD" | "OPTIONS");
     ToolInfo {
         tool: tool.clone(),
-        kind: if read { ToolKind::Read } else { ToolKind::Write },
+        kind: if read {
+            ToolKind::Read
+        } else {
+            ToolKind::Write
+        },
         plan: if read { "recorded" } else { "none" }.to_string(),
         reason: Some(if read { "no-plan" } else { "no-state-target" }.to_string()),
         served: read,
@@ -84,15 +92,23 @@ impl Model for EngineModel {
     }
 
     fn route(&self, method: &str, path: &str) -> Option<String> {
-        self.engine.route(method, path).map(|(tool, _)| tool.name.clone())
+        self.engine
+            .route(method, path)
+            .map(|(tool, _)| tool.name.clone())
     }
 
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Answer> {
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
         self.engine
             .tool_call(tool, &Value::Object(arguments.clone()))
             .map_err(|report| {
                 let extra = Value::Object(report.details.clone());
-                Answer::error(400, &report.code, &report.message, Some(tool), Some(extra))
+                Box::new(Answer::error(
+                    400,
+                    &report.code,
+                    &report.message,
+                    Some(tool),
+                    Some(extra),
+                ))
             })
     }
 

@@ -27,7 +27,7 @@ trait Hosted: Send + Sync {
     fn name(&self) -> &str;
     fn tools(&self) -> &[ToolInfo];
     fn route(&self, method: &str, path: &str) -> Option<String>;
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Answer>;
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>>;
     fn answer(&self, call: &Call) -> Answer;
     fn reset(&self);
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
@@ -64,11 +64,11 @@ impl<M: Model> Hosted for Host<M> {
     fn route(&self, method: &str, path: &str) -> Option<String> {
         self.model.route(method, path)
     }
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Answer> {
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
         self.model.tool_call(tool, arguments)
     }
     fn answer(&self, call: &Call) -> Answer {
-        let mut generator = SystemGenerator::default();
+        let mut generator = SystemGenerator;
         let mut world = self.lock();
         self.model.call(&mut world, call, &mut generator)
     }
@@ -165,7 +165,7 @@ impl Environment {
                 }
                 match self.host.tool_call(name, arguments) {
                     Ok(call) => self.host.answer(&call),
-                    Err(answer) => answer,
+                    Err(answer) => *answer,
                 }
             }
             Request::Http(call) => {

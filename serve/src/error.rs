@@ -19,7 +19,9 @@ impl fmt::Display for ServeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ServeError::Io(e) => write!(f, "serving failed: {e}"),
-            ServeError::State(d) => write!(f, "the --state World does not fit the environment: {d}"),
+            ServeError::State(d) => {
+                write!(f, "the --state World does not fit the environment: {d}")
+            }
             ServeError::Mcp(d) => write!(f, "the MCP session failed: {d}"),
         }
     }

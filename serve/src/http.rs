@@ -37,10 +37,7 @@ pub async fn fallback(
     to_response(&answer, head)
 }
 
-fn parse_body(
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<Option<serde_json::Value>, String> {
+fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Value>, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
@@ -113,7 +110,9 @@ pub fn replayable(name: &str) -> bool {
     if NEVER.contains(&n.as_str()) {
         return false;
     }
-    let secret_like = ["token", "api-key", "apikey", "secret", "session", "csrf", "xsrf"];
+    let secret_like = [
+        "token", "api-key", "apikey", "secret", "session", "csrf", "xsrf",
+    ];
     if secret_like.iter().any(|s| n.contains(s)) {
         return false;
     }
@@ -138,7 +137,14 @@ mod tests {
         ] {
             assert!(!replayable(name), "{name}");
         }
-        for name in ["ETag", "Last-Modified", "Cache-Control", "Next-Page", "Total-Records", "WWW-Authenticate"] {
+        for name in [
+            "ETag",
+            "Last-Modified",
+            "Cache-Control",
+            "Next-Page",
+            "Total-Records",
+            "WWW-Authenticate",
+        ] {
             assert!(replayable(name), "{name}");
         }
     }

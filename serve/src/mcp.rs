@@ -69,7 +69,8 @@ pub fn to_result(answer: &Answer) -> CallToolResult {
         result.structured_content = Some(value.clone());
     }
     let mut meta = rmcp::model::MetaObject::new();
-    meta.0.insert("rea/status".to_string(), json!(answer.status));
+    meta.0
+        .insert("rea/status".to_string(), json!(answer.status));
     if let Some(ct) = crate::outcome::content_type(answer) {
         meta.0.insert("rea/content_type".to_string(), json!(ct));
     }

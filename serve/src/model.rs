@@ -50,7 +50,7 @@ pub trait Model: Send + Sync + 'static {
     fn route(&self, method: &str, path: &str) -> Option<String>;
     /// MCP-style arguments (path params and query names at the top level,
     /// `body` for the request body) → an HTTP-shaped call, or a 4xx answer.
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Answer>;
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>>;
     /// Answers one call, changing `world` only when the answer says so.
     fn call(&self, world: &mut Self::World, call: &Call, generator: &mut dyn Generator) -> Answer;
     /// The World in the data-plane shape `{"collections": {...}, "documents": {...}}`.

@@ -59,7 +59,8 @@ pub fn failure(answer: &Answer) -> Value {
         .error_code
         .clone()
         .unwrap_or_else(|| status_code_name(answer.status).to_string());
-    let message = body_message(&answer.body).unwrap_or_else(|| reason_phrase(answer.status).to_string());
+    let message =
+        body_message(&answer.body).unwrap_or_else(|| reason_phrase(answer.status).to_string());
     let retryable = matches!(answer.status, 408 | 429 | 502 | 503 | 504);
     let mut out = json!({
         "code": code,
@@ -153,7 +154,9 @@ mod tests {
     fn failure_takes_the_applications_message_and_names_the_status() {
         let a = answer(
             404,
-            AnswerBody::Json(json!({"code": 404, "errno": 110, "error": "Not Found", "message": "record not found"})),
+            AnswerBody::Json(
+                json!({"code": 404, "errno": 110, "error": "Not Found", "message": "record not found"}),
+            ),
         );
         let f = failure(&a);
         assert_eq!(f["code"], "not_found");
@@ -178,6 +181,9 @@ mod tests {
         assert_eq!(body_bytes(&a), br#"{"b":1,"a":2}"#);
         assert_eq!(content_type(&a).as_deref(), Some("application/json"));
         assert_eq!(body_bytes(&answer(204, AnswerBody::Empty)), b"");
-        assert_eq!(body_text(&answer(200, AnswerBody::Bytes(vec![0xff]))), "<1 bytes of binary content>");
+        assert_eq!(
+            body_text(&answer(200, AnswerBody::Bytes(vec![0xff]))),
+            "<1 bytes of binary content>"
+        );
     }
 }

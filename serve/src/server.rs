@@ -45,7 +45,9 @@ impl ServeConfig {
 pub fn is_loopback_host(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
     h.eq_ignore_ascii_case("localhost")
-        || h.parse::<IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+        || h.parse::<IpAddr>()
+            .map(|ip| ip.is_loopback())
+            .unwrap_or(false)
 }
 
 fn mcp_config(config: &ServeConfig, ct: CancellationToken) -> StreamableHttpServerConfig {
@@ -66,12 +68,20 @@ fn mcp_config(config: &ServeConfig, ct: CancellationToken) -> StreamableHttpServ
             ])
     } else {
         let h = config.host.trim_start_matches('[').trim_end_matches(']');
-        let unspecified = h.parse::<IpAddr>().map(|ip| ip.is_unspecified()).unwrap_or(false);
+        let unspecified = h
+            .parse::<IpAddr>()
+            .map(|ip| ip.is_unspecified())
+            .unwrap_or(false);
         if unspecified {
             // Bound to every interface (e.g. in a container): any Host.
             base.disable_allowed_hosts()
         } else {
-            base.with_allowed_hosts([h.to_string(), "localhost".into(), "127.0.0.1".into(), "::1".into()])
+            base.with_allowed_hosts([
+                h.to_string(),
+                "localhost".into(),
+                "127.0.0.1".into(),
+                "::1".into(),
+            ])
         }
     }
 }

@@ -12,7 +12,14 @@ pub(crate) struct Notes {
     tools: Vec<ToolInfo>,
 }
 
-fn tool(name: &str, method: &str, template: &str, kind: ToolKind, plan: &str, served: bool) -> ToolInfo {
+fn tool(
+    name: &str,
+    method: &str,
+    template: &str,
+    kind: ToolKind,
+    plan: &str,
+    served: bool,
+) -> ToolInfo {
     let params = if template.ends_with("{note_id}") {
         vec![Param {
             name: "note_id".into(),
@@ -32,7 +39,8 @@ fn tool(name: &str, method: &str, template: &str, kind: ToolKind, plan: &str, se
             api_surface_template: template.into(),
             params,
             query_parameter_names: vec![],
-            body_shape: (method == "POST").then(|| IndexMap::from([("text".to_string(), "string".to_string())])),
+            body_shape: (method == "POST")
+                .then(|| IndexMap::from([("text".to_string(), "string".to_string())])),
             statuses: vec![200],
             content_types: vec!["application/json".into()],
             record_ordinals: vec![0],
@@ -48,11 +56,46 @@ impl Notes {
     pub(crate) fn new() -> Self {
         Notes {
             tools: vec![
-                tool("list_notes", "GET", "/v1/notes", ToolKind::Read, "list", true),
-                tool("get_note", "GET", "/v1/notes/{note_id}", ToolKind::Read, "item", true),
-                tool("create_note", "POST", "/v1/notes", ToolKind::Write, "create", true),
-                tool("delete_note", "DELETE", "/v1/notes/{note_id}", ToolKind::Write, "delete", true),
-                tool("patch_note", "PATCH", "/v1/notes/{note_id}", ToolKind::Write, "update", false),
+                tool(
+                    "list_notes",
+                    "GET",
+                    "/v1/notes",
+                    ToolKind::Read,
+                    "list",
+                    true,
+                ),
+                tool(
+                    "get_note",
+                    "GET",
+                    "/v1/notes/{note_id}",
+                    ToolKind::Read,
+                    "item",
+                    true,
+                ),
+                tool(
+                    "create_note",
+                    "POST",
+                    "/v1/notes",
+                    ToolKind::Write,
+                    "create",
+                    true,
+                ),
+                tool(
+                    "delete_note",
+                    "DELETE",
+                    "/v1/notes/{note_id}",
+                    ToolKind::Write,
+                    "delete",
+                    true,
+                ),
+                tool(
+                    "patch_note",
+                    "PATCH",
+                    "/v1/notes/{note_id}",
+                    ToolKind::Write,
+                    "update",
+                    false,
+                ),
             ],
         }
     }
@@ -62,7 +105,10 @@ fn json_answer(status: u16, body: Value, applied: Applied) -> Answer {
     Answer {
         status,
         content_type: Some("application/json".into()),
-        headers: vec![("ETag".into(), "\"1\"".into()), ("Set-Cookie".into(), "s=1".into())],
+        headers: vec![
+            ("ETag".into(), "\"1\"".into()),
+            ("Set-Cookie".into(), "s=1".into()),
+        ],
         body: AnswerBody::Json(body),
         tool: None,
         applied,
@@ -93,12 +139,20 @@ impl Model for Notes {
             _ => None,
         }
     }
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Answer> {
-        let info = self.tools.iter().find(|t| t.tool.name == tool).expect("known tool");
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
+        let info = self
+            .tools
+            .iter()
+            .find(|t| t.tool.name == tool)
+            .expect("known tool");
         let mut path = info.tool.path_template.clone();
         if path.contains("{note_id}") {
             let Some(id) = arguments.get("note_id") else {
-                return Err(json_answer(400, json!({"message": "note_id is required"}), Applied::No));
+                return Err(Box::new(json_answer(
+                    400,
+                    json!({"message": "note_id is required"}),
+                    Applied::No,
+                )));
             };
             let id = match id {
                 Value::String(s) => s.clone(),
@@ -115,16 +169,32 @@ impl Model for Notes {
     }
     fn call(&self, world: &mut Vec<Value>, call: &Call, _g: &mut dyn Generator) -> Answer {
         let segs: Vec<&str> = call.path.split('/').filter(|s| !s.is_empty()).collect();
-        let find = |world: &Vec<Value>, id: &str| world.iter().position(|n| n["id"].to_string() == id);
+        let find = |world: &Vec<Value>, id: &str| {
+            world
+                .iter()
+                .position(|n| n["id"].as_i64().map(|v| v.to_string()).as_deref() == Some(id))
+        };
         match (call.method.as_str(), segs.as_slice()) {
-            ("GET", ["v1", "notes"]) => json_answer(200, json!({"data": world.clone()}), Applied::No),
+            ("GET", ["v1", "notes"]) => {
+                json_answer(200, json!({"data": world.clone()}), Applied::No)
+            }
             ("GET", ["v1", "notes", id]) => match find(world, id) {
                 Some(i) => json_answer(200, json!({"data": world[i].clone()}), Applied::No),
                 None => json_answer(404, json!({"message": "note not found"}), Applied::No),
             },
             ("POST", ["v1", "notes"]) => {
-                let next = world.iter().filter_map(|n| n["id"].as_i64()).max().unwrap_or(0) + 1;
-                let text = call.body.as_ref().and_then(|b| b.get("text")).cloned().unwrap_or(Value::Null);
+                let next = world
+                    .iter()
+                    .filter_map(|n| n["id"].as_i64())
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
+                let text = call
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.get("text"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 let note = json!({"id": next, "text": text});
                 world.push(note.clone());
                 json_answer(201, json!({"data": note}), Applied::Yes)
@@ -132,7 +202,11 @@ impl Model for Notes {
             ("DELETE", ["v1", "notes", id]) => match find(world, id) {
                 Some(i) => {
                     let gone = world.remove(i);
-                    json_answer(200, json!({"data": {"id": gone["id"], "deleted": true}}), Applied::Yes)
+                    json_answer(
+                        200,
+                        json!({"data": {"id": gone["id"], "deleted": true}}),
+                        Applied::Yes,
+                    )
                 }
                 None => json_answer(404, json!({"message": "note not found"}), Applied::No),
             },
@@ -151,7 +225,9 @@ impl Model for Notes {
         let mut seen = std::collections::BTreeSet::new();
         for (i, row) in rows.iter().enumerate() {
             if !seen.insert(row["id"].to_string()) {
-                return Err(ImportError { detail: format!("notes[{i}].id: duplicate id {}", row["id"]) });
+                return Err(ImportError {
+                    detail: format!("notes[{i}].id: duplicate id {}", row["id"]),
+                });
             }
         }
         Ok(rows)

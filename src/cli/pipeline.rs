@@ -2,6 +2,9 @@
 //! manifest and the state with the chosen template rules, build the engine
 //! and host it; optionally start from a `--state` World.
 
+// `ErrorReport` is the shared error contract, returned by value across the project.
+#![allow(clippy::result_large_err)]
+
 use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
 use rea_derivation::engine::Engine;
 use rea_derivation::manifest::environment_manifest;
@@ -26,14 +29,23 @@ pub(crate) fn build(
     ));
     let evidence = inspect_web_network_capture(&InspectRequest::har(capture))?;
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
-        ErrorReport::new("internal", Category::Internal, format!("the Evidence did not serialize: {e}"))
+        ErrorReport::new(
+            "internal",
+            Category::Internal,
+            format!("the Evidence did not serialize: {e}"),
+        )
     })?;
     let records = evidence["records"].as_array().map_or(0, Vec::len);
-    progress(&format!("decoded {records} records; deriving the environment manifest"));
+    progress(&format!(
+        "decoded {records} records; deriving the environment manifest"
+    ));
     let names: Vec<&str> = rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(ErrorReport::from)?;
     let manifest = environment_manifest(&evidence, &rules, true).map_err(ErrorReport::from)?;
-    progress(&format!("{} tools; deriving the environment state", manifest.tools.len()));
+    progress(&format!(
+        "{} tools; deriving the environment state",
+        manifest.tools.len()
+    ));
     let state_doc = environment_state_for(&evidence, &manifest).map_err(ErrorReport::from)?;
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",
@@ -45,7 +57,10 @@ pub(crate) fn build(
     drop(evidence);
     let env = Environment::new(EngineModel::new(engine), None);
     if let Some(path) = state {
-        progress(&format!("loading the starting World from {}", path.display()));
+        progress(&format!(
+            "loading the starting World from {}",
+            path.display()
+        ));
         load_state(&env, path)?;
     }
     Ok(env)
@@ -63,14 +78,14 @@ fn load_state(env: &Environment, path: &Path) -> Result<(), ErrorReport> {
         .detail("argument", "state")
     })?;
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        ErrorReport::input("invalid_state", format!("--state {} is not JSON: {e}", path.display()))
-            .detail("argument", "state")
+        ErrorReport::input(
+            "invalid_state",
+            format!("--state {} is not JSON: {e}", path.display()),
+        )
+        .detail("argument", "state")
     })?;
     // Either the bare tables or a data/get result with one data part.
-    let tables = value
-        .pointer("/parts/0/data")
-        .cloned()
-        .unwrap_or(value);
+    let tables = value.pointer("/parts/0/data").cloned().unwrap_or(value);
     let world = rea_serve::dataplane::world_from_tables(env, &tables)
         .map_err(|d| rea_serve::ServeError::State(d).report())?;
     env.rebase(&world)

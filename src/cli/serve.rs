@@ -2,6 +2,9 @@
 //! start-up, then serve it over MCP (streamable HTTP at `/mcp`, or stdio),
 //! the recorded API's own paths and the AgentEnv data plane.
 
+// `ErrorReport` is the shared error contract, returned by value across the project.
+#![allow(clippy::result_large_err)]
+
 use crate::cli::pipeline;
 use rea_core::ErrorReport;
 use rea_derivation::TemplateRule;
@@ -61,14 +64,21 @@ struct Resolved {
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
     let host = args
         .host
-        .or_else(|| std::env::var("MCP_HOST").ok().filter(|h| !h.trim().is_empty()))
+        .or_else(|| {
+            std::env::var("MCP_HOST")
+                .ok()
+                .filter(|h| !h.trim().is_empty())
+        })
         .unwrap_or_else(|| DEFAULT_HOST.to_string());
     let port = match args.port {
         Some(p) => p,
         None => match std::env::var("MCP_PORT") {
             Ok(p) if !p.trim().is_empty() => p.trim().parse().map_err(|_| {
-                ErrorReport::input("invalid_argument", format!("MCP_PORT is not a port number: {p}"))
-                    .detail("argument", "MCP_PORT")
+                ErrorReport::input(
+                    "invalid_argument",
+                    format!("MCP_PORT is not a port number: {p}"),
+                )
+                .detail("argument", "MCP_PORT")
             })?,
             _ => DEFAULT_PORT,
         },
@@ -143,17 +153,34 @@ pub(crate) fn run(args: ServeArgs) -> i32 {
 fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
     let cfg = resolve(args)?;
     let started = Instant::now();
-    let env = pipeline::build(&cfg.capture, &cfg.rules, cfg.state.as_deref(), &mut |stage| {
-        log(&format!("[{:>6.2}s] {stage}", started.elapsed().as_secs_f64()))
-    })?;
+    let env = pipeline::build(
+        &cfg.capture,
+        &cfg.rules,
+        cfg.state.as_deref(),
+        &mut |stage| {
+            log(&format!(
+                "[{:>6.2}s] {stage}",
+                started.elapsed().as_secs_f64()
+            ))
+        },
+    )?;
     let env = Arc::new(env);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| ErrorReport::new("serve_io", rea_core::Category::Unavailable, format!("cannot start the runtime: {e}")))?;
+        .map_err(|e| {
+            ErrorReport::new(
+                "serve_io",
+                rea_core::Category::Unavailable,
+                format!("cannot start the runtime: {e}"),
+            )
+        })?;
     if cfg.stdio {
         print_summary(&env, &cfg, None);
-        log(&format!("ready in {:.2}s; serving MCP on stdio", started.elapsed().as_secs_f64()));
+        log(&format!(
+            "ready in {:.2}s; serving MCP on stdio",
+            started.elapsed().as_secs_f64()
+        ));
         return runtime
             .block_on(async {
                 let stop = shutdown_signal();
@@ -205,8 +232,11 @@ fn bind_addr(host: &str, port: u16) -> Result<SocketAddr, ErrorReport> {
         std::net::IpAddr::from([127, 0, 0, 1])
     } else {
         bare.parse().map_err(|_| {
-            ErrorReport::input("invalid_argument", format!("--host {host} is not an IP address or localhost"))
-                .detail("argument", "host")
+            ErrorReport::input(
+                "invalid_argument",
+                format!("--host {host} is not an IP address or localhost"),
+            )
+            .detail("argument", "host")
         })?
     };
     Ok(SocketAddr::new(ip, port))
@@ -262,7 +292,11 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
         };
         log(&format!(
             "  {:<5} {:<6} {}  [{}: {how}]",
-            if t.kind == ToolKind::Read { "read" } else { "write" },
+            if t.kind == ToolKind::Read {
+                "read"
+            } else {
+                "write"
+            },
             t.tool.method,
             t.tool.path_template,
             t.tool.name
@@ -283,14 +317,20 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
     }
     log(&format!(
         "template rules: {}",
-        if cfg.rules.is_empty() { "none".to_string() } else { cfg.rules.join(", ") }
+        if cfg.rules.is_empty() {
+            "none".to_string()
+        } else {
+            cfg.rules.join(", ")
+        }
     ));
     if let Some(addr) = addr {
         let base = format!("http://{addr}");
         log(&format!("card:       {base}/.well-known/agent-env.json"));
         log(&format!("data plane: {base}/agentenv"));
         log(&format!("MCP:        {base}/mcp"));
-        log(&format!("HTTP:       {base}/  (the recorded API's own paths)"));
+        log(&format!(
+            "HTTP:       {base}/  (the recorded API's own paths)"
+        ));
     }
 }
 
@@ -318,7 +358,10 @@ mod tests {
 
     #[test]
     fn hosts_bind_as_addresses() {
-        assert_eq!(bind_addr("localhost", 1).unwrap().to_string(), "127.0.0.1:1");
+        assert_eq!(
+            bind_addr("localhost", 1).unwrap().to_string(),
+            "127.0.0.1:1"
+        );
         assert_eq!(bind_addr("[::1]", 2).unwrap().to_string(), "[::1]:2");
         assert!(bind_addr("example.com", 3).is_err());
     }

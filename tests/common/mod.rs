@@ -142,9 +142,8 @@ impl Response {
             .map(|(_, v)| v.as_str())
     }
     pub(crate) fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
     pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
@@ -160,7 +159,9 @@ pub(crate) fn http(
     body: Option<&str>,
 ) -> Response {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (n, v) in headers {
         req.push_str(&format!("{n}: {v}\r\n"));
@@ -200,15 +201,19 @@ fn parse_response(raw: &[u8]) -> Response {
     if chunked {
         body = dechunk(&body);
     }
-    Response { status, headers, body }
+    Response {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else { break };
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
         let size_text = String::from_utf8_lossy(&data[..end]).into_owned();
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16).unwrap_or(0);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .unwrap_or(0);
         data = &data[end + 2..];
         if size == 0 || data.len() < size {
             break;
@@ -251,7 +256,10 @@ pub(crate) fn recorded(name: &str) -> Vec<Recorded> {
                     .as_str()
                     .and_then(|t| serde_json::from_str(t).ok()),
                 status: e["response"]["status"].as_u64().unwrap() as u16,
-                mime: e["response"]["content"]["mimeType"].as_str().unwrap_or("").to_string(),
+                mime: e["response"]["content"]["mimeType"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
                 response: serde_json::from_str(text).ok(),
             }
         })
@@ -260,7 +268,11 @@ pub(crate) fn recorded(name: &str) -> Vec<Recorded> {
 
 /// The media type without parameters, lower case.
 pub(crate) fn essence(ct: &str) -> String {
-    ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    ct.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// An MCP client over streamable HTTP (protocol 2025-11-25, with a session).
@@ -272,13 +284,20 @@ pub(crate) struct Mcp {
 
 impl Mcp {
     pub(crate) fn connect(addr: SocketAddr) -> Mcp {
-        let mut mcp = Mcp { addr, session: None, next: 1 };
+        let mut mcp = Mcp {
+            addr,
+            session: None,
+            next: 1,
+        };
         let (headers, reply) = mcp.exchange(json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                        "clientInfo": {"name": "rea-tests", "version": "0"}}
         }));
-        assert!(reply["result"]["capabilities"]["tools"].is_object(), "{reply}");
+        assert!(
+            reply["result"]["capabilities"]["tools"].is_object(),
+            "{reply}"
+        );
         mcp.session = headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
@@ -290,7 +309,10 @@ impl Mcp {
     fn headers(&self) -> Vec<(String, String)> {
         let mut h = vec![
             ("Content-Type".to_string(), "application/json".to_string()),
-            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
+            (
+                "Accept".to_string(),
+                "application/json, text/event-stream".to_string(),
+            ),
         ];
         if let Some(s) = &self.session {
             h.push(("Mcp-Session-Id".into(), s.clone()));
@@ -301,14 +323,25 @@ impl Mcp {
 
     fn notify(&self, message: Value) {
         let headers = self.headers();
-        let refs: Vec<(&str, &str)> = headers.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let refs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         let r = http(self.addr, "POST", "/mcp", &refs, Some(&message.to_string()));
-        assert!(r.status < 300, "notification refused: {} {}", r.status, r.text());
+        assert!(
+            r.status < 300,
+            "notification refused: {} {}",
+            r.status,
+            r.text()
+        );
     }
 
     fn exchange(&mut self, message: Value) -> (Vec<(String, String)>, Value) {
         let headers = self.headers();
-        let refs: Vec<(&str, &str)> = headers.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let refs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         let r = http(self.addr, "POST", "/mcp", &refs, Some(&message.to_string()));
         assert_eq!(r.status, 200, "{}", r.text());
         let ct = r.header("content-type").unwrap_or("").to_string();
@@ -335,19 +368,28 @@ impl Mcp {
 
     pub(crate) fn tools(&mut self) -> Vec<Value> {
         let reply = self.request("tools/list", json!({}));
-        reply["result"]["tools"].as_array().cloned().unwrap_or_else(|| panic!("{reply}"))
+        reply["result"]["tools"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| panic!("{reply}"))
     }
 
     /// `tools/call` → the result object.
     pub(crate) fn call(&mut self, name: &str, arguments: Value) -> Value {
         let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        reply.get("result").cloned().unwrap_or_else(|| panic!("{reply}"))
+        reply
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{reply}"))
     }
 }
 
 /// The text of a tool result's n-th content block.
 pub(crate) fn block(result: &Value, n: usize) -> String {
-    result["content"][n]["text"].as_str().unwrap_or("").to_string()
+    result["content"][n]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// The body the capture sent with its first `method` to `target`, with
