@@ -278,3 +278,136 @@ fn sigterm_stops_the_server_cleanly() {
     let status = server.stop().expect("stopped within 10 s");
     assert!(status.success(), "{status:?}");
 }
+
+const ORDERS: &str = "/v1/buckets/shop/collections/orders/records";
+
+/// STATE-59: a write plan the replay check did not confirm is not served.
+/// On dev-b, `PUT orders/records/{record_id}` is `contradicted` (its recorded
+/// answer disagrees with a later read) and `DELETE orders/records/{uuid}` is
+/// `unconfirmed` (no read after it shows its effect): neither is an MCP
+/// tool, and the PUT at its own path answers the reason and changes nothing.
+#[test]
+fn unconfirmed_and_contradicted_write_plans_are_not_served() {
+    let server = Server::start(&fixture("dev-b.har"), &[]);
+    let log = server.log_text();
+    assert!(log.contains("write plans not served:"), "{log}");
+    assert!(
+        log.contains("delete_buckets_shop_collections_orders_records_by_uuid: unconfirmed"),
+        "{log}"
+    );
+    assert!(
+        log.contains("put_buckets_shop_collections_orders_records_by_record_id: contradicted"),
+        "{log}"
+    );
+    let card = server.get("/.well-known/agent-env.json").json();
+    let names: Vec<&str> = card["capabilities"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"delete_buckets_shop_collections_orders_records_by_uuid"));
+    assert!(!names.contains(&"put_buckets_shop_collections_orders_records_by_record_id"));
+
+    let before = server.data();
+    let body = recorded("dev-b.har")
+        .into_iter()
+        .find(|e| e.method == "PUT")
+        .unwrap()
+        .body;
+    let put = server.send("PUT", &format!("{ORDERS}/ord-016"), body.as_ref());
+    assert_eq!(put.status, 501, "{}", put.text());
+    assert_eq!(put.json()["error"], "write_not_served");
+    assert_eq!(put.json()["reason"], "contradicted");
+    assert_eq!(server.data(), before);
+}
+
+/// `--state FILE` starts from another World; `data/reset` returns to it.
+#[test]
+fn state_file_is_the_starting_world() {
+    let first = Server::start(&fixture("dev-a.har"), &[]);
+    let mut data = first.data();
+    drop(first);
+    for rows in data.as_object_mut().unwrap().values_mut() {
+        if let Value::Array(rows) = rows {
+            rows.retain(|row| row["id"] != "prod-002");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("world.json");
+    std::fs::write(&path, data.to_string()).unwrap();
+    let server = Server::start(&fixture("dev-a.har"), &["--state", path.to_str().unwrap()]);
+    assert_eq!(server.get(&format!("{PRODUCTS}/prod-002")).status, 404);
+    assert_eq!(server.data(), data);
+    let r = server.send("DELETE", &format!("{PRODUCTS}/prod-003"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    server.rpc("data/reset", json!({}));
+    assert_eq!(server.data(), data);
+}
+
+/// `data/add` reads `file://` URIs only under `--data-root`.
+#[test]
+fn file_parts_load_from_the_data_root_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        &fixture("dev-a.har"),
+        &["--data-root", dir.path().to_str().unwrap()],
+    );
+    let mut data = server.data();
+    for rows in data.as_object_mut().unwrap().values_mut() {
+        if let Value::Array(rows) = rows {
+            for row in rows.iter_mut().filter(|r| r["id"] == "prod-004") {
+                row["name"] = json!("From A File");
+            }
+        }
+    }
+    let inside = dir.path().join("seed.json");
+    std::fs::write(&inside, data.to_string()).unwrap();
+    let uri = format!("file://{}", inside.display());
+    let reply = server.rpc(
+        "data/add",
+        json!({"parts": [{"kind": "file", "file": {"uri": uri, "mimeType": "application/json"}}]}),
+    );
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(
+        server.get(&format!("{PRODUCTS}/prod-004")).json()["data"]["name"],
+        "From A File"
+    );
+
+    let outside_dir = tempfile::tempdir().unwrap();
+    let outside = outside_dir.path().join("seed.json");
+    std::fs::write(&outside, b"{}").unwrap();
+    for uri in [
+        format!("file://{}", outside.display()),
+        "http://127.0.0.1:9/seed.json".to_string(),
+    ] {
+        let reply = server.rpc(
+            "data/add",
+            json!({"parts": [{"kind": "file", "file": {"uri": uri}}]}),
+        );
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    }
+    assert_eq!(server.data(), data);
+}
+
+#[test]
+fn environment_name_overrides_the_card_name() {
+    let mut cmd = std::process::Command::new(common::rea());
+    cmd.arg("environment-serve")
+        .arg(fixture("dev-a.har"))
+        .args(["--host", "127.0.0.1", "--port", "0"])
+        .env("ENVIRONMENT_NAME", "kinto-shop")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let server = Server::spawn(cmd);
+    assert_eq!(
+        server.get("/.well-known/agent-env.json").json()["name"],
+        "kinto-shop"
+    );
+    let plain = Server::start(&fixture("dev-a.har"), &[]);
+    assert_eq!(
+        plain.get("/.well-known/agent-env.json").json()["name"],
+        "127-0-0-1-37713"
+    );
+}

@@ -212,3 +212,26 @@ fn stdio_serves_mcp_and_keeps_stdout_clean() {
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+/// STATE-59 over MCP: an unserved write plan is not a tool; calling it by
+/// name is a protocol error, not a state change.
+#[test]
+fn unserved_write_plans_are_not_mcp_tools() {
+    let server = Server::start(&fixture("dev-b.har"), &[]);
+    let mut mcp = Mcp::connect(server.addr);
+    let names: Vec<String> = mcp
+        .tools()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    let unserved = "delete_buckets_shop_collections_orders_records_by_uuid";
+    assert!(!names.iter().any(|n| n == unserved), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("get_")));
+    let before = server.data();
+    let reply = mcp.request(
+        "tools/call",
+        json!({"name": unserved, "arguments": {"uuid": "e04b2b2e-91bb-494b-9b43-587f28db10f1"}}),
+    );
+    assert!(reply["error"]["code"].is_i64(), "{reply}");
+    assert_eq!(server.data(), before);
+}
