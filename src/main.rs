@@ -27,6 +27,8 @@ enum Command {
     EnvironmentManifest(cli::environment_manifest::Args),
     /// Derive the environment state: entities, documents, view and write plans.
     EnvironmentState(cli::environment_state::Args),
+    /// Serve the capture as a stateful fake: MCP, its own HTTP paths, the AgentEnv data plane.
+    EnvironmentServe(cli::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
         Command::EnvironmentManifest(args) => cli::environment_manifest::run(&args),
         Command::EnvironmentState(args) => cli::environment_state::run(args),
+        Command::EnvironmentServe(args) => cli::serve::run(args),
     };
     ExitCode::from(code)
 }

@@ -47,7 +47,7 @@ fn execute(args: &Args) -> Result<(), ErrorReport> {
     } else {
         summary(&state)
     };
-    match print_text(&text) {
+    match print_text(&(text + "\n")) {
         0 => Ok(()),
         _ => Err(ErrorReport::new(
             "output_write_failed",

@@ -8,6 +8,8 @@ pub(crate) mod environment_manifest;
 pub(crate) mod environment_state;
 pub(crate) mod inspect;
 pub(crate) mod output;
+pub(crate) mod pipeline;
+pub(crate) mod serve;
 
 use rea_core::error::scrub_text;
 use rea_core::ErrorReport;
