@@ -37,6 +37,7 @@
 //! - `apply`: write plans (the write side).
 
 pub mod apply;
+pub mod query;
 pub mod render;
 pub mod route;
 pub mod world;

@@ -180,6 +180,15 @@ fn render_list(
             .collect(),
         _ => held.iter().collect(),
     };
+    let shaped = crate::engine::query::shape(
+        engine,
+        tool,
+        &plan.type_name,
+        call,
+        recorded_line.map(|l| l.membership == "all"),
+        entities,
+    );
+    let entities = shaped.entities;
     let items: Vec<Value> = entities
         .iter()
         .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
@@ -202,6 +211,12 @@ fn render_list(
         }
     }
     answer.body = AnswerBody::Json(envelope);
+    if let Some(name) = shaped.paging_header {
+        answer
+            .headers
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+    }
+    answer.headers.extend(shaped.next);
     answer
 }
 

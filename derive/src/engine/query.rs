@@ -1,0 +1,364 @@
+//! List queries the recording never saw: filters, sorting, limits and
+//! continuation tokens applied to a list rendered from the World, plus the
+//! default render order a write plan's `insert` rule names (see
+//! docs/serving.md, "Beyond the recording").
+
+use crate::engine::route::{normalize_path, percent_decode};
+use crate::engine::{Call, Engine};
+use crate::state::Entity;
+use base64::Engine as _;
+use serde_json::Value;
+use std::cmp::Ordering;
+
+/// Query names read as a page size.
+pub const LIMIT_NAMES: &[&str] = &["_limit", "limit", "per_page", "page_size"];
+/// Query names read as sort keys (comma lists, leading `-` = descending).
+pub const SORT_NAMES: &[&str] = &["_sort", "sort", "order_by"];
+/// The continuation-token name used when the recording shows none.
+pub const DEFAULT_TOKEN: &str = "_token";
+/// Filter prefixes: `not_` (differs), `in_` (one of a comma list),
+/// `min_`/`max_` (inclusive bounds), `gt_`/`lt_` (exclusive bounds).
+const PREFIXES: &[&str] = &["not_", "in_", "min_", "max_", "gt_", "lt_"];
+
+/// One filter on an entity field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    pub field: String,
+    /// `eq`, `not`, `in`, `min`, `max`, `gt` or `lt`.
+    pub op: String,
+    pub text: String,
+}
+
+/// A list query, parsed against the type's fields.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListQuery {
+    pub filters: Vec<Filter>,
+    /// Sort keys: field and descending flag.
+    pub sort: Vec<(String, bool)>,
+    pub limit: Option<usize>,
+    /// The offset a continuation token carried.
+    pub offset: usize,
+    /// The raw `name=value` pairs other than the token, in request order.
+    pub kept: Vec<String>,
+}
+
+impl ListQuery {
+    /// True when the query changes nothing (no filter, sort, limit or token).
+    pub fn is_plain(&self) -> bool {
+        self.filters.is_empty() && self.sort.is_empty() && self.limit.is_none() && self.offset == 0
+    }
+}
+
+fn decode_component(text: &str) -> String {
+    percent_decode(&text.replace('+', " "))
+}
+
+/// Parses a raw query string. Names that are neither paging, sorting, the
+/// token nor (after an optional filter prefix) a field of `fields` are ignored.
+pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
+    let mut q = ListQuery::default();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = decode_component(raw_name);
+        let value = decode_component(raw_value);
+        if name == token_name {
+            q.offset = read_token(&value).unwrap_or(0);
+            continue;
+        }
+        q.kept.push(pair.to_string());
+        if LIMIT_NAMES.contains(&name.as_str()) {
+            if let Ok(n) = value.trim().parse::<usize>() {
+                q.limit = Some(n);
+            }
+        } else if SORT_NAMES.contains(&name.as_str()) {
+            for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                match key.strip_prefix('-') {
+                    Some(f) => q.sort.push((f.to_string(), true)),
+                    None => q
+                        .sort
+                        .push((key.strip_prefix('+').unwrap_or(key).to_string(), false)),
+                }
+            }
+        } else if fields.contains(&name) {
+            q.filters.push(Filter {
+                field: name,
+                op: "eq".into(),
+                text: value,
+            });
+        } else if let Some((prefix, field)) = PREFIXES
+            .iter()
+            .find_map(|p| name.strip_prefix(p).map(|f| (*p, f)))
+            .filter(|(_, f)| fields.iter().any(|x| x == f))
+        {
+            q.filters.push(Filter {
+                field: field.to_string(),
+                op: prefix.trim_end_matches('_').to_string(),
+                text: value,
+            });
+        }
+    }
+    q
+}
+
+/// Our own opaque continuation token for `offset`.
+pub fn make_token(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{{\"offset\":{offset}}}"))
+}
+
+/// The offset a token of ours carries.
+pub fn read_token(token: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token.trim_end_matches('='))
+        .ok()?;
+    let value: Value = serde_json::from_slice(&bytes).ok()?;
+    value.get("offset")?.as_u64().map(|n| n as usize)
+}
+
+/// True when a field value equals the query text, coerced to the value's type.
+pub fn value_matches(value: Option<&Value>, text: &str) -> bool {
+    match value {
+        Some(Value::String(s)) => s == text,
+        Some(Value::Number(n)) => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .zip(n.as_f64())
+            .is_some_and(|(a, b)| a == b),
+        Some(Value::Bool(b)) => text == if *b { "true" } else { "false" },
+        Some(Value::Null) => text == "null",
+        _ => false,
+    }
+}
+
+fn text_value(like: Option<&Value>, text: &str) -> Value {
+    match like {
+        Some(Value::Number(_)) => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(text.to_string())),
+        _ => Value::String(text.to_string()),
+    }
+}
+
+fn keep(entity: &Entity, f: &Filter) -> bool {
+    let v = entity.fields.get(&f.field);
+    let cmp = || v.map(|v| compare(Some(v), Some(&text_value(Some(v), &f.text))));
+    match f.op.as_str() {
+        "eq" => value_matches(v, &f.text),
+        "not" => !value_matches(v, &f.text),
+        "in" => f.text.split(',').any(|t| value_matches(v, t)),
+        "min" => cmp().is_some_and(|o| o != Ordering::Less),
+        "max" => cmp().is_some_and(|o| o != Ordering::Greater),
+        "gt" => cmp() == Some(Ordering::Greater),
+        "lt" => cmp() == Some(Ordering::Less),
+        _ => true,
+    }
+}
+
+fn rank(v: Option<&Value>) -> u8 {
+    match v {
+        None | Some(Value::Null) => 0,
+        Some(Value::Bool(_)) => 1,
+        Some(Value::Number(_)) => 2,
+        Some(Value::String(_)) => 3,
+        Some(Value::Array(_)) => 4,
+        Some(Value::Object(_)) => 5,
+    }
+}
+
+/// Total order on field values: absent/null, booleans, numbers, strings,
+/// then arrays and objects (by their JSON text).
+pub fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    match (a, b) {
+        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x
+            .as_f64()
+            .unwrap_or(0.0)
+            .partial_cmp(&y.as_f64().unwrap_or(0.0))
+            .unwrap_or(Ordering::Equal),
+        (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
+        (Some(x @ (Value::Array(_) | Value::Object(_))), Some(y)) if rank(a) == rank(b) => {
+            x.to_string().cmp(&y.to_string())
+        }
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+/// Stable sort by keys (field, descending).
+pub fn sort_by(entities: &mut [&Entity], keys: &[(String, bool)]) {
+    entities.sort_by(|a, b| {
+        keys.iter()
+            .map(|(f, desc)| {
+                let o = compare(a.fields.get(f), b.fields.get(f));
+                if *desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            })
+            .find(|o| *o != Ordering::Equal)
+            .unwrap_or(Ordering::Equal)
+    });
+}
+
+/// Filters, sorts and pages `entities`; returns the page and, when more
+/// remain, the offset of the next page.
+pub fn apply<'a>(q: &ListQuery, entities: Vec<&'a Entity>) -> (Vec<&'a Entity>, Option<usize>) {
+    let mut kept: Vec<&Entity> = entities
+        .into_iter()
+        .filter(|e| q.filters.iter().all(|f| keep(e, f)))
+        .collect();
+    sort_by(&mut kept, &q.sort);
+    let total = kept.len();
+    let start = q.offset.min(total);
+    let end = q.limit.map_or(total, |l| (start + l).min(total));
+    let page = kept[start..end].to_vec();
+    (page, (end < total).then_some(end))
+}
+
+/// The recorded order of a type's lists: the sort key a served write
+/// plan's `insert` rule names (`sorted` by a field), if any.
+pub fn default_order(engine: &Engine, type_name: &str) -> Option<(String, bool)> {
+    engine.state.writes.iter().find_map(|w| {
+        let insert = w.insert.as_ref()?;
+        (w.status == "served" && w.type_name.as_deref() == Some(type_name)).then_some(())?;
+        (insert.position == "sorted").then_some(())?;
+        Some((
+            insert.field.clone()?,
+            insert.order.as_deref() == Some("descending"),
+        ))
+    })
+}
+
+/// How the recording paged a list: the response header naming the next
+/// page, the origin its URLs carried and the token's query name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paging {
+    pub header: String,
+    pub origin: String,
+    pub token: String,
+}
+
+/// Learns the paging header from the list tool's recordings: a response
+/// header whose value is a URL (absolute or `/`-rooted) to the same path
+/// whose query holds every request query pair plus exactly one new name.
+pub fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
+    for rec in ordinals.iter().filter_map(|&o| engine.record(o)) {
+        let Some(path) = rec.path.as_deref() else {
+            continue;
+        };
+        let asked: Vec<&str> = rec
+            .query
+            .as_deref()
+            .unwrap_or("")
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .collect();
+        for (name, value) in &rec.response_headers {
+            let (origin, target_path, target_query) = if value.starts_with('/') {
+                let (p, q) = value.split_once('?').unwrap_or((value, ""));
+                (String::new(), p.to_string(), q.to_string())
+            } else {
+                match rea_core::recorded_url::parse(value) {
+                    Ok(u) => (
+                        u.origin.clone(),
+                        u.path.to_string(),
+                        u.query.unwrap_or("").to_string(),
+                    ),
+                    Err(_) => continue,
+                }
+            };
+            if normalize_path(&target_path) != normalize_path(path) {
+                continue;
+            }
+            let pairs: Vec<&str> = target_query.split('&').filter(|p| !p.is_empty()).collect();
+            let new: Vec<&str> = pairs
+                .iter()
+                .filter(|p| !asked.contains(p))
+                .map(|p| p.split_once('=').map_or(*p, |(n, _)| n))
+                .collect();
+            if asked.iter().all(|a| pairs.contains(a)) && new.len() == 1 {
+                return Some(Paging {
+                    header: name.clone(),
+                    origin,
+                    token: decode_component(new[0]),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The next-page link for a call: its path, its query without the token,
+/// and our token for `offset`, behind the recorded origin.
+pub fn next_link(paging: &Paging, call: &Call, kept: &[String], offset: usize) -> String {
+    let mut query = kept.join("&");
+    if !query.is_empty() {
+        query.push('&');
+    }
+    query.push_str(&format!("{}={}", paging.token, make_token(offset)));
+    format!("{}{}?{query}", paging.origin, call.path)
+}
+
+/// What a list render from the World shows: the entities, in order, and
+/// the paging header to answer with (name, value), if any.
+pub struct Shaped<'a> {
+    pub entities: Vec<&'a Entity>,
+    /// The paging header name the recording used (drop any replayed copy).
+    pub paging_header: Option<String>,
+    /// The paging header to add.
+    pub next: Option<(String, String)>,
+}
+
+/// Orders a list rendered from the World by the type's recorded order and,
+/// for a request line the plan did not record, applies its query.
+/// `recorded_line`: `Some(true)` for a recorded line listing every entity,
+/// `Some(false)` for a recorded line with its own membership (left as
+/// recorded), `None` for a line the plan never saw.
+pub fn shape<'a>(
+    engine: &Engine,
+    tool: &crate::manifest::Tool,
+    type_name: &str,
+    call: &Call,
+    recorded_line: Option<bool>,
+    mut entities: Vec<&'a Entity>,
+) -> Shaped<'a> {
+    if recorded_line == Some(false) {
+        return Shaped {
+            entities,
+            paging_header: None,
+            next: None,
+        };
+    }
+    if let Some(key) = default_order(engine, type_name) {
+        sort_by(&mut entities, &[key]);
+    }
+    let query = call.query.as_deref().unwrap_or("");
+    if recorded_line.is_some() || query.is_empty() {
+        return Shaped {
+            entities,
+            paging_header: None,
+            next: None,
+        };
+    }
+    let fields = engine
+        .entity_type(type_name)
+        .map(|t| t.fields.clone())
+        .unwrap_or_default();
+    let paging = paging_of(engine, &tool.record_ordinals);
+    let token = paging.as_ref().map_or(DEFAULT_TOKEN, |p| p.token.as_str());
+    let q = parse(query, &fields, token);
+    let (page, next_offset) = apply(&q, entities);
+    let next = match (&paging, next_offset) {
+        (Some(p), Some(offset)) => Some((p.header.clone(), next_link(p, call, &q.kept, offset))),
+        _ => None,
+    };
+    Shaped {
+        entities: page,
+        paging_header: paging.map(|p| p.header),
+        next,
+    }
+}
