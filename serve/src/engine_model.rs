@@ -92,6 +92,9 @@ impl Model for EngineModel {
     }
 
     fn route(&self, method: &str, path: &str) -> Option<String> {
+        if let Some(sibling) = self.engine.sibling_tool(method, path) {
+            return Some(sibling);
+        }
         self.engine
             .route(method, path)
             .map(|(tool, _)| tool.name.clone())

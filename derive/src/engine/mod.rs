@@ -37,6 +37,7 @@
 //! - `apply`: write plans (the write side).
 
 pub mod apply;
+pub mod generalize;
 pub mod query;
 pub mod render;
 pub mod route;
@@ -249,6 +250,12 @@ impl Engine {
             .map(|(i, p)| (&self.manifest.tools[i], p))
     }
 
+    /// The family sibling's tool that answers an item line no tool covers
+    /// (see `generalize`); the server routes such lines to it.
+    pub fn sibling_tool(&self, method: &str, path: &str) -> Option<String> {
+        generalize::sibling_tool(self, method, path)
+    }
+
     /// A manifest tool by name.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools.get(name).map(|&i| &self.manifest.tools[i])
@@ -373,7 +380,19 @@ impl Engine {
 
     /// Answers one call against `world`. Reads never change the World;
     /// a write changes it only through a served write plan.
+    /// Item lines no tool covers and not-found answers are generalized by
+    /// `generalize` (see docs/serving.md).
     pub fn call(&self, world: &mut World, call: &Call, gen: &mut dyn Generator) -> Answer {
+        generalize::call(self, world, call, gen)
+    }
+
+    /// Answers one call with the routed tool alone (no generalization).
+    pub(crate) fn call_direct(
+        &self,
+        world: &mut World,
+        call: &Call,
+        gen: &mut dyn Generator,
+    ) -> Answer {
         let Some((tool, params)) = self.route(&call.method, &call.path) else {
             return Answer::error(
                 404,
