@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// The score measured on dev-a → dev-b when this test was written
 /// (14/43; see docs/serving.md). The test fails 2 points below it.
-const MEASURED_PERCENT: f64 = 32.6;
+const MEASURED_PERCENT: f64 = 86.0;
 
 #[test]
 fn heldout_kinto_session_scores_at_least_the_measured_floor() {

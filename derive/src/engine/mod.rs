@@ -436,4 +436,6 @@ fn query_encode(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod generalize_tests;
+#[cfg(test)]
 mod tests;

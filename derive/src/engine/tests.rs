@@ -139,8 +139,18 @@ fn recorded_views_replay_their_line_or_say_not_recorded() {
         "ad5f9919-2cb8-40c1-9fa8-7e92aadead82"
     );
     let other = "/v1/buckets/shop/collections/orders/records/00000000-2cb8-40c1-9fa8-7e92aadead82";
+    // A line the recorded uuid tool never saw: the family's item view
+    // answers (docs/serving.md), here with the recorded not-found shape.
     let answer = get(&engine, &mut world, other, None);
-    assert_eq!(answer.error_code.as_deref(), Some("not_recorded"));
+    assert_eq!(answer.status, 404);
+    assert_eq!(answer.error_code.as_deref(), Some("not_found"));
+    let AnswerBody::Json(body) = &answer.body else {
+        panic!()
+    };
+    assert_eq!(
+        body["details"]["id"],
+        "00000000-2cb8-40c1-9fa8-7e92aadead82"
+    );
     // A path no tool matches.
     let answer = get(&engine, &mut world, "/nope", None);
     assert_eq!(answer.status, 404);

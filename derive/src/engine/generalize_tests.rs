@@ -1,0 +1,311 @@
+//! Tests of the serve-time generalizations (`query`, `generalize`) on small
+//! captures built in code: unrecorded list queries with paging, the
+//! recorded default order after writes, sibling collections and not-found.
+
+use crate::engine::{query, AnswerBody, Call, Engine, World};
+use crate::state::kinto_tests::Fixed;
+use crate::state::writes::testkit::{ex, Scenario};
+use crate::state::{Entity, FieldRule, Insert, WriteAnswer, WritePlan};
+use serde_json::{json, Map, Value};
+
+fn item(id: &str, name: &str, price: f64, paid: bool, modified: i64) -> Value {
+    json!({"id": id, "name": name, "price": price, "paid": paid, "last_modified": modified})
+}
+
+fn clock_rule() -> FieldRule {
+    let mut with = Map::new();
+    with.insert("format".into(), json!({"kind": "epoch-ms"}));
+    FieldRule {
+        field: "last_modified".into(),
+        rule: "clock".into(),
+        with,
+    }
+}
+
+fn patch_plan() -> WritePlan {
+    WritePlan {
+        tool: "update_item".into(),
+        method: "PATCH".into(),
+        effect: "update".into(),
+        type_name: Some("items".into()),
+        document_path: None,
+        status: "served".into(),
+        reason: None,
+        contradicted_by: vec![],
+        checked_record_ordinals: vec![],
+        example_ordinal: Some(4),
+        required_members: vec![],
+        body_fixed: vec![],
+        field_rules: vec![clock_rule()],
+        insert: Some(Insert {
+            position: "sorted".into(),
+            field: Some("last_modified".into()),
+            order: Some("descending".into()),
+        }),
+        answer: Some(WriteAnswer {
+            status: 200,
+            envelope_ordinal: 4,
+            pointer: Some("/data".into()),
+        }),
+    }
+}
+
+/// Items at `/api/items` (three, newest first) with a recorded paged list,
+/// an item view with a recorded not-found, a served PATCH; and a sibling
+/// type `things` at `/api/things` that only ever had a list.
+fn engine() -> Engine {
+    let items = [
+        item("i3", "cherry", 3.0, false, 30),
+        item("i2", "apple", 1.0, true, 20),
+        item("i1", "banana", 2.0, false, 10),
+    ];
+    let exchanges = vec![
+        ex("GET", "/api/items", 200).answer(json!({"data": items})),
+        ex("GET", "/api/items/i1", 200).answer(json!({"data": items[2], "meta": 1})),
+        ex("GET", "/api/items?_limit=1", 200).answer(json!({"data": [items[0]]})),
+        ex("GET", "/api/items/i9", 404).answer(json!({"code": 404, "details": {"id": "i9"}})),
+        ex("PATCH", "/api/items/i1", 200)
+            .body(json!({"data": {"paid": true}}))
+            .answer(json!({"data": items[2]})),
+    ];
+    let mut s = Scenario::new(&exchanges, &items, None);
+    let rec = s.records.get_mut(&2).unwrap();
+    rec.response_headers.push((
+        "Next-Page".into(),
+        "http://app.test/api/items?_limit=1&_token=abc".into(),
+    ));
+    for v in &mut s.state.views {
+        if let crate::state::ViewPlan::Item(p) = v {
+            p.pointer = "/data".into();
+            p.envelope_ordinal = 1;
+            p.not_found_ordinal = Some(3);
+        }
+        if let crate::state::ViewPlan::List(p) = v {
+            p.pointer = "/data".into();
+        }
+    }
+    s.state.writes.push(patch_plan());
+    let mut things = s.state.types[0].clone();
+    things.name = "things".into();
+    things.collection_template = "/api/things".into();
+    things.root = "/api/things".into();
+    things.item_tool = None;
+    things.list_tools = vec![];
+    s.state.types.push(things);
+    for (id, modified) in [("t1", 5), ("t2", 6)] {
+        let fields = item(id, id, 9.0, false, modified);
+        s.state.entities.push(Entity {
+            type_name: "things".into(),
+            collection: "/api/things".into(),
+            id: json!(id),
+            fields: fields.as_object().cloned().unwrap(),
+            view_fields: Default::default(),
+            record_ordinals: vec![],
+        });
+    }
+    Engine::from_records(s.records, s.manifest, s.state).unwrap()
+}
+
+fn send(
+    engine: &Engine,
+    world: &mut World,
+    method: &str,
+    line: &str,
+    body: Option<Value>,
+) -> crate::engine::Answer {
+    let (path, query) = match line.split_once('?') {
+        Some((p, q)) => (p.to_string(), Some(q.to_string())),
+        None => (line.to_string(), None),
+    };
+    let call = Call {
+        method: method.into(),
+        path,
+        query,
+        body,
+    };
+    engine.call(world, &call, &mut Fixed(0))
+}
+
+fn ids(answer: &crate::engine::Answer) -> Vec<String> {
+    let AnswerBody::Json(body) = &answer.body else {
+        panic!("{answer:?}")
+    };
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn header<'a>(answer: &'a crate::engine::Answer, name: &str) -> Option<&'a str> {
+    answer
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn unrecorded_list_queries_filter_sort_and_page() {
+    let engine = engine();
+    let mut world = engine.initial_world();
+    let w = &mut world;
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?paid=false", None)),
+        ["i3", "i1"]
+    );
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?price=1", None)),
+        ["i2"]
+    );
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?not_paid=false", None)),
+        ["i2"]
+    );
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?_sort=name", None)),
+        ["i2", "i1", "i3"]
+    );
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?sort=-price", None)),
+        ["i3", "i1", "i2"]
+    );
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?unknown=1", None)),
+        ["i3", "i2", "i1"]
+    );
+    // Paging follows the recorded header name and URL shape, with our token.
+    let first = send(&engine, w, "GET", "/api/items?_sort=price&_limit=2", None);
+    assert_eq!(ids(&first), ["i2", "i1"]);
+    let next = header(&first, "Next-Page")
+        .expect("a next page")
+        .to_string();
+    assert!(
+        next.starts_with("http://app.test/api/items?_sort=price&_limit=2&_token="),
+        "{next}"
+    );
+    let line = next.trim_start_matches("http://app.test");
+    let second = send(&engine, w, "GET", line, None);
+    assert_eq!(ids(&second), ["i3"]);
+    assert_eq!(header(&second, "Next-Page"), None);
+    // The recorded line keeps its recorded answer.
+    assert_eq!(
+        ids(&send(&engine, w, "GET", "/api/items?_limit=1", None)),
+        ["i3"]
+    );
+}
+
+#[test]
+fn lists_follow_the_recorded_order_after_an_update() {
+    let engine = engine();
+    let mut world = engine.initial_world();
+    let answer = send(
+        &engine,
+        &mut world,
+        "PATCH",
+        "/api/items/i1",
+        Some(json!({"data": {"paid": true}})),
+    );
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        ids(&send(&engine, &mut world, "GET", "/api/items", None)),
+        ["i1", "i3", "i2"]
+    );
+}
+
+#[test]
+fn sibling_collections_answer_item_reads_and_writes() {
+    let engine = engine();
+    let mut world = engine.initial_world();
+    assert_eq!(
+        engine.sibling_tool("GET", "/api/things/t1").as_deref(),
+        Some("get_item")
+    );
+    assert_eq!(engine.sibling_tool("GET", "/api/items/i1"), None);
+    let answer = send(&engine, &mut world, "GET", "/api/things/t1", None);
+    assert_eq!(answer.status, 200);
+    let AnswerBody::Json(body) = &answer.body else {
+        panic!()
+    };
+    assert_eq!(body["data"]["id"], "t1");
+    assert_eq!(body["meta"], 1);
+    // PATCH through the sibling's plan: a merge patch, on `things` only.
+    let answer = send(
+        &engine,
+        &mut world,
+        "PATCH",
+        "/api/things/t1",
+        Some(json!({"data": {"name": null, "paid": true}})),
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let held = world.entity("things", "/api/things", "t1").unwrap();
+    assert_eq!(held.fields.get("paid"), Some(&json!(true)));
+    assert!(!held.fields.contains_key("name"));
+    assert_eq!(
+        held.fields.get("last_modified"),
+        Some(&json!(1_800_000_000_000i64))
+    );
+    assert!(world.entity("items", "/api/things", "t1").is_none());
+    // A body whose entity is not an object is refused and changes nothing.
+    let before = world.clone();
+    let answer = send(
+        &engine,
+        &mut world,
+        "PATCH",
+        "/api/things/t1",
+        Some(json!({"data": [1]})),
+    );
+    assert_eq!(answer.status, 400);
+    assert_eq!(world, before);
+}
+
+#[test]
+fn not_found_answers_take_the_recorded_shape() {
+    let engine = engine();
+    let mut world = engine.initial_world();
+    for line in ["/api/items/zz", "/api/things/zz"] {
+        let answer = send(&engine, &mut world, "GET", line, None);
+        assert_eq!(answer.status, 404);
+        let AnswerBody::Json(body) = &answer.body else {
+            panic!()
+        };
+        assert_eq!(
+            body,
+            &json!({"code": 404, "details": {"id": "zz"}}),
+            "{line}"
+        );
+    }
+    let answer = send(
+        &engine,
+        &mut world,
+        "PATCH",
+        "/api/things/zz",
+        Some(json!({"data": {}})),
+    );
+    assert_eq!(answer.status, 404);
+    let AnswerBody::Json(body) = &answer.body else {
+        panic!()
+    };
+    assert_eq!(body["details"]["id"], "zz");
+}
+
+#[test]
+fn query_parts_are_pure() {
+    let fields = vec!["a".to_string(), "b".to_string()];
+    let q = query::parse("a=1&_sort=-b,a&_limit=x&zz=3&_token=bad", &fields, "_token");
+    assert_eq!(q.filters.len(), 1);
+    assert_eq!(
+        q.sort,
+        vec![("b".to_string(), true), ("a".to_string(), false)]
+    );
+    assert_eq!(q.limit, None);
+    assert_eq!(q.offset, 0);
+    assert_eq!(query::read_token(&query::make_token(7)), Some(7));
+    assert!(query::value_matches(Some(&json!(1.0)), "1"));
+    assert!(!query::value_matches(Some(&json!("1")), "01"));
+    assert!(query::value_matches(Some(&json!(false)), "false"));
+    let mut v = json!({"a": {"x": 1, "y": 2}, "b": 1});
+    crate::engine::generalize::merge_patch(&mut v, &json!({"a": {"y": null, "z": 3}, "b": null}));
+    assert_eq!(v, json!({"a": {"x": 1, "z": 3}}));
+}
