@@ -2,7 +2,7 @@
 //! captures built in code: unrecorded list queries with paging, the
 //! recorded default order after writes, sibling collections and not-found.
 
-use crate::engine::{query, AnswerBody, Call, Engine, World};
+use crate::engine::{listing as query, AnswerBody, Call, Engine, World};
 use crate::state::kinto_tests::Fixed;
 use crate::state::writes::testkit::{ex, Scenario};
 use crate::state::{Entity, FieldRule, Insert, WriteAnswer, WritePlan};

@@ -38,7 +38,7 @@
 
 pub mod apply;
 pub mod generalize;
-pub mod query;
+pub mod listing;
 pub mod render;
 pub mod route;
 pub mod world;

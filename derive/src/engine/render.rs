@@ -180,7 +180,7 @@ fn render_list(
             .collect(),
         _ => held.iter().collect(),
     };
-    let shaped = crate::engine::query::shape(
+    let shaped = crate::engine::listing::shape(
         engine,
         tool,
         &plan.type_name,
