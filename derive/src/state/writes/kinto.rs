@@ -138,3 +138,52 @@ fn playwright_capture_plans() {
         .iter()
         .all(|p| p.status == "served" || p.reason.is_some()));
 }
+
+/// Times the state derivation, write plans and replay check included, on
+/// the 30 MiB capture (`cargo test --release -p rea-derivation --lib
+/// large_capture_timing -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn large_capture_timing() {
+    // `../shared/fixtures/kinto/large.har` from the repository root (one
+    // more level up from a worktree nested one directory deeper).
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let found = [
+        "../shared/fixtures/kinto/large.har",
+        "../../shared/fixtures/kinto/large.har",
+    ]
+    .iter()
+    .find_map(|rel| std::fs::read(root.join(rel)).ok());
+    let Some(bytes) = found else {
+        eprintln!("large.har not present beside the repository");
+        return;
+    };
+    let har: serde_json::Value = serde_json::from_slice(&bytes).expect("large.har JSON");
+    let evidence = crate::testkit::evidence(
+        har["log"]["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    let started = std::time::Instant::now();
+    let state = environment_state(&evidence, &TemplateRule::ALL).expect("state");
+    let total = started.elapsed();
+    let served = state.writes.iter().filter(|p| p.status == "served").count();
+    eprintln!(
+        "large.har: state with {} write plans ({served} served) in {total:?}",
+        state.writes.len()
+    );
+    for p in &state.writes {
+        eprintln!("  {} {} {:?}", p.tool, p.status, p.reason);
+    }
+    let manifest = crate::manifest::environment_manifest(&evidence, &TemplateRule::ALL, true)
+        .expect("manifest");
+    let records = crate::state::records::records_of(&evidence);
+    let started = std::time::Instant::now();
+    let again = super::derive_writes(&manifest, &records, &state).expect("writes");
+    eprintln!(
+        "large.har: write plans and replay check alone in {:?}",
+        started.elapsed()
+    );
+    assert_eq!(again, state.writes);
+}
