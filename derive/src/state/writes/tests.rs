@@ -326,6 +326,33 @@ fn a_later_unmodelled_write_limits_the_check_to_sent_members() {
 }
 
 #[test]
+fn unmodelled_writes_taint_their_path_and_above() {
+    // CHECK-04: an unmodelled `PUT /api/items/1/tags` taints `/api/items`
+    // too, so the later list read is checked only on what the PATCH sent.
+    let after = vec![json!({"id": 1, "title": "B", "done": true}), items()[1].clone()];
+    let exchanges = |with_tags: bool| {
+        let mut v = vec![
+            ex("GET", "/api/items", 200).answer(list(&items())),
+            ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
+            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false})),
+        ];
+        if with_tags {
+            v.push(ex("PUT", "/api/items/1/tags", 200).body(json!({"tags": ["x"]})));
+        }
+        v.push(ex("GET", "/api/items", 200).answer(list(&after)));
+        v
+    };
+    let s = Scenario::new(&exchanges(true), &items(), None);
+    let plan = s.plan("update_item");
+    assert_eq!((plan.status.as_str(), plan.checked_record_ordinals.clone()), ("served", vec![4]), "{plan:?}");
+    // Without the unmodelled write the whole list is compared: `done`
+    // differs on the PATCHed item, which contradicts the PATCH.
+    let s = Scenario::new(&exchanges(false), &items(), None);
+    let plan = s.plan("update_item");
+    assert_eq!((plan.reason.as_deref(), plan.contradicted_by.clone()), (Some("contradicted"), vec![3]));
+}
+
+#[test]
 fn mismatches_no_write_explains_are_side_effects() {
     // CHECK-09: the create is confirmed by its item read, but the list
     // read after it shows item 1 changed, which no write touched.
