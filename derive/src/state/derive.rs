@@ -528,7 +528,7 @@ fn derive_from_records(
         limitations,
     };
     plan_views(&ctx, &reads, &item_pointers, &list_pointers, &mut state, budget)?;
-    state.writes = super::writes::derive_writes(manifest, records, &state)?;
+    state.writes = super::writes::derive_writes_budgeted(manifest, records, &state, budget)?;
     Ok(state)
 }
 
