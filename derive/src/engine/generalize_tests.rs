@@ -301,6 +301,10 @@ fn query_parts_are_pure() {
     );
     assert_eq!(q.limit, None);
     assert_eq!(q.offset, 0);
+    assert!(!q.understood);
+    let q = query::parse("limit=2&offset=1&min_a=3", &fields, "_token");
+    assert!(q.understood);
+    assert_eq!((q.limit, q.offset, q.filters.len()), (Some(2), 1, 1));
     assert_eq!(query::read_token(&query::make_token(7)), Some(7));
     assert!(query::value_matches(Some(&json!(1.0)), "1"));
     assert!(!query::value_matches(Some(&json!("1")), "01"));

@@ -11,7 +11,17 @@ use serde_json::Value;
 use std::cmp::Ordering;
 
 /// Query names read as a page size.
-pub const LIMIT_NAMES: &[&str] = &["_limit", "limit", "per_page", "page_size"];
+pub const LIMIT_NAMES: &[&str] = &[
+    "_limit",
+    "limit",
+    "per_page",
+    "perpage",
+    "page_size",
+    "pagesize",
+    "size",
+];
+/// Query names read as a number of entities to skip.
+pub const OFFSET_NAMES: &[&str] = &["offset", "_offset", "start", "_start"];
 /// Query names read as sort keys (comma lists, leading `-` = descending).
 pub const SORT_NAMES: &[&str] = &["_sort", "sort", "order_by"];
 /// The continuation-token name used when the recording shows none.
@@ -40,6 +50,9 @@ pub struct ListQuery {
     pub offset: usize,
     /// The raw `name=value` pairs other than the token, in request order.
     pub kept: Vec<String>,
+    /// False when some name is none of the above (the line then renders
+    /// unfiltered, as `engine::query` does for the replay check).
+    pub understood: bool,
 }
 
 impl ListQuery {
@@ -53,10 +66,14 @@ fn decode_component(text: &str) -> String {
     percent_decode(&text.replace('+', " "))
 }
 
-/// Parses a raw query string. Names that are neither paging, sorting, the
-/// token nor (after an optional filter prefix) a field of `fields` are ignored.
+/// Parses a raw query string. A name that is neither paging, sorting, the
+/// token nor (after an optional filter prefix) a field of `fields` makes
+/// the query not understood.
 pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
-    let mut q = ListQuery::default();
+    let mut q = ListQuery {
+        understood: true,
+        ..ListQuery::default()
+    };
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
         let name = decode_component(raw_name);
@@ -67,8 +84,14 @@ pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
         }
         q.kept.push(pair.to_string());
         if LIMIT_NAMES.contains(&name.as_str()) {
-            if let Ok(n) = value.trim().parse::<usize>() {
-                q.limit = Some(n);
+            match value.trim().parse::<usize>() {
+                Ok(n) => q.limit = Some(n),
+                Err(_) => q.understood = false,
+            }
+        } else if OFFSET_NAMES.contains(&name.as_str()) {
+            match value.trim().parse::<usize>() {
+                Ok(n) => q.offset = n,
+                Err(_) => q.understood = false,
             }
         } else if SORT_NAMES.contains(&name.as_str()) {
             for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -95,6 +118,8 @@ pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
                 op: prefix.trim_end_matches('_').to_string(),
                 text: value,
             });
+        } else {
+            q.understood = false;
         }
     }
     q
@@ -351,6 +376,13 @@ pub fn shape<'a>(
     let paging = paging_of(engine, &tool.record_ordinals);
     let token = paging.as_ref().map_or(DEFAULT_TOKEN, |p| p.token.as_str());
     let q = parse(query, &fields, token);
+    if !q.understood {
+        return Shaped {
+            entities,
+            paging_header: None,
+            next: None,
+        };
+    }
     let (page, next_offset) = apply(&q, entities);
     let next = match (&paging, next_offset) {
         (Some(p), Some(offset)) => Some((p.header.clone(), next_link(p, call, &q.kept, offset))),

@@ -34,11 +34,15 @@
 //! - `route`: templates, path segments, precedence.
 //! - `world`: the World, its export/import and per-collection schemas.
 //! - `render`: item, list, document and recorded reads; not-found answers.
+//! - `query`: filters, sorting and paging for list lines never recorded
+//!   (what the replay check understands).
+//! - `listing`, `generalize`: serve-time generalizations (docs/serving.md).
 //! - `apply`: write plans (the write side).
 
 pub mod apply;
 pub mod generalize;
 pub mod listing;
+pub mod query;
 pub mod render;
 pub mod route;
 pub mod world;

@@ -178,6 +178,7 @@ fn render_list(
                     .find(|e| crate::engine::world::same_id(&e.id, id))
             })
             .collect(),
+        // Lines never recorded: `listing::shape` applies their query.
         _ => held.iter().collect(),
     };
     let shaped = crate::engine::listing::shape(
