@@ -23,6 +23,12 @@ enum Command {
     InspectWebNetworkCapture(cli::inspect::Args),
     /// Answer a derived view (api-surface, environment-manifest, capture) over inspection Evidence.
     InspectAnalysisView(cli::analysis_view::Args),
+    /// Decode a capture and derive its environment manifest (the tool surface) in one go.
+    EnvironmentManifest(cli::environment_manifest::Args),
+    /// Derive the environment state: entities, documents, view and write plans.
+    EnvironmentState(cli::environment_state::Args),
+    /// Serve the capture as a stateful fake: MCP, its own HTTP paths, the AgentEnv data plane.
+    EnvironmentServe(cli::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +39,9 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
+        Command::EnvironmentManifest(args) => cli::environment_manifest::run(&args),
+        Command::EnvironmentState(args) => cli::environment_state::run(args),
+        Command::EnvironmentServe(args) => cli::serve::run(args),
     };
     ExitCode::from(code)
 }

@@ -36,5 +36,10 @@ pub fn analysis_view(
                 .map_err(|e| DeriveError::invalid_request("", e.to_string()))
         }
         ViewRequest::Capture(v) => capture_page(evidence, v),
+        ViewRequest::EnvironmentState(v) => {
+            let state = crate::state::environment_state_view(evidence, &v.template_rules, inline)?;
+            serde_json::to_value(&state)
+                .map_err(|e| DeriveError::invalid_request("", e.to_string()))
+        }
     }
 }

@@ -10,6 +10,7 @@
 //! - `manifest`: the environment manifest (tools, params, names).
 //! - `capture_view`: paged record views over the parent Evidence.
 //! - `analysis`: one entry point answering any parsed view request.
+//! - `state`: the environment state (entities, documents, view and write plans).
 //! - `engine`: routing, rendering and applying calls against a World.
 
 pub mod analysis;
@@ -19,6 +20,7 @@ pub mod engine;
 pub mod error;
 pub mod manifest;
 pub mod source;
+pub mod state;
 pub mod surface;
 pub mod template_rules;
 pub mod view;

@@ -34,6 +34,13 @@ pub struct ManifestView {
     pub include_query_parameter_names: bool,
 }
 
+/// `{"kind":"environment-state","template_rules":[...]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StateView {
+    /// The rules of the manifest the state accompanies, in their fixed order.
+    pub template_rules: Vec<TemplateRule>,
+}
+
 /// How much of each record a capture page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detail {
@@ -66,6 +73,7 @@ pub enum ViewRequest {
     ApiSurface(ApiSurfaceView),
     EnvironmentManifest(ManifestView),
     Capture(CaptureView),
+    EnvironmentState(StateView),
 }
 
 /// The largest page a paged view serves.
@@ -127,7 +135,12 @@ pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
                 limit: limit(obj, 20)?,
             }))
         }
-        // `environment-state` is added here by the state work.
+        "environment-state" => {
+            allow(obj, &["kind", "template_rules"])?;
+            Ok(ViewRequest::EnvironmentState(StateView {
+                template_rules: rules(obj)?,
+            }))
+        }
         other => Err(DeriveError::invalid_request(
             "/kind",
             format!("unknown view kind `{other}`"),

@@ -3,8 +3,13 @@
 //! into the same contract.
 
 pub(crate) mod analysis_view;
+pub(crate) mod decode;
+pub(crate) mod environment_manifest;
+pub(crate) mod environment_state;
 pub(crate) mod inspect;
 pub(crate) mod output;
+pub(crate) mod pipeline;
+pub(crate) mod serve;
 
 use rea_core::error::scrub_text;
 use rea_core::ErrorReport;

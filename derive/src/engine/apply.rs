@@ -1,0 +1,598 @@
+//! Applies a served write plan to a World for one call (the write side):
+//! validates the body (an object with every required member, fixed members
+//! at their recorded values), then creates, updates, deletes or rewrites a
+//! document per the plan's field rules, and answers as the recording's
+//! envelope would with the written entity in it and the recorded status.
+//! An entity the World does not hold answers as the recorded not-found did.
+//! Every refusal changes nothing.
+
+use crate::engine::render::{answer_from_record, parent_collection};
+use crate::engine::route::{path_segments, percent_decode};
+use crate::engine::world::same_id;
+use crate::engine::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
+use crate::state::writes::input::body_entity;
+use crate::state::writes::insert::insert_index;
+use crate::state::writes::shapes::{
+    format_clock, sequence_like, sequence_value, slugify, ClockFormat,
+};
+use crate::state::{Entity, FieldRule, ViewPlan, WritePlan};
+use serde_json::{json, Map, Value};
+
+/// Applies one write plan to `world` and answers as the recording would.
+/// Leaves `world` unchanged unless it answers `applied: Yes`.
+pub(crate) fn apply_write(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    params: &Params,
+    gen: &mut dyn Generator,
+) -> Answer {
+    let pointer = body_pointer(engine, plan);
+    let body = match plan.effect.as_str() {
+        "create" | "update" | "document" => match validate(plan, call, pointer.as_deref()) {
+            Ok(body) => body,
+            Err(answer) => return *answer,
+        },
+        _ => Map::new(),
+    };
+    match plan.effect.as_str() {
+        "create" => create(engine, plan, world, call, params, &body, gen),
+        "update" => update(engine, plan, world, call, params, &body, gen),
+        "delete" => delete(engine, plan, world, call, params, gen),
+        "document" => document(engine, plan, world, call, &body, gen),
+        _ => Answer::error(
+            501,
+            "write_not_served",
+            &format!("`{}` changes no state the environment models", plan.tool),
+            Some(&plan.tool),
+            None,
+        ),
+    }
+}
+
+/// Where the entity sits in request bodies: the item view's pointer, else
+/// the pointer of the entity in the recorded answer.
+fn body_pointer(engine: &Engine, plan: &WritePlan) -> Option<String> {
+    let from_view = plan.type_name.as_deref().and_then(|t| {
+        engine.state.views.iter().find_map(|v| match v {
+            ViewPlan::Item(p) if p.type_name == t => Some(p.pointer.clone()),
+            _ => None,
+        })
+    });
+    from_view.or_else(|| plan.answer.as_ref().and_then(|a| a.pointer.clone()))
+}
+
+fn refuse(plan: &WritePlan, code: &str, message: &str, details: Value) -> Box<Answer> {
+    Box::new(Answer::error(
+        400,
+        code,
+        message,
+        Some(&plan.tool),
+        Some(json!({ "details": details })),
+    ))
+}
+
+/// The body's entity object, or the 400 answer that refuses the call.
+fn validate(
+    plan: &WritePlan,
+    call: &Call,
+    pointer: Option<&str>,
+) -> Result<Map<String, Value>, Box<Answer>> {
+    let Some(body) = call.body.as_ref() else {
+        return Err(refuse(
+            plan,
+            "body_required",
+            "this write needs a JSON object body",
+            json!({}),
+        ));
+    };
+    let Some(entity) = body_entity(body, pointer) else {
+        return Err(refuse(
+            plan,
+            "body_not_object",
+            "the request body must be a JSON object",
+            json!({}),
+        ));
+    };
+    let missing: Vec<&String> = plan
+        .required_members
+        .iter()
+        .filter(|m| !entity.contains_key(*m))
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(
+            plan,
+            "missing_required_members",
+            &format!(
+                "the body lacks required members: {}",
+                missing
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            json!({ "missing": missing }),
+        ));
+    }
+    for fixed in &plan.body_fixed {
+        if let Some(sent) = entity.get(&fixed.member) {
+            if sent != &fixed.sent {
+                return Err(refuse(
+                    plan,
+                    "member_value_not_modelled",
+                    &format!(
+                        "`{}` is modelled only with the value the recording sent",
+                        fixed.member
+                    ),
+                    json!({ "member": fixed.member, "accepted": fixed.sent }),
+                ));
+            }
+        }
+    }
+    Ok(entity.clone())
+}
+
+fn with_str<'a>(rule: &'a FieldRule, key: &str) -> Option<&'a str> {
+    rule.with.get(key).and_then(Value::as_str)
+}
+
+fn clock_value(rule: &FieldRule, now: i64) -> Option<Value> {
+    let format: ClockFormat = serde_json::from_value(rule.with.get("format")?.clone()).ok()?;
+    Some(format_clock(now, &format))
+}
+
+fn slug_value(rule: &FieldRule, body: &Map<String, Value>) -> Option<Value> {
+    let text = body.get(with_str(rule, "member")?)?.as_str()?;
+    let sep = with_str(rule, "separator")
+        .and_then(|s| s.chars().next())
+        .unwrap_or('-');
+    Some(Value::String(slugify(text, sep)))
+}
+
+fn path_value(rule: &FieldRule, params: &Params) -> Option<Value> {
+    let raw = params.get(with_str(rule, "param")?)?;
+    Some(match with_str(rule, "as") {
+        Some("number") => sequence_value(&Value::String(raw.clone()))
+            .map(Value::from)
+            .unwrap_or(Value::String(raw.clone())),
+        _ => Value::String(raw.clone()),
+    })
+}
+
+fn uuid_value(rule: &FieldRule, gen: &mut dyn Generator) -> Value {
+    let id = gen.uuid();
+    Value::String(if rule.with.get("uppercase") == Some(&Value::Bool(true)) {
+        id.to_ascii_uppercase()
+    } else {
+        id
+    })
+}
+
+fn next_in(values: impl Iterator<Item = Option<i64>>) -> i64 {
+    values.flatten().max().map(|m| m + 1).unwrap_or(1)
+}
+
+fn create(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    params: &Params,
+    body: &Map<String, Value>,
+    gen: &mut dyn Generator,
+) -> Answer {
+    let Some(t) = plan
+        .type_name
+        .as_deref()
+        .and_then(|t| engine.entity_type(t))
+    else {
+        return Answer::error(
+            500,
+            "write_not_served",
+            "the plan names no entity type",
+            Some(&plan.tool),
+            None,
+        );
+    };
+    let collection = crate::engine::normalize_path(&call.path);
+    let now = gen.now_ms();
+    let held = world.list(&t.name, &collection);
+    let type_entities: Vec<&Entity> = world
+        .collections
+        .get(&t.name)
+        .map(|c| c.values().flatten().collect())
+        .unwrap_or_default();
+    let mut fields = Map::new();
+    for rule in &plan.field_rules {
+        let field = rule.field.as_str();
+        let value = match rule.rule.as_str() {
+            "identity" => match with_str(rule, "generator") {
+                Some("sequence") => {
+                    let n = next_in(held.iter().map(|e| sequence_value(&e.id)));
+                    Some(if with_str(rule, "as") == Some("string") {
+                        Value::String(n.to_string())
+                    } else {
+                        Value::from(n)
+                    })
+                }
+                Some("uuid") => Some(uuid_value(rule, gen)),
+                _ => {
+                    let alphabet = with_str(rule, "alphabet")
+                        .unwrap_or("0123456789abcdefghijklmnopqrstuvwxyz");
+                    let len = rule
+                        .with
+                        .get("length")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(16) as usize;
+                    Some(Value::String(gen.token(alphabet, len)))
+                }
+            },
+            "echo" | "copy" => with_str(rule, "member").and_then(|m| body.get(m)).cloned(),
+            "path" => path_value(rule, params),
+            "slug" => slug_value(rule, body),
+            "clock" => clock_value(rule, now),
+            "sequence" => {
+                let pool: Vec<&Entity> = if with_str(rule, "scope") == Some("type") {
+                    type_entities.clone()
+                } else {
+                    held.iter().collect()
+                };
+                let n = next_in(
+                    pool.iter()
+                        .map(|e| e.fields.get(field).and_then(sequence_value)),
+                );
+                let like = if with_str(rule, "as") == Some("string") {
+                    Value::String(String::new())
+                } else {
+                    Value::from(0)
+                };
+                Some(sequence_like(&like, n))
+            }
+            "unique" => Some(uuid_value(rule, gen)),
+            "template" => with_str(rule, "source")
+                .and_then(|s| fields.get(s))
+                .and_then(|v| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => return None,
+                    };
+                    Some(Value::String(format!(
+                        "{}{text}{}",
+                        with_str(rule, "prefix").unwrap_or(""),
+                        with_str(rule, "suffix").unwrap_or("")
+                    )))
+                }),
+            "observed" => rule.with.get("value").cloned(),
+            _ => None,
+        };
+        if let Some(v) = value {
+            fields.insert(field.to_string(), v);
+        }
+    }
+    // Members the example did not send are stored as sent.
+    for (k, v) in body {
+        if !plan.field_rules.iter().any(|r| &r.field == k) {
+            fields.insert(k.clone(), v.clone());
+        }
+    }
+    let Some(id) = fields.get(&t.id_field).cloned() else {
+        return Answer::error(
+            500,
+            "write_not_served",
+            "the created entity has no identity",
+            Some(&plan.tool),
+            None,
+        );
+    };
+    if held.iter().any(|e| same_id(&e.id, &id)) {
+        return Answer::error(
+            409,
+            "already_exists",
+            "an entity with this identity already exists in the collection",
+            Some(&plan.tool),
+            Some(json!({ "id": id })),
+        );
+    }
+    let index = plan.insert.as_ref().map(|insert| {
+        let key = insert.field.as_deref().unwrap_or("");
+        let existing: Vec<Option<&Value>> = held.iter().map(|e| e.fields.get(key)).collect();
+        insert_index(insert, &existing, fields.get(key))
+    });
+    let entity = Entity {
+        type_name: t.name.clone(),
+        collection,
+        id,
+        fields,
+        view_fields: Default::default(),
+        record_ordinals: Vec::new(),
+    };
+    let answer = answer_with(engine, plan, Some(&entity.fields));
+    world.insert(entity, index);
+    answer
+}
+
+fn target(params: &Params, call: &Call) -> (String, String) {
+    let id = params.values().last().cloned().unwrap_or_else(|| {
+        path_segments(&call.path)
+            .last()
+            .map(|s| percent_decode(s))
+            .unwrap_or_default()
+    });
+    (parent_collection(&call.path), id)
+}
+
+fn update(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    params: &Params,
+    body: &Map<String, Value>,
+    gen: &mut dyn Generator,
+) -> Answer {
+    let type_name = plan.type_name.clone().unwrap_or_default();
+    let (collection, id) = target(params, call);
+    let Some(entity) = world.entity(&type_name, &collection, &id) else {
+        return not_found(engine, plan, &id);
+    };
+    let mut updated = entity.clone();
+    let mut fields = entity.fields.clone();
+    let now = gen.now_ms();
+    for (member, sent) in body {
+        let rule = plan.field_rules.iter().find(|r| &r.field == member);
+        match rule.map(|r| r.rule.as_str()) {
+            Some("constant") => {
+                fields.insert(
+                    member.clone(),
+                    rule.and_then(|r| r.with.get("value"))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                );
+            }
+            Some("dropped") => {}
+            _ => {
+                fields.insert(member.clone(), sent.clone());
+            }
+        }
+    }
+    for rule in plan
+        .field_rules
+        .iter()
+        .filter(|r| !body.contains_key(&r.field))
+    {
+        let value = match rule.rule.as_str() {
+            "clock" => clock_value(rule, now),
+            "increment" => {
+                let by = rule.with.get("by").and_then(Value::as_i64).unwrap_or(1);
+                fields
+                    .get(&rule.field)
+                    .and_then(Value::as_i64)
+                    .map(|n| Value::from(n + by))
+            }
+            "slug" => slug_value(rule, body),
+            _ => None,
+        };
+        if let Some(v) = value {
+            fields.insert(rule.field.clone(), v);
+        }
+    }
+    let answer = answer_with(engine, plan, Some(&fields));
+    world.remove(&type_name, &collection, &id);
+    updated.fields = fields;
+    updated.view_fields.clear();
+    let index = plan.insert.as_ref().map(|insert| {
+        let key = insert.field.as_deref().unwrap_or("");
+        let existing: Vec<Option<&Value>> = world
+            .list(&type_name, &collection)
+            .iter()
+            .map(|e| e.fields.get(key))
+            .collect();
+        insert_index(insert, &existing, updated.fields.get(key))
+    });
+    world.insert(updated, index);
+    answer
+}
+
+fn delete(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    params: &Params,
+    gen: &mut dyn Generator,
+) -> Answer {
+    let type_name = plan.type_name.clone().unwrap_or_default();
+    let (collection, id) = target(params, call);
+    let Some(entity) = world.entity(&type_name, &collection, &id) else {
+        return not_found(engine, plan, &id);
+    };
+    let answer = if plan.field_rules.is_empty() {
+        answer_with(engine, plan, None)
+    } else {
+        let now = gen.now_ms();
+        let mut shown = Map::new();
+        for rule in &plan.field_rules {
+            let value = match rule.rule.as_str() {
+                "entity" => entity.fields.get(&rule.field).cloned(),
+                "path" => path_value(rule, params),
+                "clock" => clock_value(rule, now),
+                "observed" => rule.with.get("value").cloned(),
+                _ => None,
+            };
+            if let Some(v) = value {
+                shown.insert(rule.field.clone(), v);
+            }
+        }
+        answer_with(engine, plan, Some(&shown))
+    };
+    world.remove(&type_name, &collection, &id);
+    answer
+}
+
+fn document(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    body: &Map<String, Value>,
+    gen: &mut dyn Generator,
+) -> Answer {
+    let path = plan.document_path.clone().unwrap_or_else(|| call.line());
+    let mut value = match world.documents.get(&path) {
+        Some(Value::Object(map)) => map.clone(),
+        _ => Map::new(),
+    };
+    let now = gen.now_ms();
+    for (member, sent) in body {
+        match plan.field_rules.iter().find(|r| &r.field == member) {
+            Some(r) if r.rule == "constant" => {
+                value.insert(
+                    member.clone(),
+                    r.with.get("value").cloned().unwrap_or(Value::Null),
+                );
+            }
+            Some(r) if r.rule == "dropped" => {}
+            _ => {
+                value.insert(member.clone(), sent.clone());
+            }
+        }
+    }
+    for rule in plan
+        .field_rules
+        .iter()
+        .filter(|r| !body.contains_key(&r.field))
+    {
+        if let Some(v) = match rule.rule.as_str() {
+            "clock" => clock_value(rule, now),
+            "slug" => slug_value(rule, body),
+            "increment" => value
+                .get(&rule.field)
+                .and_then(Value::as_i64)
+                .map(|n| Value::from(n + 1)),
+            _ => None,
+        } {
+            value.insert(rule.field.clone(), v);
+        }
+    }
+    let mut answer = answer_with(engine, plan, None);
+    if matches!(answer.body, AnswerBody::Json(Value::Object(_))) {
+        answer.body = AnswerBody::Json(Value::Object(value.clone()));
+    }
+    world.documents.insert(path, Value::Object(value));
+    answer
+}
+
+/// The example's recorded answer with `entity` at the answer pointer
+/// (members in the recorded entity's order, then the rest), `applied: Yes`.
+fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Value>>) -> Answer {
+    let Some(spec) = plan.answer.as_ref() else {
+        return applied(Answer {
+            status: 200,
+            content_type: None,
+            headers: Vec::new(),
+            body: AnswerBody::Empty,
+            tool: Some(plan.tool.clone()),
+            applied: Applied::Yes,
+            error_code: None,
+        });
+    };
+    let Some(rec) = engine.record(spec.envelope_ordinal) else {
+        return applied(Answer {
+            status: spec.status,
+            content_type: None,
+            headers: Vec::new(),
+            body: AnswerBody::Empty,
+            tool: Some(plan.tool.clone()),
+            applied: Applied::Yes,
+            error_code: None,
+        });
+    };
+    let mut answer = answer_from_record(rec, &plan.tool);
+    answer.status = spec.status;
+    if let (Some(pointer), Some(entity), AnswerBody::Json(envelope)) =
+        (spec.pointer.as_deref(), entity, &mut answer.body)
+    {
+        let recorded_order: Vec<String> = envelope
+            .pointer(pointer)
+            .or(if pointer.is_empty() {
+                Some(&*envelope)
+            } else {
+                None
+            })
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut shown = Map::new();
+        for k in &recorded_order {
+            if let Some(v) = entity.get(k) {
+                shown.insert(k.clone(), v.clone());
+            }
+        }
+        for (k, v) in entity {
+            if !shown.contains_key(k) {
+                shown.insert(k.clone(), v.clone());
+            }
+        }
+        if pointer.is_empty() {
+            *envelope = Value::Object(shown);
+        } else if let Some(slot) = envelope.pointer_mut(pointer) {
+            *slot = Value::Object(shown);
+        }
+    }
+    applied(answer)
+}
+
+fn applied(mut answer: Answer) -> Answer {
+    answer.applied = Applied::Yes;
+    answer
+}
+
+/// The not-found answer for a write to an entity the World does not hold:
+/// the tool's recorded 404/410 (its recorded identity replaced by the
+/// requested one), else the item view's, else a 404 error.
+fn not_found(engine: &Engine, plan: &WritePlan, id: &str) -> Answer {
+    let tool_record = engine
+        .tool(&plan.tool)
+        .into_iter()
+        .flat_map(|t| t.record_ordinals.iter())
+        .filter_map(|&o| engine.record(o))
+        .find(|r| matches!(r.status, Some(404 | 410)));
+    let view_record = plan.type_name.as_deref().and_then(|t| {
+        engine.state.views.iter().find_map(|v| match v {
+            ViewPlan::Item(p) if p.type_name == t => {
+                p.not_found_ordinal.and_then(|o| engine.record(o))
+            }
+            _ => None,
+        })
+    });
+    if let Some(rec) = tool_record.or(view_record) {
+        let mut answer = answer_from_record(rec, &plan.tool);
+        let recorded_id = rec
+            .path
+            .as_deref()
+            .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
+        if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
+            replace_strings(body, &from, id);
+        }
+        answer.error_code = Some("not_found".into());
+        return answer;
+    }
+    Answer::error(
+        404,
+        "not_found",
+        &format!("no entity `{id}` is held"),
+        Some(&plan.tool),
+        None,
+    )
+}
+
+fn replace_strings(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::String(s) if s == from => *s = to.to_string(),
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, from, to)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_strings(v, from, to)),
+        _ => {}
+    }
+}

@@ -1,0 +1,343 @@
+//! Reads: renders item, list and document views from the World, replays
+//! the recordings of `recorded` views, and answers not-found as the
+//! recording did.
+//!
+//! Choices (documented in `docs/environment-state.md`):
+//! - A recorded view replays the latest recording of the same request
+//!   line (method, path and query); for a request with a JSON body, a
+//!   recording with an equal body is preferred. Without one, it answers
+//!   404 with `error_code: "not_recorded"`.
+//! - A list request line the plan did not record renders every entity of
+//!   its collection in state order into the envelope of the plan's first
+//!   line.
+
+use crate::engine::route::{normalize_path, path_segments, percent_decode};
+use crate::engine::{Answer, AnswerBody, Applied, Engine, Params, World};
+use crate::manifest::Tool;
+use crate::state::records::{Body, Record};
+use crate::state::{Entity, ItemPlan, ListPlan, ViewPlan};
+use serde_json::{Map, Value};
+
+/// Answers a read call.
+pub(crate) fn read(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    params: &Params,
+    call: &crate::engine::Call,
+) -> Answer {
+    match engine.view_of(&tool.name) {
+        Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
+        Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),
+        Some(ViewPlan::Document(plan)) => {
+            let line = call.line();
+            let held = world.documents.get(&line).or_else(|| {
+                (normalize_line(&line) == normalize_line(&plan.path))
+                    .then(|| world.documents.get(&plan.path))
+                    .flatten()
+            });
+            match (held, engine.record(plan.base_ordinal)) {
+                (Some(value), Some(base)) => {
+                    let mut answer = answer_from_record(base, &tool.name);
+                    answer.body = AnswerBody::Json(value.clone());
+                    answer
+                }
+                _ => replay(engine, tool, call),
+            }
+        }
+        Some(ViewPlan::Recorded(_)) | None => replay(engine, tool, call),
+    }
+}
+
+fn normalize_line(line: &str) -> String {
+    match line.split_once('?') {
+        Some((p, q)) => format!("{}?{q}", normalize_path(p)),
+        None => normalize_path(line),
+    }
+}
+
+/// The collection path of an item path: the path minus its last segment.
+pub fn parent_collection(path: &str) -> String {
+    let segs = path_segments(path);
+    let n = segs.len().saturating_sub(1);
+    normalize_path(&segs[..n].join("/"))
+}
+
+/// Renders one entity with a view's fields: the view's fields the entity
+/// holds, in the view's order (a view's own differing values from
+/// `view_fields`), then fields no view of the type ever showed (written or
+/// loaded since), in the entity's order.
+pub fn render_entity(
+    entity: &Entity,
+    view_fields: &[String],
+    type_fields: &[String],
+    tool: &str,
+) -> Value {
+    let own = entity.view_fields.get(tool);
+    let mut out = Map::new();
+    for f in view_fields {
+        if let Some(v) = entity.fields.get(f) {
+            let v = own.and_then(|o| o.get(f)).unwrap_or(v);
+            out.insert(f.clone(), v.clone());
+        }
+    }
+    for (k, v) in &entity.fields {
+        if !view_fields.contains(k) && !type_fields.contains(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+fn render_item(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &ItemPlan,
+    params: &Params,
+    path: &str,
+) -> Answer {
+    let id = params.values().last().cloned().unwrap_or_else(|| {
+        path_segments(path)
+            .last()
+            .map(|s| percent_decode(s))
+            .unwrap_or_default()
+    });
+    let collection = parent_collection(path);
+    let type_fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
+    let Some(entity) = world.entity(&plan.type_name, &collection, &id) else {
+        return not_found(engine, tool, plan.not_found_ordinal, &id);
+    };
+    let Some(base) = engine.record(plan.envelope_ordinal) else {
+        return Answer::error(
+            500,
+            "not_recorded",
+            "the item view's envelope recording is missing",
+            Some(&tool.name),
+            None,
+        );
+    };
+    let rendered = render_entity(entity, &plan.fields, type_fields, &tool.name);
+    let mut answer = answer_from_record(base, &tool.name);
+    let mut envelope = match &answer.body {
+        AnswerBody::Json(v) => v.clone(),
+        _ => Value::Null,
+    };
+    if !set_pointer(&mut envelope, &plan.pointer, rendered) {
+        return Answer::error(
+            500,
+            "not_recorded",
+            "the item view's envelope has no entity at its pointer",
+            Some(&tool.name),
+            None,
+        );
+    }
+    answer.body = AnswerBody::Json(envelope);
+    answer
+}
+
+fn render_list(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &ListPlan,
+    call: &crate::engine::Call,
+) -> Answer {
+    let collection = normalize_path(&call.path);
+    let line = call.line();
+    let recorded_line = plan.lines.iter().find(|l| l.line == line).or_else(|| {
+        plan.lines
+            .iter()
+            .find(|l| normalize_line(&l.line) == normalize_line(&line))
+    });
+    let base_line = recorded_line
+        .or_else(|| {
+            plan.lines
+                .iter()
+                .find(|l| l.collection == collection && !l.line.contains('?'))
+        })
+        .or_else(|| plan.lines.iter().find(|l| !l.line.contains('?')))
+        .or(plan.lines.first());
+    let Some(base) = base_line.and_then(|l| engine.record(l.base_ordinal)) else {
+        return replay(engine, tool, call);
+    };
+    let type_fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
+    let held = world.list(&plan.type_name, &collection);
+    let entities: Vec<&Entity> = match recorded_line {
+        Some(l) if l.membership != "all" => l
+            .listed
+            .iter()
+            .filter_map(|id| {
+                held.iter()
+                    .find(|e| crate::engine::world::same_id(&e.id, id))
+            })
+            .collect(),
+        _ => held.iter().collect(),
+    };
+    let items: Vec<Value> = entities
+        .iter()
+        .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
+        .collect();
+    let count = items.len();
+    let mut answer = answer_from_record(base, &tool.name);
+    let mut envelope = match &answer.body {
+        AnswerBody::Json(v) => v.clone(),
+        _ => Value::Null,
+    };
+    if !set_pointer(&mut envelope, &plan.pointer, Value::Array(items)) {
+        return replay(engine, tool, call);
+    }
+    for counter in &plan.counters {
+        if let Some(slot) = envelope.pointer_mut(counter) {
+            *slot = match slot {
+                Value::String(_) => Value::String(count.to_string()),
+                _ => Value::from(count as u64),
+            };
+        }
+    }
+    answer.body = AnswerBody::Json(envelope);
+    answer
+}
+
+/// The not-found answer for `id`: the recorded not-found (its recorded
+/// identity replaced by the requested one), else a 404 JSON error.
+fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> Answer {
+    if let Some(rec) = ordinal.and_then(|o| engine.record(o)) {
+        let mut answer = answer_from_record(rec, &tool.name);
+        let recorded_id = rec
+            .path
+            .as_deref()
+            .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
+        if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
+            replace_strings(body, &from, id);
+        }
+        return answer;
+    }
+    Answer::error(
+        404,
+        "not_found",
+        &format!("no entity `{id}` is held"),
+        Some(&tool.name),
+        None,
+    )
+}
+
+fn replace_strings(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::String(s) if s == from => *s = to.to_string(),
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, from, to)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_strings(v, from, to)),
+        _ => {}
+    }
+}
+
+/// Replays the latest recording of the same request line (an equal JSON
+/// body preferred), else answers `not_recorded`.
+pub(crate) fn replay(engine: &Engine, tool: &Tool, call: &crate::engine::Call) -> Answer {
+    let line = normalize_line(&call.line());
+    let same_line: Vec<&Record> = tool
+        .record_ordinals
+        .iter()
+        .filter_map(|&o| engine.record(o))
+        .filter(|r| {
+            r.method.eq_ignore_ascii_case(&call.method)
+                && r.line().is_some_and(|l| normalize_line(&l) == line)
+        })
+        .collect();
+    let with_body = call.body.as_ref().and_then(|b| {
+        same_line.iter().rev().find(|r| {
+            r.request_text
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .as_ref()
+                == Some(b)
+        })
+    });
+    match with_body.or(same_line.last()) {
+        Some(rec) => answer_from_record(rec, &tool.name),
+        None => Answer::error(
+            404,
+            "not_recorded",
+            &format!(
+                "`{}` has no recording of {} {}",
+                tool.name,
+                call.method,
+                call.line()
+            ),
+            Some(&tool.name),
+            None,
+        ),
+    }
+}
+
+/// Headers never replayed: credentials, hop-by-hop and body-framing headers.
+const DROPPED_HEADERS: &[&str] = &[
+    "content-type",
+    "content-length",
+    "content-encoding",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "upgrade",
+    "trailer",
+    "te",
+    "set-cookie",
+    "set-cookie2",
+    "cookie",
+    "authorization",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "www-authenticate",
+];
+
+/// A recording as an answer (status, content type, replayable headers, body).
+pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
+    let headers = rec
+        .response_headers
+        .iter()
+        .filter(|(n, _)| !DROPPED_HEADERS.iter().any(|d| n.eq_ignore_ascii_case(d)))
+        .cloned()
+        .collect();
+    let json_like = rec
+        .response_content_type
+        .as_deref()
+        .is_some_and(crate::state::usable::json_like);
+    let body = match &rec.response_body {
+        Body::None => AnswerBody::Empty,
+        Body::Text(t) if t.is_empty() => AnswerBody::Empty,
+        Body::Text(t) => match json_like
+            .then(|| serde_json::from_str::<Value>(t).ok())
+            .flatten()
+        {
+            Some(v) => AnswerBody::Json(v),
+            None => AnswerBody::Text(t.clone()),
+        },
+        Body::Bytes(b) => AnswerBody::Bytes(b.clone()),
+    };
+    Answer {
+        status: rec.status.unwrap_or(502),
+        content_type: rec.response_content_type.clone(),
+        headers,
+        body,
+        tool: Some(tool.to_string()),
+        applied: Applied::No,
+        error_code: None,
+    }
+}
+
+/// Replaces the value at a JSON pointer; false when the pointer names nothing.
+pub fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
+    match target.pointer_mut(pointer) {
+        Some(slot) => {
+            *slot = value;
+            true
+        }
+        None => false,
+    }
+}

@@ -1,0 +1,255 @@
+//! Routing: matches an HTTP request line to a manifest tool by its path
+//! template, with a fixed precedence (see `Router::route`).
+
+use crate::manifest::Tool;
+use indexmap::IndexMap;
+
+/// Path parameter values by placeholder name, percent-decoded.
+pub type Params = IndexMap<String, String>;
+
+/// One segment of a compiled template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Segment {
+    Literal(String),
+    Param(String),
+}
+
+/// One tool's compiled route.
+#[derive(Debug, Clone)]
+pub(crate) struct Route {
+    pub(crate) tool: usize,
+    pub(crate) method: String,
+    pub(crate) segments: Vec<Segment>,
+}
+
+/// The compiled route table.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Router {
+    routes: Vec<Route>,
+}
+
+/// Splits a raw path into its non-empty segments (empty segments are
+/// ignored, so `/a/b/` and `/a//b` route like `/a/b`).
+pub fn path_segments(path: &str) -> Vec<&str> {
+    path.split('/').filter(|s| !s.is_empty()).collect()
+}
+
+/// The canonical spelling of a path: non-empty segments joined by `/`.
+pub fn normalize_path(path: &str) -> String {
+    let segments = path_segments(path);
+    if segments.is_empty() {
+        return "/".to_string();
+    }
+    let mut out = String::with_capacity(path.len());
+    for s in segments {
+        out.push('/');
+        out.push_str(s);
+    }
+    out
+}
+
+/// Compiles a `path_template` such as `/v1/buckets/{bucket_id}`.
+pub(crate) fn compile(template: &str) -> Vec<Segment> {
+    path_segments(template)
+        .into_iter()
+        .map(
+            |s| match s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+                Some(name) => Segment::Param(name.to_string()),
+                None => Segment::Literal(s.to_string()),
+            },
+        )
+        .collect()
+}
+
+/// Percent-decodes one path segment (invalid escapes stay as written).
+pub fn percent_decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| segment.to_string())
+}
+
+/// Percent-encodes a value for use as one path segment.
+pub fn percent_encode_segment(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b':'
+                    | b'@'
+                    | b'!'
+                    | b'$'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            )
+        {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Router {
+    pub(crate) fn new(tools: &[Tool]) -> Router {
+        let routes = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Route {
+                tool: i,
+                method: t.method.to_ascii_uppercase(),
+                segments: compile(&t.path_template),
+            })
+            .collect();
+        Router { routes }
+    }
+
+    /// Every route matching `method` and `path`, with its params.
+    pub(crate) fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
+        let segments = path_segments(path);
+        let method = method.to_ascii_uppercase();
+        self.routes
+            .iter()
+            .filter(|r| r.method == method && r.segments.len() == segments.len())
+            .filter_map(|r| {
+                let mut params = Params::new();
+                for (seg, actual) in r.segments.iter().zip(&segments) {
+                    match seg {
+                        Segment::Literal(l) if l == actual => {}
+                        Segment::Literal(_) => return None,
+                        Segment::Param(name) => {
+                            params.insert(name.clone(), percent_decode(actual));
+                        }
+                    }
+                }
+                Some((r, params))
+            })
+            .collect()
+    }
+
+    /// Picks one route for a request line. Precedence among the matches:
+    /// 1. a tool for which `renders(tool)` is true (it answers from the World),
+    /// 2. then, comparing segment by segment from the left, a literal beats
+    ///    a parameter at the first position where the two differ,
+    /// 3. then manifest order.
+    pub(crate) fn route(
+        &self,
+        method: &str,
+        path: &str,
+        renders: impl Fn(usize) -> bool,
+    ) -> Option<(usize, Params)> {
+        let mut candidates = self.matches(method, path);
+        candidates.sort_by(|(a, _), (b, _)| {
+            let ra = renders(a.tool);
+            let rb = renders(b.tool);
+            rb.cmp(&ra)
+                .then_with(|| specificity(&a.segments).cmp(&specificity(&b.segments)))
+                .then_with(|| a.tool.cmp(&b.tool))
+        });
+        candidates.into_iter().next().map(|(r, p)| (r.tool, p))
+    }
+}
+
+/// Sort key: literals (0) before parameters (1), position by position.
+fn specificity(segments: &[Segment]) -> Vec<u8> {
+    segments
+        .iter()
+        .map(|s| matches!(s, Segment::Param(_)) as u8)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(method: &str, template: &str) -> Tool {
+        Tool {
+            name: format!("{method}{template}"),
+            method: method.into(),
+            path_template: template.into(),
+            api_surface_template: template.into(),
+            params: vec![],
+            query_parameter_names: vec![],
+            body_shape: None,
+            statuses: vec![200],
+            content_types: vec![],
+            record_ordinals: vec![],
+        }
+    }
+
+    #[test]
+    fn literal_beats_parameter_then_manifest_order() {
+        let tools = vec![
+            tool("GET", "/api/items/{id}"),
+            tool("GET", "/api/items/search"),
+            tool("GET", "/api/{x}/{y}"),
+        ];
+        let router = Router::new(&tools);
+        assert_eq!(
+            router
+                .route("GET", "/api/items/search", |_| true)
+                .map(|r| r.0),
+            Some(1)
+        );
+        let (t, p) = router.route("get", "/api/items/a%20b/", |_| true).unwrap();
+        assert_eq!(t, 0);
+        assert_eq!(p["id"], "a b");
+        assert_eq!(router.route("POST", "/api/items/1", |_| true), None);
+        assert_eq!(
+            router.route("GET", "/api/other/1", |_| true).map(|r| r.0),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn a_tool_that_renders_from_the_world_wins() {
+        let tools = vec![
+            tool("GET", "/api/items/search"),
+            tool("GET", "/api/items/{id}"),
+        ];
+        let router = Router::new(&tools);
+        assert_eq!(
+            router
+                .route("GET", "/api/items/search", |t| t == 1)
+                .map(|r| r.0),
+            Some(1)
+        );
+        assert_eq!(
+            router
+                .route("GET", "/api/items/search", |_| false)
+                .map(|r| r.0),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn percent_coding_round_trips() {
+        assert_eq!(percent_decode("a%2Fb%zz%4"), "a/b%zz%4");
+        assert_eq!(percent_encode_segment("a/b c"), "a%2Fb%20c");
+        assert_eq!(normalize_path("/a//b/"), "/a/b");
+        assert_eq!(normalize_path(""), "/");
+    }
+}

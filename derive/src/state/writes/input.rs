@@ -1,0 +1,222 @@
+//! The decoded timeline the write side reads: one entry per primary-origin
+//! record in timeline order, with its bodies already put through the
+//! usability test. The state builder fills it once; the plan builder and
+//! the replay check only read it.
+
+use serde_json::{Map, Value};
+
+/// A request or response body after the usability test.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Body {
+    /// No body was recorded (or it was empty).
+    #[default]
+    Absent,
+    /// A body that fails the usability test (content type, UTF-8, size,
+    /// unsafe numbers, `__proto__`).
+    Unusable,
+    /// A usable JSON body.
+    Json(Value),
+}
+
+impl Body {
+    /// The JSON value, when usable.
+    pub fn json(&self) -> Option<&Value> {
+        match self {
+            Body::Json(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// One timeline record.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TimelineRecord {
+    pub ordinal: u64,
+    pub method: String,
+    /// Raw recorded path; `None` when a scenario redacted the URL.
+    pub path: Option<String>,
+    /// Raw query without `?`.
+    pub query: Option<String>,
+    /// `None` for an unanswered request (HAR status 0).
+    pub status: Option<u16>,
+    /// Start time, ms since the epoch.
+    pub start_ms: Option<i64>,
+    /// Duration in ms (HAR `time`).
+    pub time_ms: Option<f64>,
+    /// The manifest tool holding the record.
+    pub tool: Option<String>,
+    /// Request `Content-Type`, lowercased, without parameters.
+    pub request_content_type: Option<String>,
+    pub request_body: Body,
+    pub response_body: Body,
+}
+
+impl TimelineRecord {
+    /// The path's non-empty segments.
+    pub fn segments(&self) -> Vec<&str> {
+        self.path
+            .as_deref()
+            .unwrap_or("")
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    /// True for a 2xx answer.
+    pub fn succeeded(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+
+    /// True for an answer that agrees with absence: 400, 404, 410 or a `null` body.
+    pub fn shows_absence(&self) -> bool {
+        matches!(self.status, Some(400 | 404 | 410))
+            || (self.succeeded() && self.response_body.json() == Some(&Value::Null))
+    }
+}
+
+/// Resolves a JSON pointer (`""`, `/data`, `/0`, `/data/0`).
+pub fn at_pointer<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
+    if pointer.is_empty() {
+        Some(value)
+    } else {
+        value.pointer(pointer)
+    }
+}
+
+/// The object at `pointer`, if it is one.
+pub fn object_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a Map<String, Value>> {
+    at_pointer(value, pointer)?.as_object()
+}
+
+/// The entity object of a request body: the object at the same pointer as
+/// the item view's entity (so `{"data": {...}}` bodies line up with
+/// `{"data": {...}}` responses), else the body's root object.
+pub fn body_entity<'a>(body: &'a Value, pointer: Option<&str>) -> Option<&'a Map<String, Value>> {
+    pointer
+        .filter(|p| !p.is_empty())
+        .and_then(|p| body.pointer(p))
+        .and_then(Value::as_object)
+        .or_else(|| body.as_object())
+}
+
+/// Percent-decodes one path segment (invalid escapes stay as written).
+pub fn percent_decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(b) = hex {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| segment.to_string())
+}
+
+/// The path parameter values of `path` under `template`, by name,
+/// percent-decoded. `None` when the path does not fit the template.
+pub fn path_params(template: &str, path: &str) -> Option<Vec<(String, String)>> {
+    let t: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
+    let p: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if t.len() != p.len() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (seg, lit) in t.iter().zip(&p) {
+        if let Some(name) = seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            out.push((name.to_string(), percent_decode(lit)));
+        } else if seg != lit {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// `/a/b/c` → `/a/b`: the collection path of an item path (empty segments dropped).
+pub fn parent_path(path: &str) -> String {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let keep = segs.len().saturating_sub(1);
+    format!("/{}", segs[..keep].join("/"))
+}
+
+/// `/a//b/` → `/a/b`.
+pub fn normalize_path(path: &str) -> String {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    format!("/{}", segs.join("/"))
+}
+
+/// The id value as a path segment spells it (strings as is, numbers in JSON).
+pub fn id_text(id: &Value) -> Option<String> {
+    match id {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bodies_wrapping_the_entity_line_up_with_the_response() {
+        let body = json!({"data": {"title": "A"}});
+        assert_eq!(body_entity(&body, Some("/data")).unwrap()["title"], "A");
+        // A body without the wrapper is its own entity.
+        let flat = json!({"title": "A"});
+        assert_eq!(body_entity(&flat, Some("/data")).unwrap()["title"], "A");
+        assert!(body_entity(&json!([1]), Some("")).is_none());
+        // A wrapper that is not an object falls back to the root.
+        let arr = json!({"data": [1, 2]});
+        assert!(body_entity(&arr, Some("/data"))
+            .unwrap()
+            .contains_key("data"));
+    }
+
+    #[test]
+    fn paths_and_params() {
+        assert_eq!(
+            path_params("/v1/{b}/x/{id}", "/v1/shop/x/a%20b"),
+            Some(vec![
+                ("b".into(), "shop".into()),
+                ("id".into(), "a b".into())
+            ])
+        );
+        assert_eq!(path_params("/v1/{b}", "/v2/shop"), None);
+        assert_eq!(
+            path_params("/v1/{b}", "/v1/shop/"),
+            Some(vec![("b".into(), "shop".into())])
+        );
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%41"), "%zzA");
+        assert_eq!(parent_path("/a/b/c/"), "/a/b");
+        assert_eq!(normalize_path("/a//b/"), "/a/b");
+        assert_eq!(id_text(&json!(7)).as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn absence_answers() {
+        let mut r = TimelineRecord {
+            status: Some(404),
+            ..Default::default()
+        };
+        assert!(r.shows_absence());
+        r.status = Some(410);
+        assert!(r.shows_absence());
+        r.status = Some(200);
+        assert!(!r.shows_absence());
+        r.response_body = Body::Json(Value::Null);
+        assert!(r.shows_absence());
+        r.status = Some(500);
+        assert!(!r.shows_absence());
+    }
+}

@@ -1,0 +1,199 @@
+//! Where created entities go (`insert`: sorted by a field the collection's
+//! recorded order reveals, else last) and the state's `write_clock`.
+
+use crate::state::model::{FieldRule, Insert};
+use serde_json::{Map, Value};
+use std::cmp::Ordering;
+
+/// Compares two values of one field: numbers with numbers, strings with strings.
+pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
+        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+/// The direction in which `values` strictly ascend or descend, if they do.
+fn direction(values: &[&Value]) -> Option<Ordering> {
+    let mut dir = None;
+    for pair in values.windows(2) {
+        let step = compare(pair[0], pair[1])?;
+        if step == Ordering::Equal || dir.is_some_and(|d| d != step) {
+            return None;
+        }
+        dir = Some(step);
+    }
+    dir
+}
+
+/// Picks the insert placement for a create plan. `collections` are the
+/// recorded collections of the type, each its entities in state order (the
+/// order its lists showed). A field qualifies when every entity of every
+/// collection with two or more entities holds it and its values run
+/// strictly one way, the same way in each. Fields the create generates in
+/// order (`clock`, `sequence`, a sequence `identity`) are preferred, then
+/// the other qualifying fields in the created entity's field order.
+pub fn choose_insert(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> Insert {
+    let generated_in_order = |r: &FieldRule| {
+        r.rule == "clock"
+            || r.rule == "sequence"
+            || (r.rule == "identity"
+                && r.with.get("generator").and_then(Value::as_str) == Some("sequence"))
+    };
+    let preferred = rules.iter().filter(|r| generated_in_order(r));
+    let others = rules
+        .iter()
+        .filter(|r| !generated_in_order(r) && r.rule != "identity" && r.rule != "unique");
+    for rule in preferred.chain(others) {
+        if let Some(dir) = field_direction(collections, &rule.field) {
+            return Insert {
+                position: "sorted".into(),
+                field: Some(rule.field.clone()),
+                order: Some(
+                    if dir == Ordering::Less {
+                        "ascending"
+                    } else {
+                        "descending"
+                    }
+                    .into(),
+                ),
+            };
+        }
+    }
+    Insert {
+        position: "last".into(),
+        field: None,
+        order: None,
+    }
+}
+
+fn field_direction(collections: &[Vec<&Map<String, Value>>], field: &str) -> Option<Ordering> {
+    let mut dir = None;
+    for entities in collections.iter().filter(|c| c.len() >= 2) {
+        let values: Option<Vec<&Value>> = entities.iter().map(|e| e.get(field)).collect();
+        let d = direction(&values?)?;
+        if dir.is_some_and(|x| x != d) {
+            return None;
+        }
+        dir = Some(d);
+    }
+    dir
+}
+
+/// The index at which an entity with `value` in the insert field goes among
+/// `existing` (each the entity's value of that field, if any). Entities
+/// without a comparable value are passed over; `last` places at the end.
+pub fn insert_index(insert: &Insert, existing: &[Option<&Value>], value: Option<&Value>) -> usize {
+    let (Some(value), Some(order)) = (value, insert.order.as_deref()) else {
+        return existing.len();
+    };
+    if insert.position != "sorted" {
+        return existing.len();
+    }
+    let goes_before = |other: &Value| match compare(value, other) {
+        Some(Ordering::Less) => order == "ascending",
+        Some(Ordering::Greater) => order == "descending",
+        _ => false,
+    };
+    existing
+        .iter()
+        .position(|e| e.is_some_and(goes_before))
+        .unwrap_or(existing.len())
+}
+
+/// The end of the last timed record (start ms + duration ms), moved to the
+/// next whole second (an end exactly on a second still moves on, matching
+/// the state's own `write_clock`); `None` when no record is timed.
+pub fn write_clock(records: impl IntoIterator<Item = (i64, f64)>) -> Option<i64> {
+    let end = records
+        .into_iter()
+        .filter(|(_, time)| time.is_finite() && *time >= 0.0)
+        .map(|(start, time)| start + time.ceil() as i64)
+        .max()?;
+    Some(end.div_euclid(1000) * 1000 + 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::writes::created::rule;
+    use serde_json::json;
+
+    fn objs(values: &[Value]) -> Vec<Map<String, Value>> {
+        values
+            .iter()
+            .map(|v| v.as_object().cloned().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn insert_follows_recorded_order() {
+        // CHECK-15
+        let entities = objs(&[
+            json!({"id": "b", "created_at": "2024-05-03", "name": "x"}),
+            json!({"id": "a", "created_at": "2024-05-02", "name": "z"}),
+            json!({"id": "c", "created_at": "2024-05-01", "name": "y"}),
+        ]);
+        let refs: Vec<&Map<String, Value>> = entities.iter().collect();
+        let rules = vec![
+            rule("id", "identity", json!({"generator": "token"})),
+            rule("name", "echo", json!({"member": "name"})),
+            rule("created_at", "clock", json!({})),
+        ];
+        let insert = choose_insert(std::slice::from_ref(&refs), &rules);
+        assert_eq!(insert.position, "sorted");
+        assert_eq!(insert.field.as_deref(), Some("created_at"));
+        assert_eq!(insert.order.as_deref(), Some("descending"));
+        let existing: Vec<Option<&Value>> = refs.iter().map(|e| e.get("created_at")).collect();
+        assert_eq!(
+            insert_index(&insert, &existing, Some(&json!("2024-05-04"))),
+            0
+        );
+        assert_eq!(
+            insert_index(&insert, &existing, Some(&json!("2024-05-01T12"))),
+            2
+        );
+        // No visible order: last.
+        let shuffled = objs(&[json!({"n": 2}), json!({"n": 1}), json!({"n": 3})]);
+        let refs: Vec<&Map<String, Value>> = shuffled.iter().collect();
+        let insert = choose_insert(&[refs], &[rule("n", "sequence", json!({}))]);
+        assert_eq!(insert.position, "last");
+        assert_eq!(
+            insert_index(&insert, &[Some(&json!(1))], Some(&json!(0))),
+            1
+        );
+        // Echoed fields count when nothing generated is ordered.
+        let by_name = objs(&[json!({"name": "a"}), json!({"name": "b"})]);
+        let refs: Vec<&Map<String, Value>> = by_name.iter().collect();
+        let insert = choose_insert(&[refs], &[rule("name", "echo", json!({}))]);
+        assert_eq!(
+            (insert.field.as_deref(), insert.order.as_deref()),
+            (Some("name"), Some("ascending"))
+        );
+        // Directions must agree across collections.
+        let up = objs(&[json!({"n": 1}), json!({"n": 2})]);
+        let down = objs(&[json!({"n": 2}), json!({"n": 1})]);
+        let cols = vec![
+            up.iter().collect::<Vec<_>>(),
+            down.iter().collect::<Vec<_>>(),
+        ];
+        assert_eq!(
+            choose_insert(&cols, &[rule("n", "clock", json!({}))]).position,
+            "last"
+        );
+    }
+
+    #[test]
+    fn write_clock_rounds_up_to_the_next_second() {
+        // CHECK-16: last record ends 12:00:03.200 → 12:00:04.
+        let start = 1_714_564_803_000i64; // 2024-05-01T12:00:03Z
+        assert_eq!(
+            write_clock([(start - 5000, 10.0), (start, 200.0)]),
+            Some(start + 1000)
+        );
+        assert_eq!(write_clock([(start, 0.0)]), Some(start + 1000));
+        assert_eq!(write_clock([(start, 0.4)]), Some(start + 1000));
+        assert_eq!(write_clock(Vec::<(i64, f64)>::new()), None);
+    }
+}
