@@ -10,14 +10,23 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const ALL_RULES: [&str; 5] = ["after-uid-literal", "opaque-token", "sibling-pair-variance", "sibling-variance", "prefix-variance"];
+const ALL_RULES: [&str; 5] = [
+    "after-uid-literal",
+    "opaque-token",
+    "sibling-pair-variance",
+    "sibling-variance",
+    "prefix-variance",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn hars(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("fixtures")
+        .map(|e| e.expect("entry").path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -40,7 +49,8 @@ fn state_text(path: &Path) -> String {
 }
 
 fn schema() -> jsonschema::Validator {
-    let text = std::fs::read_to_string(root().join("manifests/environment-state.schema.json")).expect("schema file");
+    let text = std::fs::read_to_string(root().join("manifests/environment-state.schema.json"))
+        .expect("schema file");
     let schema: Value = serde_json::from_str(&text).expect("schema JSON");
     jsonschema::validator_for(&schema).expect("valid schema")
 }
@@ -54,14 +64,29 @@ fn golden_states_of_every_fixture() {
     let update = std::env::var_os("REA_UPDATE_GOLDEN").is_some();
     let mut mismatches = Vec::new();
     for file in &files {
-        let rel = file.strip_prefix(root().join("tests/fixtures")).expect("relative");
-        let name = rel.to_string_lossy().replace(['/', '\\'], "__").replace(".har", ".state.json");
+        let rel = file
+            .strip_prefix(root().join("tests/fixtures"))
+            .expect("relative");
+        let name = rel
+            .to_string_lossy()
+            .replace(['/', '\\'], "__")
+            .replace(".har", ".state.json");
         let golden = root().join("tests/golden/environment-state").join(&name);
         let text = state_text(file);
-        assert_eq!(text, state_text(file), "state of {rel:?} is not deterministic");
+        assert_eq!(
+            text,
+            state_text(file),
+            "state of {rel:?} is not deterministic"
+        );
         let value: Value = serde_json::from_str(&text).expect("json");
-        let errors: Vec<String> = validator.iter_errors(&value).map(|e| format!("{e} at {}", e.instance_path())).collect();
-        assert!(errors.is_empty(), "{rel:?} does not fit the schema: {errors:#?}");
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{rel:?} does not fit the schema: {errors:#?}"
+        );
         if update {
             std::fs::write(&golden, &text).expect("write golden");
             continue;
@@ -75,7 +100,10 @@ fn golden_states_of_every_fixture() {
             }
         }
     }
-    assert!(mismatches.is_empty(), "golden mismatches (REA_UPDATE_GOLDEN=1 regenerates): {mismatches:#?}");
+    assert!(
+        mismatches.is_empty(),
+        "golden mismatches (REA_UPDATE_GOLDEN=1 regenerates): {mismatches:#?}"
+    );
 }
 
 #[test]
@@ -87,15 +115,26 @@ fn command_prints_the_state_and_a_summary() {
         cmd.arg("--template-rule").arg(r);
     }
     let out = cmd.output().expect("run rea");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     let expected: Value = serde_json::from_str(&state_text(&capture)).expect("json");
     assert_eq!(printed, expected);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_rea")).arg("environment-state").arg(&capture).output().expect("run rea");
+    let out = Command::new(env!("CARGO_BIN_EXE_rea"))
+        .arg("environment-state")
+        .arg(&capture)
+        .output()
+        .expect("run rea");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("types:") && text.contains("views:") && text.contains("writes:"), "{text}");
+    assert!(
+        text.contains("types:") && text.contains("views:") && text.contains("writes:"),
+        "{text}"
+    );
     assert!(text.contains("products_records: 20 entities"), "{text}");
 }
 

@@ -2,7 +2,8 @@
 //! a HAR capture, derives the environment state with the given template
 //! rules and prints it (JSON) or a readable summary.
 
-use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
+use super::output::{fail, print_text};
+use rea_core::{Category, ErrorReport};
 use rea_derivation::state::{environment_state, State, ViewPlan};
 use rea_derivation::TemplateRule;
 use std::fmt::Write as _;
@@ -23,24 +24,17 @@ pub(crate) struct Args {
 }
 
 /// Runs the command and returns the exit code.
-pub(crate) fn run(args: Args) -> i32 {
+pub(crate) fn run(args: Args) -> u8 {
     match execute(&args) {
         Ok(()) => 0,
-        Err(e) => super::fail(&e, args.json),
+        Err(e) => fail(&e, args.json),
     }
 }
 
 fn execute(args: &Args) -> Result<(), ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
-    let evidence = inspect_web_network_capture(&InspectRequest::har(&args.capture_path))?;
-    let evidence = serde_json::to_value(&evidence).map_err(|e| {
-        ErrorReport::new(
-            "internal",
-            Category::Internal,
-            format!("could not read the Evidence back: {e}"),
-        )
-    })?;
+    let evidence = super::decode::evidence_of(&args.capture_path)?;
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
     let text = if args.json {
         serde_json::to_string(&state).map_err(|e| {
@@ -53,13 +47,14 @@ fn execute(args: &Args) -> Result<(), ErrorReport> {
     } else {
         summary(&state)
     };
-    super::print_bytes(text.as_bytes()).map_err(|e| {
-        ErrorReport::new(
+    match print_text(&(text + "\n")) {
+        0 => Ok(()),
+        _ => Err(ErrorReport::new(
             "output_write_failed",
             Category::Output,
-            format!("could not write the reply: {e}"),
-        )
-    })
+            "could not write the reply to stdout",
+        )),
+    }
 }
 
 /// Types with entity counts, view plans, write plans with verdicts.

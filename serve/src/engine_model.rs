@@ -1,0 +1,132 @@
+//! `Model` for the derivation engine: the manifest's tools with their view
+//! and write plans, and every call delegated to `Engine`.
+
+use crate::model::{ImportError, Model, ToolInfo, ToolKind};
+use indexmap::IndexMap;
+use rea_core::ErrorReport;
+use rea_derivation::engine::{Answer, Call, Engine, Generator, World};
+use serde_json::{Map, Value};
+
+/// The engine plus the tool list the server offers from it.
+pub struct EngineModel {
+    engine: Engine,
+    tools: Vec<ToolInfo>,
+}
+
+impl EngineModel {
+    pub fn new(engine: Engine) -> Self {
+        let tools = engine
+            .manifest
+            .tools
+            .iter()
+            .map(|tool| tool_info(&engine, tool))
+            .collect();
+        EngineModel { engine, tools }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+fn tool_info(engine: &Engine, tool: &rea_derivation::manifest::Tool) -> ToolInfo {
+    if let Some(plan) = engine.write_of(&tool.name) {
+        let served = plan.status == "served";
+        return ToolInfo {
+            tool: tool.clone(),
+            kind: ToolKind::Write,
+            plan: plan.effect.clone(),
+            reason: (!served).then(|| {
+                plan.reason
+                    .clone()
+                    .unwrap_or_else(|| "unserved".to_string())
+            }),
+            served,
+        };
+    }
+    if let Some(view) = engine.view_of(&tool.name) {
+        let reason = match view {
+            rea_derivation::state::ViewPlan::Recorded(r) => Some(r.reason.clone()),
+            _ => None,
+        };
+        return ToolInfo {
+            tool: tool.clone(),
+            kind: ToolKind::Read,
+            plan: view.shape().to_string(),
+            reason,
+            served: true,
+        };
+    }
+    // A tool with no plan: reads replay, anything else is not served.
+    let read = matches!(tool.method.as_str(), "GET" | "HEAD" | "OPTIONS");
+    ToolInfo {
+        tool: tool.clone(),
+        kind: if read {
+            ToolKind::Read
+        } else {
+            ToolKind::Write
+        },
+        plan: if read { "recorded" } else { "none" }.to_string(),
+        reason: Some(if read { "no-plan" } else { "no-state-target" }.to_string()),
+        served: read,
+    }
+}
+
+fn report_detail(report: &ErrorReport) -> String {
+    report.message.clone()
+}
+
+impl Model for EngineModel {
+    type World = World;
+
+    fn name(&self) -> &str {
+        &self.engine.manifest.name
+    }
+
+    fn tools(&self) -> &[ToolInfo] {
+        &self.tools
+    }
+
+    fn initial_world(&self) -> World {
+        self.engine.initial_world()
+    }
+
+    fn route(&self, method: &str, path: &str) -> Option<String> {
+        self.engine
+            .route(method, path)
+            .map(|(tool, _)| tool.name.clone())
+    }
+
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
+        self.engine
+            .tool_call(tool, &Value::Object(arguments.clone()))
+            .map_err(|report| {
+                let extra = Value::Object(report.details.clone());
+                Box::new(Answer::error(
+                    400,
+                    &report.code,
+                    &report.message,
+                    Some(tool),
+                    Some(extra),
+                ))
+            })
+    }
+
+    fn call(&self, world: &mut World, call: &Call, generator: &mut dyn Generator) -> Answer {
+        self.engine.call(world, call, generator)
+    }
+
+    fn export(&self, world: &World) -> Value {
+        self.engine.export(world)
+    }
+
+    fn import(&self, value: &Value) -> Result<World, ImportError> {
+        self.engine.import(value).map_err(|report| ImportError {
+            detail: report_detail(&report),
+        })
+    }
+
+    fn tables(&self) -> IndexMap<String, Value> {
+        self.engine.tables()
+    }
+}

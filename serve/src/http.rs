@@ -1,0 +1,151 @@
+//! The recorded API at its own paths: one fallback handler turning a request
+//! line into an environment call, answering with the recorded content type and
+//! only the recorded headers that still describe the answer.
+
+use crate::environment::{own_error, Environment, Request};
+use crate::outcome::{body_bytes, content_type};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
+use axum::response::Response;
+use rea_derivation::engine::{Answer, Call};
+use std::sync::Arc;
+
+/// The fallback handler: every request no other route took.
+pub async fn fallback(
+    State(env): State<Arc<Environment>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let answer = match parse_body(&headers, &body) {
+        Ok(parsed) => {
+            let call = Call {
+                method: method.as_str().to_string(),
+                path: uri.path().to_string(),
+                query: uri.query().map(str::to_string),
+                body: parsed,
+            };
+            // The engine is synchronous and quick; the lock is never held
+            // across an await point.
+            env.call(&Request::Http(call))
+        }
+        Err(message) => own_error(400, "body_not_json", &message, None),
+    };
+    let head = method == Method::HEAD;
+    to_response(&answer, head)
+}
+
+fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Value>, String> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    match serde_json::from_slice(body) {
+        Ok(value) => Ok(Some(value)),
+        Err(e) => {
+            let ct = headers
+                .get(axum::http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("none");
+            Err(format!(
+                "the request body is not JSON ({e}; content type {ct}); rea serves JSON APIs"
+            ))
+        }
+    }
+}
+
+/// Builds the HTTP response for an answer.
+pub fn to_response(answer: &Answer, head: bool) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let bytes = if head { Vec::new() } else { body_bytes(answer) };
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    let out = response.headers_mut();
+    for (name, value) in &answer.headers {
+        if !replayable(name) {
+            continue;
+        }
+        if let (Ok(n), Ok(v)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            out.append(n, v);
+        }
+    }
+    if let Some(ct) = content_type(answer) {
+        if let Ok(v) = HeaderValue::from_str(&ct) {
+            out.insert(axum::http::header::CONTENT_TYPE, v);
+        }
+    }
+    response
+}
+
+/// Whether a recorded response header may be replayed: never credentials,
+/// never headers describing a body encoding or framing that is not served.
+pub fn replayable(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    if n.starts_with(':') {
+        return false;
+    }
+    const NEVER: &[&str] = &[
+        "set-cookie",
+        "set-cookie2",
+        "cookie",
+        "authorization",
+        "proxy-authorization",
+        "proxy-authenticate",
+        "content-encoding",
+        "transfer-encoding",
+        "content-length",
+        "content-type",
+        "connection",
+        "keep-alive",
+        "upgrade",
+        "trailer",
+        "te",
+        "alt-svc",
+        "strict-transport-security",
+    ];
+    if NEVER.contains(&n.as_str()) {
+        return false;
+    }
+    let secret_like = [
+        "token", "api-key", "apikey", "secret", "session", "csrf", "xsrf",
+    ];
+    if secret_like.iter().any(|s| n.contains(s)) {
+        return false;
+    }
+    n == "www-authenticate" || !n.contains("auth")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_and_stale_framing_headers_are_never_replayed() {
+        for name in [
+            "Set-Cookie",
+            "Authorization",
+            "Content-Encoding",
+            "Transfer-Encoding",
+            "Content-Length",
+            "X-Auth-Token",
+            "X-CSRF-Token",
+            ":status",
+        ] {
+            assert!(!replayable(name), "{name}");
+        }
+        for name in [
+            "ETag",
+            "Last-Modified",
+            "Cache-Control",
+            "Next-Page",
+            "Total-Records",
+            "WWW-Authenticate",
+        ] {
+            assert!(replayable(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The port between the server and the engine: what `rea-serve` needs from
+//! a derived environment (tools, routing, one call against a World, the
+//! data-plane shape of a World), as one trait the engine implements.
+
+use indexmap::IndexMap;
+use rea_derivation::engine::{Answer, Call, Generator};
+use rea_derivation::manifest::Tool;
+use serde_json::{Map, Value};
+
+/// Whether a tool reads or may change state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    Read,
+    Write,
+}
+
+/// One manifest tool as the server sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    pub tool: Tool,
+    pub kind: ToolKind,
+    /// For reads: the view plan kind (`item`, `list`, `document`, `recorded`).
+    /// For writes: the plan's effect (`create`, `update`, `delete`, `document`, `none`).
+    pub plan: String,
+    /// For a `recorded` view: why it replays; for a write: why it is not
+    /// served. `None` for reads rendered from the World and served writes.
+    pub reason: Option<String>,
+    /// Whether the tool is offered: every read, and writes whose plan is `served`.
+    pub served: bool,
+}
+
+/// Why a replacement World was refused; names where (collection, row, field).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportError {
+    pub detail: String,
+}
+
+/// What the server needs from a derived environment. The World is the
+/// mutable state; everything else is immutable after start-up.
+pub trait Model: Send + Sync + 'static {
+    type World: Clone + Send + Sync + 'static;
+
+    /// The environment's own name (the manifest's).
+    fn name(&self) -> &str;
+    /// Every manifest tool, served or not, in manifest order.
+    fn tools(&self) -> &[ToolInfo];
+    /// The World the capture's state describes.
+    fn initial_world(&self) -> Self::World;
+    /// The tool an HTTP request line reaches, if any.
+    fn route(&self, method: &str, path: &str) -> Option<String>;
+    /// MCP-style arguments (path params and query names at the top level,
+    /// `body` for the request body) → an HTTP-shaped call, or a 4xx answer.
+    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>>;
+    /// Answers one call, changing `world` only when the answer says so.
+    fn call(&self, world: &mut Self::World, call: &Call, generator: &mut dyn Generator) -> Answer;
+    /// The World in the data-plane shape `{"collections": {...}, "documents": {...}}`.
+    fn export(&self, world: &Self::World) -> Value;
+    /// A World from the data-plane shape, checked against the tables.
+    fn import(&self, value: &Value) -> Result<Self::World, ImportError>;
+    /// One JSON Schema per entity collection (a row), by type name.
+    fn tables(&self) -> IndexMap<String, Value>;
+}

@@ -1,0 +1,346 @@
+//! Adapter tests on the in-memory `testing::Notes` model, through `app()`
+//! without a socket: HTTP replay, data plane and MCP results agree.
+
+use crate::testing::Notes;
+use crate::{app, Environment, Request, ServeConfig};
+use axum::body::Body;
+use axum::http::{Request as HttpRequest, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+fn env() -> Arc<Environment> {
+    Arc::new(Environment::new(Notes::new(), None))
+}
+
+fn config() -> ServeConfig {
+    ServeConfig {
+        host: "127.0.0.1".into(),
+        port: 0,
+        data_root: None,
+    }
+}
+
+async fn send(
+    env: &Arc<Environment>,
+    method: &str,
+    uri: &str,
+    body: Option<Value>,
+) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let router = app(env.clone(), &config(), CancellationToken::new());
+    let req = HttpRequest::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json")
+        .body(
+            body.map(|b| Body::from(b.to_string()))
+                .unwrap_or_else(Body::empty),
+        )
+        .unwrap();
+    let res = router.oneshot(req).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+    (status, headers, bytes)
+}
+
+async fn rpc(env: &Arc<Environment>, method: &str, params: Value) -> Value {
+    let (_, _, body) = send(
+        env,
+        "POST",
+        "/agentenv",
+        Some(json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})),
+    )
+    .await;
+    serde_json::from_slice(&body).unwrap()
+}
+
+#[tokio::test]
+async fn http_and_mcp_answer_the_same_bytes() {
+    let env = env();
+    let (status, headers, body) = send(&env, "GET", "/v1/notes/1", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(headers["etag"], "\"1\"");
+    assert!(headers.get("set-cookie").is_none());
+    let mcp = env.call(&Request::Tool {
+        name: "get_note".into(),
+        arguments: json!({"note_id": "1"}).as_object().unwrap().clone(),
+    });
+    let result = crate::mcp::to_result(&mcp);
+    let text = serde_json::to_value(&result.content[0]).unwrap();
+    assert_eq!(text["text"].as_str().unwrap().as_bytes(), body.as_slice());
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"data": {"id": 1, "text": "first"}}))
+    );
+}
+
+#[tokio::test]
+async fn unknown_routes_say_no_recorded_tool_matches() {
+    let (status, _, body) = send(&env(), "GET", "/nowhere?x=1", None).await;
+    assert_eq!(status, 404);
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"], "no_matching_tool");
+    assert!(body["message"]
+        .as_str()
+        .unwrap()
+        .contains("no recorded tool matches GET /nowhere?x=1"));
+}
+
+#[tokio::test]
+async fn an_unserved_write_answers_its_reason_and_changes_nothing() {
+    let env = env();
+    let before = env.export();
+    let (status, _, body) = send(&env, "PATCH", "/v1/notes/1", Some(json!({"text": "x"}))).await;
+    assert_eq!(status, 501);
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"], "write_not_served");
+    assert_eq!(body["reason"], "unconfirmed");
+    assert_eq!(env.export(), before);
+    assert!(
+        env.tool("patch_note").is_none(),
+        "unserved writes are not offered"
+    );
+}
+
+#[tokio::test]
+async fn mcp_errors_carry_code_message_applied_and_the_recorded_answer() {
+    let env = env();
+    let answer = env.call(&Request::Tool {
+        name: "get_note".into(),
+        arguments: json!({"note_id": "99"}).as_object().unwrap().clone(),
+    });
+    let result = crate::mcp::to_result(&answer);
+    assert_eq!(result.is_error, Some(true));
+    let blocks = serde_json::to_value(&result.content).unwrap();
+    assert_eq!(blocks[0]["text"], "not_found: note not found");
+    assert!(blocks[1]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("HTTP 404\n"));
+    let s = result.structured_content.unwrap();
+    assert_eq!(s["applied"], "no");
+    assert_eq!(s["retryable"], false);
+}
+
+#[tokio::test]
+async fn card_declares_tools_operations_and_tables() {
+    let (status, _, body) = send(&env(), "GET", "/.well-known/agent-env.json", None).await;
+    assert_eq!(status, 200);
+    let card: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(card["url"], "/agentenv");
+    assert_eq!(
+        card["additionalInterfaces"][0],
+        json!({"url": "/mcp", "transport": "mcp"})
+    );
+    let tools: Vec<&str> = card["capabilities"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        ["list_notes", "get_note", "create_note", "delete_note"]
+    );
+    let ext = &card["capabilities"]["extensions"][0];
+    assert_eq!(ext["uri"], "urn:agentenv:intake/v1");
+    let tables = &ext["params"]["add"][0]["tables"];
+    assert_eq!(tables["notes"]["required"], json!(["id", "text"]));
+    assert_eq!(tables["documents"]["required"], json!(["path", "value"]));
+}
+
+#[tokio::test]
+async fn data_get_add_reset_round_trip() {
+    let env = env();
+    let got = rpc(&env, "data/get", json!({})).await;
+    assert_eq!(got["id"], 7);
+    let data = &got["result"]["parts"][0]["data"];
+    assert_eq!(data["notes"], json!([{"id": 1, "text": "first"}]));
+    assert_eq!(
+        data["documents"],
+        json!([{"path": "/v1/", "value": {"version": "1"}}])
+    );
+
+    let replacement = json!({"notes": [{"id": 5, "text": "five"}], "documents": []});
+    let added = rpc(
+        &env,
+        "data/add",
+        json!({"parts": [{"kind": "data", "data": replacement}]}),
+    )
+    .await;
+    assert_eq!(added["result"], json!({}), "{added}");
+    let (_, _, body) = send(&env, "GET", "/v1/notes", None).await;
+    assert_eq!(
+        serde_json::from_slice::<Value>(&body).unwrap(),
+        json!({"data": [{"id": 5, "text": "five"}]})
+    );
+
+    // The same World as an inline file part.
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .encode(json!({"notes": [{"id": 6, "text": "six"}]}).to_string());
+    let added = rpc(&env, "data/add", json!({"parts": [{"kind": "file", "file": {"bytes": bytes, "mimeType": "application/json"}}]})).await;
+    assert_eq!(added["result"], json!({}), "{added}");
+    assert_eq!(env.export()["collections"]["notes"][0]["id"], 6);
+
+    assert_eq!(
+        rpc(&env, "data/reset", json!({})).await["result"],
+        json!({})
+    );
+    assert_eq!(
+        env.export()["collections"]["notes"],
+        json!([{"id": 1, "text": "first"}])
+    );
+}
+
+#[tokio::test]
+async fn bad_payloads_are_refused_naming_where_and_change_nothing() {
+    let env = env();
+    let before = env.export();
+    let cases = [
+        (
+            json!({"parts": [{"kind": "data", "data": {"widgets": []}}]}),
+            "widgets",
+        ),
+        (
+            json!({"parts": [{"kind": "data", "data": {"notes": [{"id": 2}]}}]}),
+            "notes[0]",
+        ),
+        (
+            json!({"parts": [{"kind": "data", "data": {"notes": [{"id": "x", "text": "t"}]}}]}),
+            "notes[0].id",
+        ),
+        (
+            json!({"parts": [{"kind": "data", "data": {"notes": [{"id": 2, "text": "a"}, {"id": 2, "text": "b"}]}}]}),
+            "duplicate",
+        ),
+        (json!({"parts": []}), "parts"),
+        (
+            json!({"parts": [{"kind": "file", "file": {"uri": "https://example.com/w.json"}}]}),
+            "never fetches",
+        ),
+        (json!({"parts": [{"kind": "text", "text": "hi"}]}), "text"),
+    ];
+    for (params, needle) in cases {
+        let reply = rpc(&env, "data/add", params.clone()).await;
+        assert_eq!(reply["error"]["code"], -32602, "{params}: {reply}");
+        assert_eq!(reply["error"]["message"], "invalid_request");
+        let detail = reply["error"]["data"]["detail"].as_str().unwrap();
+        assert!(detail.contains(needle), "{detail} should name {needle}");
+        assert_eq!(env.export(), before);
+    }
+}
+
+#[tokio::test]
+async fn json_rpc_envelope_errors() {
+    let env = env();
+    let router = app(env.clone(), &config(), CancellationToken::new());
+    let req = HttpRequest::post("/agentenv")
+        .body(Body::from("{not json"))
+        .unwrap();
+    let res = router.oneshot(req).await.unwrap();
+    let body: Value =
+        serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    assert_eq!(body["error"]["code"], -32700);
+    let (_, _, body) = send(
+        &env,
+        "POST",
+        "/agentenv",
+        Some(json!({"jsonrpc": "1.0", "id": 1, "method": "data/get"})),
+    )
+    .await;
+    assert_eq!(
+        serde_json::from_slice::<Value>(&body).unwrap()["error"]["code"],
+        -32600
+    );
+    let (_, _, body) = send(&env, "POST", "/agentenv", Some(json!([1]))).await;
+    assert_eq!(
+        serde_json::from_slice::<Value>(&body).unwrap()["error"]["code"],
+        -32600
+    );
+    assert_eq!(
+        rpc(&env, "data/nope", json!({})).await["error"]["code"],
+        -32601
+    );
+    // write_namespace is accepted and ignored.
+    assert!(rpc(
+        &env,
+        "data/get",
+        json!({"write_namespace": {"root_path": "x"}})
+    )
+    .await["result"]["parts"]
+        .is_array());
+}
+
+#[test]
+fn tool_schemas_and_hints() {
+    let env = env();
+    let create = crate::mcp::to_mcp_tool(env.tool("create_note").unwrap());
+    let schema = serde_json::to_value(&*create.input_schema).unwrap();
+    assert_eq!(
+        schema["properties"]["body"]["properties"]["text"]["type"],
+        "string"
+    );
+    let get = crate::mcp::to_mcp_tool(env.tool("get_note").unwrap());
+    let schema = serde_json::to_value(&*get.input_schema).unwrap();
+    assert_eq!(schema["required"], json!(["note_id"]));
+    let a = get.annotations.unwrap();
+    assert_eq!(
+        (
+            a.read_only_hint,
+            a.destructive_hint,
+            a.idempotent_hint,
+            a.open_world_hint
+        ),
+        (Some(true), Some(false), Some(true), Some(false))
+    );
+    let del = crate::mcp::to_mcp_tool(env.tool("delete_note").unwrap())
+        .annotations
+        .unwrap();
+    assert_eq!(
+        (
+            del.read_only_hint,
+            del.destructive_hint,
+            del.idempotent_hint
+        ),
+        (Some(false), Some(true), Some(true))
+    );
+    let c = create.annotations.unwrap();
+    assert_eq!(
+        (c.destructive_hint, c.idempotent_hint),
+        (Some(false), Some(false))
+    );
+}
+
+#[test]
+fn sixteen_threads_lose_no_acknowledged_create() {
+    let env = env();
+    std::thread::scope(|s| {
+        for t in 0..16 {
+            let env = &env;
+            s.spawn(move || {
+                for i in 0..25 {
+                    let a = env.call(&Request::Tool {
+                        name: "create_note".into(),
+                        arguments: json!({"body": {"text": format!("{t}-{i}")}})
+                            .as_object()
+                            .unwrap()
+                            .clone(),
+                    });
+                    assert_eq!(a.status, 201);
+                }
+            });
+        }
+    });
+    assert_eq!(
+        env.export()["collections"]["notes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1 + 16 * 25
+    );
+}

@@ -1,0 +1,368 @@
+//! `rea environment-serve CAPTURE`: derive the environment from a capture at
+//! start-up, then serve it over MCP (streamable HTTP at `/mcp`, or stdio),
+//! the recorded API's own paths and the AgentEnv data plane.
+
+// `ErrorReport` is the shared error contract, returned by value across the project.
+#![allow(clippy::result_large_err)]
+
+use crate::cli::pipeline;
+use rea_core::ErrorReport;
+use rea_derivation::TemplateRule;
+use rea_serve::{Environment, ServeConfig, ToolKind};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The opt-in template rules, in their fixed order; serving uses all of them
+/// unless `--template-rule` says otherwise.
+fn opt_in_rules() -> Vec<&'static str> {
+    TemplateRule::ALL.iter().map(|r| r.name()).collect()
+}
+
+const DEFAULT_HOST: &str = "127.0.0.1";
+const DEFAULT_PORT: u16 = 18765;
+
+/// The command's flags, as clap parsed them.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ServeArgs {
+    /// The capture to serve (a HAR file).
+    pub capture: PathBuf,
+    /// Interface to bind (default: $MCP_HOST, else 127.0.0.1).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Port to bind (default: $MCP_PORT, else 18765; 0 picks a free port).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Serve MCP over stdin/stdout instead of HTTP; logs go to stderr.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Opt-in template rule to use (repeatable); `none` for none. Default: all five.
+    #[arg(long = "template-rule", value_name = "RULE")]
+    pub template_rules: Vec<String>,
+    /// Start from this World (the data/get shape) instead of the capture's.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// The only directory data/add may read file:// URIs from.
+    #[arg(long, value_name = "DIR")]
+    pub data_root: Option<PathBuf>,
+}
+
+/// The resolved configuration the libraries see.
+#[derive(Debug)]
+struct Resolved {
+    capture: PathBuf,
+    host: String,
+    port: u16,
+    stdio: bool,
+    rules: Vec<String>,
+    state: Option<PathBuf>,
+    data_root: Option<PathBuf>,
+}
+
+fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
+    let host = args
+        .host
+        .or_else(|| {
+            std::env::var("MCP_HOST")
+                .ok()
+                .filter(|h| !h.trim().is_empty())
+        })
+        .unwrap_or_else(|| DEFAULT_HOST.to_string());
+    let port = match args.port {
+        Some(p) => p,
+        None => match std::env::var("MCP_PORT") {
+            Ok(p) if !p.trim().is_empty() => p.trim().parse().map_err(|_| {
+                ErrorReport::input(
+                    "invalid_argument",
+                    format!("MCP_PORT is not a port number: {p}"),
+                )
+                .detail("argument", "MCP_PORT")
+            })?,
+            _ => DEFAULT_PORT,
+        },
+    };
+    let rules = resolve_rules(&args.template_rules)?;
+    if let Some(root) = &args.data_root {
+        if !root.is_dir() {
+            return Err(ErrorReport::input(
+                "invalid_argument",
+                format!("--data-root {} is not a directory", root.display()),
+            )
+            .detail("argument", "data_root"));
+        }
+    }
+    Ok(Resolved {
+        capture: args.capture,
+        host,
+        port,
+        stdio: args.stdio,
+        rules,
+        state: args.state,
+        data_root: args.data_root,
+    })
+}
+
+/// `--template-rule` values → the rules in effect, in their fixed order.
+pub(crate) fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport> {
+    if given.is_empty() {
+        return Ok(opt_in_rules().iter().map(|r| r.to_string()).collect());
+    }
+    if given.iter().any(|r| r == "none") {
+        if given.len() > 1 {
+            return Err(ErrorReport::input(
+                "invalid_argument",
+                "--template-rule none cannot be combined with other rules",
+            )
+            .detail("argument", "template_rule"));
+        }
+        return Ok(Vec::new());
+    }
+    let all = opt_in_rules();
+    for rule in given {
+        if !all.contains(&rule.as_str()) {
+            return Err(ErrorReport::input(
+                "invalid_argument",
+                format!(
+                    "unknown template rule {rule}; the opt-in rules are {} (or none)",
+                    all.join(", ")
+                ),
+            )
+            .detail("argument", "template_rule"));
+        }
+    }
+    Ok(all
+        .iter()
+        .filter(|r| given.iter().any(|g| g == *r))
+        .map(|r| r.to_string())
+        .collect())
+}
+
+/// Runs the command; returns the process exit code.
+pub(crate) fn run(args: ServeArgs) -> u8 {
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(report) => {
+            log(&format!("error: {} ({})", report.message, report.code));
+            u8::try_from(report.category.exit_code()).unwrap_or(1)
+        }
+    }
+}
+
+fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
+    let cfg = resolve(args)?;
+    let started = Instant::now();
+    let env = pipeline::build(
+        &cfg.capture,
+        &cfg.rules,
+        cfg.state.as_deref(),
+        &mut |stage| {
+            log(&format!(
+                "[{:>6.2}s] {stage}",
+                started.elapsed().as_secs_f64()
+            ))
+        },
+    )?;
+    let env = Arc::new(env);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            ErrorReport::new(
+                "serve_io",
+                rea_core::Category::Unavailable,
+                format!("cannot start the runtime: {e}"),
+            )
+        })?;
+    if cfg.stdio {
+        print_summary(&env, &cfg, None);
+        log(&format!(
+            "ready in {:.2}s; serving MCP on stdio",
+            started.elapsed().as_secs_f64()
+        ));
+        return runtime
+            .block_on(async {
+                let stop = shutdown_signal();
+                rea_serve::run_stdio(env, stop).await
+            })
+            .map_err(|e| e.report());
+    }
+    runtime.block_on(async {
+        let stop = shutdown_signal();
+        let addr = bind_addr(&cfg.host, cfg.port)?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+            ErrorReport::new(
+                "serve_io",
+                rea_core::Category::Unavailable,
+                format!("cannot listen on {addr}: {e}"),
+            )
+            .detail("address", addr.to_string())
+        })?;
+        let local = listener.local_addr().map_err(|e| {
+            ErrorReport::new("serve_io", rea_core::Category::Unavailable, e.to_string())
+        })?;
+        let config = ServeConfig {
+            host: cfg.host.clone(),
+            port: local.port(),
+            data_root: cfg.data_root.clone(),
+        };
+        if !config.is_loopback() {
+            log(&format!(
+                "warning: bound to {} (not loopback): anyone who can reach this address can read and change the environment",
+                cfg.host
+            ));
+        }
+        print_summary(&env, &cfg, Some(local));
+        log(&format!(
+            "ready in {:.2}s; listening on http://{local}",
+            started.elapsed().as_secs_f64()
+        ));
+        rea_serve::run(listener, env, &config, stop)
+            .await
+            .map_err(|e| e.report())?;
+        log("stopped");
+        Ok(())
+    })
+}
+
+fn bind_addr(host: &str, port: u16) -> Result<SocketAddr, ErrorReport> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let ip = if bare.eq_ignore_ascii_case("localhost") {
+        std::net::IpAddr::from([127, 0, 0, 1])
+    } else {
+        bare.parse().map_err(|_| {
+            ErrorReport::input(
+                "invalid_argument",
+                format!("--host {host} is not an IP address or localhost"),
+            )
+            .detail("argument", "host")
+        })?
+    };
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// Registers the Ctrl-C and SIGTERM handlers now (so a signal that arrives
+/// right after start-up is not missed) and resolves when either arrives.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(term) => {},
+                _ = wait(int) => {},
+            }
+            log("shutting down");
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+            log("shutting down");
+        }
+    }
+}
+
+fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
+    let reads: Vec<_> = env.tools().filter(|t| t.kind == ToolKind::Read).collect();
+    let writes: Vec<_> = env.tools().filter(|t| t.kind == ToolKind::Write).collect();
+    log(&format!(
+        "environment {}: {} tools ({} read, {} write)",
+        env.name(),
+        reads.len() + writes.len(),
+        reads.len(),
+        writes.len()
+    ));
+    for t in reads.iter().chain(writes.iter()) {
+        let how = match (&t.kind, t.reason.as_deref()) {
+            (ToolKind::Read, Some(reason)) => format!("replays recordings ({reason})"),
+            _ => t.plan.clone(),
+        };
+        log(&format!(
+            "  {:<5} {:<6} {}  [{}: {how}]",
+            if t.kind == ToolKind::Read {
+                "read"
+            } else {
+                "write"
+            },
+            t.tool.method,
+            t.tool.path_template,
+            t.tool.name
+        ));
+    }
+    let unserved: Vec<_> = env.all_tools().iter().filter(|t| !t.served).collect();
+    if !unserved.is_empty() {
+        log("write plans not served:");
+        for t in unserved {
+            log(&format!(
+                "  {} {}  [{}: {}]",
+                t.tool.method,
+                t.tool.path_template,
+                t.tool.name,
+                t.reason.as_deref().unwrap_or("not served")
+            ));
+        }
+    }
+    log(&format!(
+        "template rules: {}",
+        if cfg.rules.is_empty() {
+            "none".to_string()
+        } else {
+            cfg.rules.join(", ")
+        }
+    ));
+    if let Some(addr) = addr {
+        let base = format!("http://{addr}");
+        log(&format!("card:       {base}/.well-known/agent-env.json"));
+        log(&format!("data plane: {base}/agentenv"));
+        log(&format!("MCP:        {base}/mcp"));
+        log(&format!(
+            "HTTP:       {base}/  (the recorded API's own paths)"
+        ));
+    }
+}
+
+/// One line on stderr (stdout stays free for MCP messages under --stdio).
+pub(crate) fn log(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_rules_default_to_all_and_keep_their_order() {
+        assert_eq!(resolve_rules(&[]).unwrap().len(), 5);
+        assert!(resolve_rules(&["none".into()]).unwrap().is_empty());
+        assert_eq!(
+            resolve_rules(&["sibling-variance".into(), "after-uid-literal".into()]).unwrap(),
+            ["after-uid-literal", "sibling-variance"]
+        );
+        assert!(resolve_rules(&["bogus".into()]).is_err());
+        assert!(resolve_rules(&["none".into(), "opaque-token".into()]).is_err());
+    }
+
+    #[test]
+    fn hosts_bind_as_addresses() {
+        assert_eq!(
+            bind_addr("localhost", 1).unwrap().to_string(),
+            "127.0.0.1:1"
+        );
+        assert_eq!(bind_addr("[::1]", 2).unwrap().to_string(), "[::1]:2");
+        assert!(bind_addr("example.com", 3).is_err());
+    }
+}
