@@ -100,14 +100,11 @@ fn dev_b_outcomes_and_the_rules_behind_them() {
     // members as sent, so the read at 16 contradicts the plan.
     let (_, reason, _, by) = outcome(&plans, &format!("patch_{R}_orders_records_by_uuid"));
     assert_eq!((reason.as_deref(), by), (Some("contradicted"), vec![16]));
-    // The only DELETE of a created order (39) is followed by filtered list
-    // reads alone, which the state does not answer.
-    assert_eq!(
-        outcome(&plans, &format!("delete_{R}_orders_records_by_uuid"))
-            .1
-            .as_deref(),
-        Some("unconfirmed")
-    );
+    // The only DELETE of a created order (39) is confirmed by the filtered
+    // list line at 40 (`?customer_id=…`, which the engine answers from the
+    // state), now empty.
+    let (status, _, checked, _) = outcome(&plans, &format!("delete_{R}_orders_records_by_uuid"));
+    assert_eq!((status.as_str(), checked), ("served", vec![40]));
     // Every orders PATCH by record id failed (400), so the tool has no call.
     assert_eq!(
         outcome(&plans, &format!("patch_{R}_orders_records_by_record_id"))
