@@ -66,23 +66,17 @@ fn template_matches(template: &[Segment], segs: &[&str]) -> bool {
 }
 
 /// True when a routed tool answers this line for type `t` by itself: an
-/// item view or served write of `t`, an unserved write plan of this very
-/// path (it answers its reason), a document at this very path, or a
-/// recording of this very line.
+/// item view or served write of `t`, any unserved write plan (it answers
+/// its reason), a document at this very path, or a recording of this very
+/// line.
 fn covered(engine: &Engine, call: &Call, t: &EntityType) -> bool {
     let Some((tool, _)) = engine.route(&call.method, &call.path) else {
         return false;
     };
     if let Some(plan) = engine.write_of(&tool.name) {
-        let literal = compile(&tool.path_template)
-            .iter()
-            .all(|s| matches!(s, Segment::Literal(_)));
-        return if plan.status == "served" {
-            plan.type_name.as_deref() == Some(t.name.as_str())
-        } else {
-            // An unserved plan for exactly this path answers its reason.
-            literal
-        };
+        // A plan the replay check did not confirm answers its own reason:
+        // a sibling's plan never overrides that evidence.
+        return plan.status != "served" || plan.type_name.as_deref() == Some(t.name.as_str());
     }
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(p)) => p.type_name == t.name,
