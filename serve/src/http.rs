@@ -2,13 +2,13 @@
 //! line into an environment call, answering with the recorded content type and
 //! only the recorded headers that still describe the answer.
 
-use crate::environment::{own_error, Environment, Request};
-use crate::outcome::{body_bytes, content_type};
+use crate::environment::{own_error, Environment, Reply, Request};
+use crate::outcome::content_type;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
-use rea_derivation::engine::{Answer, Call};
+use rea_derivation::engine::Call;
 use std::sync::Arc;
 
 /// The fallback handler: every request no other route took.
@@ -19,7 +19,7 @@ pub async fn fallback(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let answer = match parse_body(&headers, &body) {
+    let reply = match parse_body(&headers, &body) {
         Ok(parsed) => {
             let call = Call {
                 method: method.as_str().to_string(),
@@ -31,10 +31,10 @@ pub async fn fallback(
             // across an await point.
             env.call(&Request::Http(call))
         }
-        Err(message) => own_error(400, "body_not_json", &message, None),
+        Err(message) => Arc::new(Reply::new(own_error(400, "body_not_json", &message, None))),
     };
     let head = method == Method::HEAD;
-    to_response(&answer, head)
+    to_response(&reply, head)
 }
 
 fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Value>, String> {
@@ -55,10 +55,15 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
     }
 }
 
-/// Builds the HTTP response for an answer.
-pub fn to_response(answer: &Answer, head: bool) -> Response {
+/// Builds the HTTP response for a reply.
+pub fn to_response(reply: &Reply, head: bool) -> Response {
+    let answer = &reply.answer;
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let bytes = if head { Vec::new() } else { body_bytes(answer) };
+    let bytes = if head {
+        Bytes::new()
+    } else {
+        reply.bytes.clone()
+    };
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
     let out = response.headers_mut();
