@@ -13,6 +13,7 @@ use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo};
 use crate::outcome::body_bytes;
 use axum::body::Bytes;
+use axum::http::HeaderMap;
 use indexmap::IndexMap;
 use rea_derivation::engine::{Answer, Applied, Call};
 use serde_json::{json, Map, Value};
@@ -22,17 +23,24 @@ use std::sync::{Arc, Mutex};
 /// Cached read replies kept at most; the cache is emptied when it is full.
 const CACHE_ENTRIES: usize = 4096;
 
-/// One answer and the body bytes every adapter serves for it.
+/// One answer, the body bytes every adapter serves for it, and the HTTP
+/// headers it is served with (built once, so a cached read costs no parsing).
 #[derive(Debug)]
 pub struct Reply {
     pub answer: Answer,
     pub bytes: Bytes,
+    pub headers: HeaderMap,
 }
 
 impl Reply {
     pub fn new(answer: Answer) -> Reply {
         let bytes = Bytes::from(body_bytes(&answer));
-        Reply { answer, bytes }
+        let headers = crate::http::response_headers(&answer);
+        Reply {
+            answer,
+            bytes,
+            headers,
+        }
     }
 }
 

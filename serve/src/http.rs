@@ -8,7 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
-use rea_derivation::engine::Call;
+use rea_derivation::engine::{Answer, Call};
 use std::sync::Arc;
 
 /// The fallback handler: every request no other route took.
@@ -57,8 +57,8 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
 
 /// Builds the HTTP response for a reply.
 pub fn to_response(reply: &Reply, head: bool) -> Response {
-    let answer = &reply.answer;
-    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(reply.answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let bytes = if head {
         Bytes::new()
     } else {
@@ -66,7 +66,14 @@ pub fn to_response(reply: &Reply, head: bool) -> Response {
     };
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
-    let out = response.headers_mut();
+    *response.headers_mut() = reply.headers.clone();
+    response
+}
+
+/// The headers an answer is served with: the replayable recorded ones and
+/// the content type.
+pub fn response_headers(answer: &Answer) -> HeaderMap {
+    let mut out = HeaderMap::new();
     for (name, value) in &answer.headers {
         if !replayable(name) {
             continue;
@@ -83,7 +90,7 @@ pub fn to_response(reply: &Reply, head: bool) -> Response {
             out.insert(axum::http::header::CONTENT_TYPE, v);
         }
     }
-    response
+    out
 }
 
 /// Whether a recorded response header may be replayed: never credentials,
