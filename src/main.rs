@@ -1,13 +1,17 @@
-//! The `rea` command line: argument parsing and dispatch only; each
-//! command lives in `cli/<command>.rs`.
+//! The `rea` command line: argument parsing and dispatch only. Each command
+//! lives in `src/cli/<command>.rs`.
 
 mod cli;
 
 use clap::{Parser, Subcommand};
+use std::process::ExitCode;
 
-/// Turn a recorded web capture into a stateful, replayable fake of the application's API.
 #[derive(Parser)]
-#[command(name = "rea", version, about)]
+#[command(
+    name = "rea",
+    version,
+    about = "Turn a recorded web capture into a replayable fake of its API"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -17,18 +21,27 @@ struct Cli {
 enum Command {
     /// Decode a capture into Evidence (records, sidecars, redactions).
     InspectWebNetworkCapture(cli::inspect::Args),
+    /// Answer a derived view (api-surface, environment-manifest, capture) over inspection Evidence.
+    InspectAnalysisView(cli::analysis_view::Args),
+    /// Decode a capture and derive its environment manifest (the tool surface) in one go.
+    EnvironmentManifest(cli::environment_manifest::Args),
+    /// Derive the environment state: entities, documents, view and write plans.
+    EnvironmentState(cli::environment_state::Args),
     /// Serve the capture as a stateful fake: MCP, its own HTTP paths, the AgentEnv data plane.
     EnvironmentServe(cli::serve::ServeArgs),
 }
 
-fn main() {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => std::process::exit(cli::usage_error(e)),
+        Err(e) => return ExitCode::from(cli::usage_error(e)),
     };
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
+        Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
+        Command::EnvironmentManifest(args) => cli::environment_manifest::run(&args),
+        Command::EnvironmentState(args) => cli::environment_state::run(args),
         Command::EnvironmentServe(args) => cli::serve::run(args),
     };
-    std::process::exit(code);
+    ExitCode::from(code)
 }

@@ -136,16 +136,22 @@ pub fn scrub_text(text: &str, sensitive: &[String]) -> String {
 
 fn scrub_value(value: &mut Value, sensitive: &[String]) {
     match value {
-        Value::String(s) => {
-            if sensitive.iter().any(|l| !l.is_empty() && s.contains(l.as_str())) {
-                *value = Value::Null;
-            }
+        Value::String(s)
+            if sensitive
+                .iter()
+                .any(|l| !l.is_empty() && s.contains(l.as_str())) =>
+        {
+            *value = Value::Null;
         }
         Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, sensitive)),
         Value::Object(map) => {
             let hidden: Vec<String> = map
                 .keys()
-                .filter(|k| sensitive.iter().any(|l| !l.is_empty() && k.contains(l.as_str())))
+                .filter(|k| {
+                    sensitive
+                        .iter()
+                        .any(|l| !l.is_empty() && k.contains(l.as_str()))
+                })
                 .cloned()
                 .collect();
             for key in hidden {
@@ -159,7 +165,13 @@ fn scrub_value(value: &mut Value, sensitive: &[String]) {
 
 impl fmt::Display for ErrorReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): {}", self.code, self.category.as_str(), self.message)?;
+        write!(
+            f,
+            "{} ({}): {}",
+            self.code,
+            self.category.as_str(),
+            self.message
+        )?;
         if let Some(g) = &self.guidance {
             write!(f, " {g}")?;
         }

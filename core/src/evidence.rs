@@ -97,7 +97,9 @@ pub struct Record {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Location {
-    JsonPointer { pointer: String },
+    JsonPointer {
+        pointer: String,
+    },
     /// The coordinate would reveal a declared value.
     Unknown,
 }
@@ -172,8 +174,15 @@ impl io::Write for Bounded {
 }
 
 /// Serializes any reply under a byte budget; nothing partial is returned.
-pub fn to_json_bytes_within<T: Serialize>(value: &T, budget: usize) -> Result<Vec<u8>, ErrorReport> {
-    let mut out = Bounded { bytes: Vec::new(), budget, exceeded: false };
+pub fn to_json_bytes_within<T: Serialize>(
+    value: &T,
+    budget: usize,
+) -> Result<Vec<u8>, ErrorReport> {
+    let mut out = Bounded {
+        bytes: Vec::new(),
+        budget,
+        exceeded: false,
+    };
     match serde_json::to_writer(&mut out, value) {
         Ok(()) => Ok(out.bytes),
         Err(_) if out.exceeded => Err(ErrorReport::new(
@@ -183,7 +192,11 @@ pub fn to_json_bytes_within<T: Serialize>(value: &T, budget: usize) -> Result<Ve
         )
         .detail("budget_bytes", budget as u64)
         .guidance("Select fewer records with --record; the budget has no override.")),
-        Err(e) => Err(ErrorReport::new("internal", Category::Internal, format!("could not serialize the reply: {e}"))),
+        Err(e) => Err(ErrorReport::new(
+            "internal",
+            Category::Internal,
+            format!("could not serialize the reply: {e}"),
+        )),
     }
 }
 
@@ -209,5 +222,38 @@ impl Evidence {
             "redaction_count": self.redactions.len(),
             "sensitive_value_count": self.parameters.sensitive_value_count,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_over_the_budget_are_output_errors_with_nothing_partial() {
+        let big = json!({"text": "x".repeat(1000)});
+        let e = to_json_bytes_within(&big, 100).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.category),
+            ("output_budget_exceeded", Category::Output)
+        );
+        assert_eq!(e.details["budget_bytes"], 100);
+        assert_eq!(to_json_bytes_within(&big, 2000).unwrap().len(), 1011);
+        assert_eq!(OUTPUT_BUDGET_BYTES, 100_663_296);
+    }
+
+    #[test]
+    fn locations_use_their_kind_tags() {
+        let known = Location::JsonPointer {
+            pointer: "/log/entries/0".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&known).unwrap(),
+            json!({"kind": "json-pointer", "pointer": "/log/entries/0"})
+        );
+        assert_eq!(
+            serde_json::to_value(Location::Unknown).unwrap(),
+            json!({"kind": "unknown"})
+        );
     }
 }

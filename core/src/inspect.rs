@@ -4,7 +4,8 @@
 
 use crate::error::{scrub_text, Category, ErrorReport};
 use crate::evidence::{
-    Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, Redaction, EVIDENCE_VERSION, OPERATION,
+    Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, Redaction,
+    EVIDENCE_VERSION, OPERATION,
 };
 use crate::har::{self, binary_fields, container, numeric_literals, selection};
 use crate::json::NumericLiteral;
@@ -41,8 +42,11 @@ impl Detail {
         match text {
             "complete" => Ok(Detail::Complete),
             "summary" => Ok(Detail::Summary),
-            _ => Err(ErrorReport::input("invalid_argument", "detail must be \"complete\" or \"summary\"")
-                .detail("argument", "detail")),
+            _ => Err(ErrorReport::input(
+                "invalid_argument",
+                "detail must be \"complete\" or \"summary\"",
+            )
+            .detail("argument", "detail")),
         }
     }
 }
@@ -84,28 +88,43 @@ pub fn check_format(format: &str) -> Result<(), ErrorReport> {
             format!("rea does not decode {format} captures yet; only har is available"),
         )
         .detail("format", format)
-        .guidance("Export the capture as HAR 1.2 from its producer and inspect it with format har.")),
-        _ => Err(ErrorReport::input("unknown_format", "the format must be one of har, mitmproxy, saz or qlog")
-            .detail("argument", "format")
-            .detail("format", format)),
+        .guidance(
+            "Export the capture as HAR 1.2 from its producer and inspect it with format har.",
+        )),
+        _ => Err(ErrorReport::input(
+            "unknown_format",
+            "the format must be one of har, mitmproxy, saz or qlog",
+        )
+        .detail("argument", "format")
+        .detail("format", format)),
     }
 }
 
 /// Inspects one capture. Errors never contain a declared value.
 pub fn inspect_web_network_capture(request: &InspectRequest) -> Result<Evidence, ErrorReport> {
     let declared = Declared::new(&request.sensitive_values);
-    inspect_inner(request, declared).map_err(|e| sanitize_error(e, declared, &request.sensitive_values))
+    inspect_inner(request, declared)
+        .map_err(|e| sanitize_error(e, declared, &request.sensitive_values))
 }
 
-fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evidence, ErrorReport> {
+fn inspect_inner(
+    request: &InspectRequest,
+    declared: Declared<'_>,
+) -> Result<Evidence, ErrorReport> {
     check_format(&request.format)?;
     if request.sensitive_values.iter().any(String::is_empty) {
-        return Err(ErrorReport::input("invalid_argument", "a declared sensitive value must not be empty")
-            .detail("argument", "sensitive_value"));
+        return Err(ErrorReport::input(
+            "invalid_argument",
+            "a declared sensitive value must not be empty",
+        )
+        .detail("argument", "sensitive_value"));
     }
     if request.capture_timeout_ms == 0 {
-        return Err(ErrorReport::input("invalid_argument", "capture_timeout_ms must be a positive number of milliseconds")
-            .detail("argument", "capture_timeout_ms"));
+        return Err(ErrorReport::input(
+            "invalid_argument",
+            "capture_timeout_ms must be a positive number of milliseconds",
+        )
+        .detail("argument", "capture_timeout_ms"));
     }
     if let Some(ordinals) = &request.record_ordinals {
         selection::check_duplicates(ordinals)?;
@@ -120,7 +139,8 @@ fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evi
     if let Some(ordinals) = &request.record_ordinals {
         selection::check_range(ordinals, total)?;
     }
-    let (container_literals, per_record) = numeric_literals::split_by_record(decoded.numeric_literals, entries.len());
+    let (container_literals, per_record) =
+        numeric_literals::split_by_record(decoded.numeric_literals, entries.len());
     let mut notes = Notes::default();
 
     let order: Vec<u64> = match &request.record_ordinals {
@@ -128,14 +148,21 @@ fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evi
         None => (0..total).collect(),
     };
     let mut entries: Vec<Option<Value>> = entries.into_iter().map(Some).collect();
-    let mut per_record: Vec<Option<Vec<NumericLiteral>>> = per_record.into_iter().map(Some).collect();
+    let mut per_record: Vec<Option<Vec<NumericLiteral>>> =
+        per_record.into_iter().map(Some).collect();
     let mut records = Vec::with_capacity(order.len());
     let mut redactions: Vec<Redaction> = Vec::new();
     for &ordinal in &order {
         har::check_deadline(deadline)?;
         let n = ordinal as usize;
-        let entry = entries.get_mut(n).and_then(Option::take).unwrap_or(Value::Null);
-        let literals = per_record.get_mut(n).and_then(Option::take).unwrap_or_default();
+        let entry = entries
+            .get_mut(n)
+            .and_then(Option::take)
+            .unwrap_or(Value::Null);
+        let literals = per_record
+            .get_mut(n)
+            .and_then(Option::take)
+            .unwrap_or_default();
         let (record, found) = build_record(ordinal, entry, literals, declared, &mut notes);
         records.push(record);
         redactions.extend(found);
@@ -148,7 +175,9 @@ fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evi
 
     let shown_path = request.capture_path.display().to_string();
     let path = if declared.in_text(&shown_path) {
-        notes.explanations.push("artifact.path is empty because the path contains a declared sensitive value.".into());
+        notes.explanations.push(
+            "artifact.path is empty because the path contains a declared sensitive value.".into(),
+        );
         String::new()
     } else {
         shown_path
@@ -163,7 +192,12 @@ fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evi
     };
 
     let retained = records.len() as u64;
-    let limitations = limitations(decoded.producer_profile.is_some(), retained, total, request.capture_timeout_ms);
+    let limitations = limitations(
+        decoded.producer_profile.is_some(),
+        retained,
+        total,
+        request.capture_timeout_ms,
+    );
     let values = &request.sensitive_values;
     Ok(Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
@@ -176,7 +210,11 @@ fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evi
             detail: request.detail.as_str().to_string(),
             sensitive_value_count: request.sensitive_values.len(),
         },
-        artifact: Artifact { path, sha256, size: snapshot.size },
+        artifact: Artifact {
+            path,
+            sha256,
+            size: snapshot.size,
+        },
         capture: Capture {
             format: "har".to_string(),
             decoder: Decoder {
@@ -194,7 +232,11 @@ fn inspect_inner(request: &InspectRequest, declared: Declared<'_>) -> Result<Evi
         records,
         redactions: all_redactions,
         limitations: limitations.iter().map(|t| scrub_text(t, values)).collect(),
-        explanations: notes.finish().iter().map(|t| scrub_text(t, values)).collect(),
+        explanations: notes
+            .finish()
+            .iter()
+            .map(|t| scrub_text(t, values))
+            .collect(),
     })
 }
 
@@ -237,7 +279,10 @@ fn build_record(
     redactor.transport(&mut entry, &base);
     if !declared.is_empty() {
         redactor.sensitive_bodies(&mut entry, &base);
-        let lexemes: HashMap<&str, &str> = literals.iter().map(|l| (l.pointer.as_str(), l.lexeme.as_str())).collect();
+        let lexemes: HashMap<&str, &str> = literals
+            .iter()
+            .map(|l| (l.pointer.as_str(), l.lexeme.as_str()))
+            .collect();
         let mut pointer = base.clone();
         redactor.sensitive(&mut entry, &mut pointer, &lexemes);
     }
@@ -251,7 +296,11 @@ fn build_record(
             notes.hidden_fields += 1;
             continue;
         }
-        if field.sha256.as_deref().is_some_and(|d| declared.in_digest(d)) {
+        if field
+            .sha256
+            .as_deref()
+            .is_some_and(|d| declared.in_digest(d))
+        {
             field.sha256 = None;
             notes.hidden_digests += 1;
         }
@@ -263,7 +312,13 @@ fn build_record(
     } else {
         Location::JsonPointer { pointer: base }
     };
-    let record = Record { ordinal, location, reported: entry, numeric_literals, binary_fields };
+    let record = Record {
+        ordinal,
+        location,
+        reported: entry,
+        numeric_literals,
+        binary_fields,
+    };
     (record, redactor.redactions)
 }
 
@@ -299,7 +354,10 @@ fn redact_container(
 ) -> (Value, Vec<NumericLiteral>, Vec<Redaction>) {
     let mut redactor = Redactor::new(declared, None);
     if !declared.is_empty() {
-        let lexemes: HashMap<&str, &str> = literals.iter().map(|l| (l.pointer.as_str(), l.lexeme.as_str())).collect();
+        let lexemes: HashMap<&str, &str> = literals
+            .iter()
+            .map(|l| (l.pointer.as_str(), l.lexeme.as_str()))
+            .collect();
         redactor.sensitive(&mut doc, &mut String::new(), &lexemes);
     }
     let literals = keep_literals(literals, &redactor, declared, notes);

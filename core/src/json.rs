@@ -64,7 +64,11 @@ pub struct JsonError {
 
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at line {}, column {}", self.message, self.line, self.column)
+        write!(
+            f,
+            "{} at line {}, column {}",
+            self.message, self.line, self.column
+        )
     }
 }
 
@@ -111,15 +115,20 @@ pub fn parse_with(bytes: &[u8], options: Options) -> Result<Parsed, JsonError> {
         depth: 0,
         ticks: 0,
         deadline: options.deadline,
-        scratch: String::new(),
     };
     parser.skip_ws();
     let value = parser.parse_value()?;
     parser.skip_ws();
     if parser.pos != parser.bytes.len() {
-        return Err(parser.error(JsonErrorKind::Syntax, "unexpected text after the JSON document"));
+        return Err(parser.error(
+            JsonErrorKind::Syntax,
+            "unexpected text after the JSON document",
+        ));
     }
-    Ok(Parsed { value, numeric_literals: parser.literals })
+    Ok(Parsed {
+        value,
+        numeric_literals: parser.literals,
+    })
 }
 
 /// Whether an IEEE-754 double reproduces this JSON number lexeme, by the
@@ -128,11 +137,15 @@ pub fn parse_with(bytes: &[u8], options: Options) -> Result<Parsed, JsonError> {
 /// when the nearest double is finite and its shortest spelling has the same
 /// significant digits. Text that is not a JSON number is unsafe.
 pub fn is_safe_number(lexeme: &str) -> bool {
-    let Some(shape) = number_shape(lexeme.as_bytes()) else { return false };
+    let Some(shape) = number_shape(lexeme.as_bytes()) else {
+        return false;
+    };
     if shape.integer {
         return integer_is_safe(lexeme);
     }
-    let Ok(value) = lexeme.parse::<f64>() else { return false };
+    let Ok(value) = lexeme.parse::<f64>() else {
+        return false;
+    };
     float_is_safe(lexeme, value, &mut zmij::Buffer::new())
 }
 
@@ -141,7 +154,10 @@ const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 fn integer_is_safe(lexeme: &str) -> bool {
     let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
     let digits = digits.trim_start_matches('0');
-    digits.len() <= 16 && digits.parse::<u64>().map_or(digits.is_empty(), |v| v <= MAX_SAFE_INTEGER)
+    digits.len() <= 16
+        && digits
+            .parse::<u64>()
+            .map_or(digits.is_empty(), |v| v <= MAX_SAFE_INTEGER)
 }
 
 fn float_is_safe(lexeme: &str, value: f64, buffer: &mut zmij::Buffer) -> bool {
@@ -166,7 +182,10 @@ fn significant_range(text: &str) -> impl Iterator<Item = u8> + '_ {
     while start < bytes.len() && matches!(bytes[start], b'0' | b'.') {
         start += 1;
     }
-    let mut end = bytes.iter().rposition(|&c| c == b'e' || c == b'E').unwrap_or(bytes.len());
+    let mut end = bytes
+        .iter()
+        .rposition(|&c| c == b'e' || c == b'E')
+        .unwrap_or(bytes.len());
     while end > start && matches!(bytes[end - 1], b'0' | b'.') {
         end -= 1;
     }
@@ -236,8 +255,14 @@ pub fn escape_token(token: &str, out: &mut String) {
 
 fn line_column(prefix: &[u8]) -> (usize, usize) {
     let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
+    let line_start = prefix
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&prefix[line_start..])
+        .chars()
+        .count()
+        + 1;
     (line, column)
 }
 
@@ -257,7 +282,6 @@ struct Parser<'a> {
     depth: usize,
     ticks: u32,
     deadline: Option<Instant>,
-    scratch: String,
 }
 
 /// Bytes that end a run of plain string characters.
@@ -278,7 +302,14 @@ impl<'a> Parser<'a> {
     fn error(&self, kind: JsonErrorKind, message: impl Into<String>) -> JsonError {
         let offset = self.pos.min(self.bytes.len());
         let (line, column) = line_column(&self.bytes[..offset]);
-        JsonError { kind, message: message.into(), offset, line, column, pointer: self.pointer() }
+        JsonError {
+            kind,
+            message: message.into(),
+            offset,
+            line,
+            column,
+            pointer: self.pointer(),
+        }
     }
 
     /// The JSON pointer of the current path, built only when needed.
@@ -321,7 +352,10 @@ impl<'a> Parser<'a> {
         if self.ticks & 0x3fff == 0 {
             if let Some(deadline) = self.deadline {
                 if Instant::now() >= deadline {
-                    return Err(self.error(JsonErrorKind::Timeout, "the capture timeout passed while reading JSON"));
+                    return Err(self.error(
+                        JsonErrorKind::Timeout,
+                        "the capture timeout passed while reading JSON",
+                    ));
                 }
             }
         }
@@ -331,18 +365,21 @@ impl<'a> Parser<'a> {
     fn parse_value(&mut self) -> Result<Value, JsonError> {
         self.tick()?;
         match self.bytes.get(self.pos) {
-            None => Err(self.error(JsonErrorKind::Syntax, "unexpected end of input: a value was expected")),
+            None => Err(self.error(
+                JsonErrorKind::Syntax,
+                "unexpected end of input: a value was expected",
+            )),
             Some(b'{') => self.parse_object(),
             Some(b'[') => self.parse_array(),
-            Some(b'"') => {
-                let range = self.scan_string()?;
-                Ok(Value::String(self.string_at(range)))
-            }
+            Some(b'"') => Ok(Value::String(self.parse_string()?.0)),
             Some(b't') => self.literal("true", Value::Bool(true)),
             Some(b'f') => self.literal("false", Value::Bool(false)),
             Some(b'n') => self.literal("null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.parse_number(),
-            Some(_) => Err(self.error(JsonErrorKind::Syntax, "unexpected character: a value was expected")),
+            Some(_) => Err(self.error(
+                JsonErrorKind::Syntax,
+                "unexpected character: a value was expected",
+            )),
         }
     }
 
@@ -351,7 +388,10 @@ impl<'a> Parser<'a> {
             self.pos += word.len();
             Ok(value)
         } else {
-            Err(self.error(JsonErrorKind::Syntax, "invalid literal: expected true, false or null"))
+            Err(self.error(
+                JsonErrorKind::Syntax,
+                "invalid literal: expected true, false or null",
+            ))
         }
     }
 
@@ -378,15 +418,20 @@ impl<'a> Parser<'a> {
         }
         loop {
             if self.bytes.get(self.pos) != Some(&b'"') {
-                return Err(self.error(JsonErrorKind::Syntax, "expected a member name in double quotes"));
+                return Err(self.error(
+                    JsonErrorKind::Syntax,
+                    "expected a member name in double quotes",
+                ));
             }
             let key_start = self.pos;
-            let range = self.scan_string()?;
-            let key = self.string_at(range.clone());
+            let (key, range) = self.parse_string()?;
             let vacant = match map.entry(key) {
                 Entry::Vacant(vacant) => vacant,
                 Entry::Occupied(occupied) => {
-                    let mut err = self.error(JsonErrorKind::DuplicateKey, "an object names the same member twice");
+                    let mut err = self.error(
+                        JsonErrorKind::DuplicateKey,
+                        "an object names the same member twice",
+                    );
                     err.pointer.push('/');
                     escape_token(occupied.key(), &mut err.pointer);
                     err.offset = key_start;
@@ -417,8 +462,17 @@ impl<'a> Parser<'a> {
                     self.depth -= 1;
                     return Ok(Value::Object(map));
                 }
-                None => return Err(self.error(JsonErrorKind::Syntax, "unexpected end of input inside an object")),
-                Some(_) => return Err(self.error(JsonErrorKind::Syntax, "expected ',' or '}' in an object")),
+                None => {
+                    return Err(self.error(
+                        JsonErrorKind::Syntax,
+                        "unexpected end of input inside an object",
+                    ))
+                }
+                Some(_) => {
+                    return Err(
+                        self.error(JsonErrorKind::Syntax, "expected ',' or '}' in an object")
+                    )
+                }
             }
         }
     }
@@ -451,17 +505,27 @@ impl<'a> Parser<'a> {
                     self.path.pop();
                     return Ok(Value::Array(items));
                 }
-                None => return Err(self.error(JsonErrorKind::Syntax, "unexpected end of input inside an array")),
-                Some(_) => return Err(self.error(JsonErrorKind::Syntax, "expected ',' or ']' in an array")),
+                None => {
+                    return Err(self.error(
+                        JsonErrorKind::Syntax,
+                        "unexpected end of input inside an array",
+                    ))
+                }
+                Some(_) => {
+                    return Err(self.error(JsonErrorKind::Syntax, "expected ',' or ']' in an array"))
+                }
             }
         }
     }
 
-    /// Checks one string starting at the opening quote and returns the
-    /// byte range of its raw contents (between the quotes).
-    fn scan_string(&mut self) -> Result<Range<usize>, JsonError> {
+    /// Reads one string starting at the opening quote: its decoded text
+    /// and the byte range of its raw contents (between the quotes). Plain
+    /// runs are copied in bulk; escapes are decoded as they are checked.
+    fn parse_string(&mut self) -> Result<(String, Range<usize>), JsonError> {
         let start = self.pos + 1;
         let mut i = start;
+        let mut segment = start;
+        let mut decoded: Option<String> = None;
         let bytes = self.bytes;
         loop {
             // Skip plain bytes eight at a time.
@@ -478,18 +542,39 @@ impl<'a> Parser<'a> {
             match bytes.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
-                    return Ok(start..i);
+                    let text = match decoded {
+                        None => self.src[start..i].to_string(),
+                        Some(mut out) => {
+                            out.push_str(&self.src[segment..i]);
+                            out
+                        }
+                    };
+                    return Ok((text, start..i));
                 }
                 Some(b'\\') => {
-                    i = self.check_escape(i)?;
+                    let after = self.check_escape(i)?;
+                    let out =
+                        decoded.get_or_insert_with(|| String::with_capacity(2 * (i - start) + 16));
+                    out.push_str(&self.src[segment..i]);
+                    if let (Some(c), _) = decode_escape(&bytes[i..after]) {
+                        out.push(c);
+                    }
+                    i = after;
+                    segment = after;
                 }
                 Some(_) => {
                     self.pos = i;
-                    return Err(self.error(JsonErrorKind::Syntax, "unescaped control character in a string"));
+                    return Err(self.error(
+                        JsonErrorKind::Syntax,
+                        "unescaped control character in a string",
+                    ));
                 }
                 None => {
                     self.pos = i;
-                    return Err(self.error(JsonErrorKind::Syntax, "unexpected end of input inside a string"));
+                    return Err(self.error(
+                        JsonErrorKind::Syntax,
+                        "unexpected end of input inside a string",
+                    ));
                 }
             }
         }
@@ -502,7 +587,8 @@ impl<'a> Parser<'a> {
             Some(b'u') => {
                 let unit = self.hex4(i + 2)?;
                 if (0xD800..0xDC00).contains(&unit) {
-                    if self.bytes.get(i + 6) == Some(&b'\\') && self.bytes.get(i + 7) == Some(&b'u') {
+                    if self.bytes.get(i + 6) == Some(&b'\\') && self.bytes.get(i + 7) == Some(&b'u')
+                    {
                         let low = self.hex4(i + 8)?;
                         if (0xDC00..0xE000).contains(&low) {
                             return Ok(i + 12);
@@ -525,7 +611,10 @@ impl<'a> Parser<'a> {
             }
             None => {
                 self.pos = i + 1;
-                Err(self.error(JsonErrorKind::Syntax, "unexpected end of input inside a string"))
+                Err(self.error(
+                    JsonErrorKind::Syntax,
+                    "unexpected end of input inside a string",
+                ))
             }
             Some(_) => {
                 self.pos = i;
@@ -537,7 +626,10 @@ impl<'a> Parser<'a> {
     fn hex4(&mut self, at: usize) -> Result<u32, JsonError> {
         let Some(digits) = self.bytes.get(at..at + 4) else {
             self.pos = self.bytes.len();
-            return Err(self.error(JsonErrorKind::Syntax, "unexpected end of input inside a \\u escape"));
+            return Err(self.error(
+                JsonErrorKind::Syntax,
+                "unexpected end of input inside a \\u escape",
+            ));
         };
         let mut unit = 0u32;
         for &d in digits {
@@ -547,23 +639,15 @@ impl<'a> Parser<'a> {
                 b'A'..=b'F' => d - b'A' + 10,
                 _ => {
                     self.pos = at;
-                    return Err(self.error(JsonErrorKind::Syntax, "invalid \\u escape: four hex digits expected"));
+                    return Err(self.error(
+                        JsonErrorKind::Syntax,
+                        "invalid \\u escape: four hex digits expected",
+                    ));
                 }
             };
             unit = unit * 16 + u32::from(v);
         }
         Ok(unit)
-    }
-
-    /// The decoded text of an already checked raw string range.
-    fn string_at(&mut self, range: Range<usize>) -> String {
-        let raw = &self.src[range];
-        if !raw.contains('\\') {
-            return raw.to_string();
-        }
-        self.scratch.clear();
-        unescape_into(raw, &mut self.scratch);
-        self.scratch.clone()
     }
 
     fn parse_number(&mut self) -> Result<Value, JsonError> {
@@ -595,7 +679,10 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 self.pos = i;
-                return Err(self.error(JsonErrorKind::Syntax, "invalid number: a digit was expected"));
+                return Err(self.error(
+                    JsonErrorKind::Syntax,
+                    "invalid number: a digit was expected",
+                ));
             }
         }
         let mut integer = true;
@@ -608,7 +695,10 @@ impl<'a> Parser<'a> {
             }
             if i == from {
                 self.pos = i;
-                return Err(self.error(JsonErrorKind::Syntax, "invalid number: a digit was expected after '.'"));
+                return Err(self.error(
+                    JsonErrorKind::Syntax,
+                    "invalid number: a digit was expected after '.'",
+                ));
             }
         }
         if matches!(bytes.get(i), Some(b'e' | b'E')) {
@@ -623,7 +713,10 @@ impl<'a> Parser<'a> {
             }
             if i == from {
                 self.pos = i;
-                return Err(self.error(JsonErrorKind::Syntax, "invalid number: a digit was expected in the exponent"));
+                return Err(self.error(
+                    JsonErrorKind::Syntax,
+                    "invalid number: a digit was expected in the exponent",
+                ));
             }
         }
         self.pos = i;
@@ -659,7 +752,11 @@ impl<'a> Parser<'a> {
 
     fn record(&mut self, lexeme: &str, safe: bool) {
         let pointer = self.pointer();
-        self.literals.push(NumericLiteral { pointer, lexeme: lexeme.to_string(), safe });
+        self.literals.push(NumericLiteral {
+            pointer,
+            lexeme: lexeme.to_string(),
+            safe,
+        });
     }
 }
 

@@ -3,14 +3,18 @@
 //! # Layout
 //! - `error`: the error contract (code, category, message, retryable, details).
 //! - `recorded_url`: the one parser of recorded request URLs.
-//! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
-//!   schemas, with the two producer profiles.
 //! - `json`: the lossless JSON reader and the one number-safety test.
 //! - `read`: the stable, bounded, safe read of a capture file.
-//! - `har`: the HAR 1.2 decoder (validation, records, sidecars).
+//! - `har`: the HAR 1.2 decoder (records, sidecars, canonical base64).
+//! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
+//!   schemas, with the two producer profiles.
 //! - `redact`: credential and declared-sensitive-value exclusion.
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
+
+// `ErrorReport` is the one error contract, returned by value everywhere;
+// boxing it in every signature would only add noise.
+#![allow(clippy::result_large_err)]
 
 pub mod error;
 pub mod evidence;

@@ -31,9 +31,13 @@ pub fn read_stable(path: &Path) -> Result<Snapshot, ErrorReport> {
 /// the file's identity is checked again. Tests use it to change the file
 /// at exactly that moment.
 #[doc(hidden)]
-pub fn read_stable_with_hook(path: &Path, between: &mut dyn FnMut()) -> Result<Snapshot, ErrorReport> {
+pub fn read_stable_with_hook(
+    path: &Path,
+    between: &mut dyn FnMut(),
+) -> Result<Snapshot, ErrorReport> {
     let shown = path.display().to_string();
-    let before = std::fs::symlink_metadata(path).map_err(|e| io_error(&e, &shown, "inspect the capture file"))?;
+    let before = std::fs::symlink_metadata(path)
+        .map_err(|e| io_error(&e, &shown, "inspect the capture file"))?;
     check_kind(&before, &shown)?;
 
     let file = OpenOptions::new()
@@ -42,20 +46,30 @@ pub fn read_stable_with_hook(path: &Path, between: &mut dyn FnMut()) -> Result<S
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
-                changed(&shown, "the path became a symbolic link before it was opened")
+                changed(
+                    &shown,
+                    "the path became a symbolic link before it was opened",
+                )
             } else {
                 io_error(&e, &shown, "open the capture file")
             }
         })?;
-    let opened = file.metadata().map_err(|e| io_error(&e, &shown, "inspect the opened capture file"))?;
+    let opened = file
+        .metadata()
+        .map_err(|e| io_error(&e, &shown, "inspect the opened capture file"))?;
     if !same_file(&before, &opened) {
-        return Err(changed(&shown, "the path was replaced before it was opened"));
+        return Err(changed(
+            &shown,
+            "the path was replaced before it was opened",
+        ));
     }
     check_kind(&opened, &shown)?;
 
     let bytes = read_bounded(&file, &shown)?;
     between();
-    let after = file.metadata().map_err(|e| io_error(&e, &shown, "inspect the capture file after reading"))?;
+    let after = file
+        .metadata()
+        .map_err(|e| io_error(&e, &shown, "inspect the capture file after reading"))?;
     if bytes.len() as u64 != opened.len() {
         return Err(changed(&shown, "the file's size changed while it was read"));
     }
@@ -64,13 +78,27 @@ pub fn read_stable_with_hook(path: &Path, between: &mut dyn FnMut()) -> Result<S
     }
     match std::fs::symlink_metadata(path) {
         Ok(now) if same_file(&opened, &now) && same_content_stamp(&opened, &now) => {}
-        Ok(_) => return Err(changed(&shown, "the path was replaced while the file was read")),
-        Err(_) => return Err(changed(&shown, "the path disappeared while the file was read")),
+        Ok(_) => {
+            return Err(changed(
+                &shown,
+                "the path was replaced while the file was read",
+            ))
+        }
+        Err(_) => {
+            return Err(changed(
+                &shown,
+                "the path disappeared while the file was read",
+            ))
+        }
     }
 
     let sha256 = hex(&Sha256::digest(&bytes));
     let size = bytes.len() as u64;
-    Ok(Snapshot { bytes, sha256, size })
+    Ok(Snapshot {
+        bytes,
+        sha256,
+        size,
+    })
 }
 
 fn read_bounded(file: &File, shown: &str) -> Result<Vec<u8>, ErrorReport> {
@@ -84,7 +112,10 @@ fn read_bounded(file: &File, shown: &str) -> Result<Vec<u8>, ErrorReport> {
         }
     }
     if bytes.len() as u64 > INPUT_BUDGET_BYTES {
-        return Err(changed(shown, "the file grew beyond its size while it was read"));
+        return Err(changed(
+            shown,
+            "the file grew beyond its size while it was read",
+        ));
     }
     Ok(bytes)
 }
@@ -92,15 +123,25 @@ fn read_bounded(file: &File, shown: &str) -> Result<Vec<u8>, ErrorReport> {
 fn check_kind(meta: &Metadata, shown: &str) -> Result<(), ErrorReport> {
     let kind = meta.file_type();
     if kind.is_symlink() {
-        return Err(ErrorReport::input("capture_is_symlink", "the capture path is a symbolic link; rea reads only regular files")
-            .detail("capture_path", shown)
-            .guidance("Pass the path of the regular file itself."));
+        return Err(ErrorReport::input(
+            "capture_is_symlink",
+            "the capture path is a symbolic link; rea reads only regular files",
+        )
+        .detail("capture_path", shown)
+        .guidance("Pass the path of the regular file itself."));
     }
     if !kind.is_file() {
-        let what = if kind.is_dir() { "a directory" } else { "not a regular file" };
-        return Err(ErrorReport::input("capture_not_regular_file", format!("the capture path is {what}; rea reads only regular files"))
-            .detail("capture_path", shown)
-            .guidance("Pass the path of a regular capture file."));
+        let what = if kind.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(ErrorReport::input(
+            "capture_not_regular_file",
+            format!("the capture path is {what}; rea reads only regular files"),
+        )
+        .detail("capture_path", shown)
+        .guidance("Pass the path of a regular capture file."));
     }
     if meta.len() > INPUT_BUDGET_BYTES {
         return Err(ErrorReport::input(
@@ -124,36 +165,58 @@ fn same_content_stamp(a: &Metadata, b: &Metadata) -> bool {
 }
 
 fn changed(shown: &str, reason: &str) -> ErrorReport {
-    ErrorReport::new("artifact_changed", Category::IntegrityMismatch, format!("the capture changed while it was read: {reason}"))
-        .retryable(true)
-        .detail("capture_path", shown)
-        .detail("reason", reason)
-        .guidance("Wait until the capture file is no longer being written, then inspect it again.")
+    ErrorReport::new(
+        "artifact_changed",
+        Category::IntegrityMismatch,
+        format!("the capture changed while it was read: {reason}"),
+    )
+    .retryable(true)
+    .detail("capture_path", shown)
+    .detail("reason", reason)
+    .guidance("Wait until the capture file is no longer being written, then inspect it again.")
 }
 
 fn io_error(e: &io::Error, shown: &str, action: &str) -> ErrorReport {
     match e.raw_os_error() {
-        Some(libc::ENOENT) | Some(libc::ENOTDIR) => {
-            ErrorReport::input("capture_not_found", "no capture file exists at the given path")
-                .detail("capture_path", shown)
-                .guidance("Check the capture path.")
-        }
+        Some(libc::ENOENT) | Some(libc::ENOTDIR) => ErrorReport::input(
+            "capture_not_found",
+            "no capture file exists at the given path",
+        )
+        .detail("capture_path", shown)
+        .guidance("Check the capture path."),
         Some(code @ (libc::EACCES | libc::EPERM)) => {
-            let os_code = if code == libc::EACCES { "EACCES" } else { "EPERM" };
+            let os_code = if code == libc::EACCES {
+                "EACCES"
+            } else {
+                "EPERM"
+            };
             ErrorReport::new("access_denied", Category::Unavailable, format!("the host refused to let rea {action}"))
                 .detail("capture_path", shown)
                 .detail("os_code", os_code)
                 .guidance("Grant the user running rea read access to the file and search access to its folders, then retry.")
         }
-        Some(libc::ELOOP) => ErrorReport::input("capture_is_symlink", "the capture path resolves through too many symbolic links")
-            .detail("capture_path", shown),
+        Some(libc::ELOOP) => ErrorReport::input(
+            "capture_is_symlink",
+            "the capture path resolves through too many symbolic links",
+        )
+        .detail("capture_path", shown),
         Some(libc::ENAMETOOLONG) => {
-            ErrorReport::input("capture_not_found", "the capture path is too long").detail("capture_path", shown)
+            ErrorReport::input("capture_not_found", "the capture path is too long")
+                .detail("capture_path", shown)
         }
-        _ => ErrorReport::new("read_failed", Category::Unavailable, format!("rea could not {action}: {}", e.kind()))
-            .detail("capture_path", shown)
-            .detail("os_error", e.raw_os_error().map(i64::from).map_or(serde_json::Value::Null, Into::into))
-            .retryable(true),
+        _ => ErrorReport::new(
+            "read_failed",
+            Category::Unavailable,
+            format!("rea could not {action}: {}", e.kind()),
+        )
+        .detail("capture_path", shown)
+        .detail(
+            "os_error",
+            e.raw_os_error()
+                .map(i64::from)
+                .map_or(serde_json::Value::Null, Into::into),
+        )
+        .retryable(true),
     }
 }
 
@@ -185,7 +248,10 @@ mod tests {
         let (_dir, path) = temp_file(b"abc");
         let snap = read_stable(&path).unwrap();
         assert_eq!(snap.bytes, b"abc");
-        assert_eq!(snap.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            snap.sha256,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         assert_eq!(snap.size, 3);
     }
 
@@ -195,11 +261,20 @@ mod tests {
         let link = dir.path().join("link.har");
         std::os::unix::fs::symlink(&path, &link).unwrap();
         assert_eq!(read_stable(&link).unwrap_err().code, "capture_is_symlink");
-        assert_eq!(read_stable(dir.path()).unwrap_err().code, "capture_not_regular_file");
+        assert_eq!(
+            read_stable(dir.path()).unwrap_err().code,
+            "capture_not_regular_file"
+        );
         let missing = read_stable(&dir.path().join("none.har")).unwrap_err();
-        assert_eq!((missing.code.as_str(), missing.category), ("capture_not_found", Category::Input));
+        assert_eq!(
+            (missing.code.as_str(), missing.category),
+            ("capture_not_found", Category::Input)
+        );
         let big = dir.path().join("big.har");
-        File::create(&big).unwrap().set_len(INPUT_BUDGET_BYTES + 1).unwrap();
+        File::create(&big)
+            .unwrap()
+            .set_len(INPUT_BUDGET_BYTES + 1)
+            .unwrap();
         let e = read_stable(&big).unwrap_err();
         assert_eq!(e.code, "capture_too_large");
         assert_eq!(e.details["budget_bytes"], 33_554_432);
@@ -213,7 +288,10 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: mkfifo takes a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert_eq!(read_stable(&fifo).unwrap_err().code, "capture_not_regular_file");
+        assert_eq!(
+            read_stable(&fifo).unwrap_err().code,
+            "capture_not_regular_file"
+        );
     }
 
     #[test]
@@ -225,7 +303,10 @@ mod tests {
             f.write_all(b" ").unwrap();
         })
         .unwrap_err();
-        assert_eq!((e.code.as_str(), e.category, e.retryable), ("artifact_changed", Category::IntegrityMismatch, true));
+        assert_eq!(
+            (e.code.as_str(), e.category, e.retryable),
+            ("artifact_changed", Category::IntegrityMismatch, true)
+        );
         assert_eq!(e.details["capture_path"], path.display().to_string());
         assert!(e.details["reason"].is_string());
     }
@@ -236,7 +317,8 @@ mod tests {
         let other = dir.path().join("other.har");
         std::fs::write(&other, b"{}").unwrap();
         let (from, to) = (other.clone(), path.clone());
-        let e = read_stable_with_hook(&path, &mut || std::fs::rename(&from, &to).unwrap()).unwrap_err();
+        let e =
+            read_stable_with_hook(&path, &mut || std::fs::rename(&from, &to).unwrap()).unwrap_err();
         assert_eq!(e.code, "artifact_changed");
     }
 
@@ -246,6 +328,9 @@ mod tests {
         let before = std::fs::metadata(&path).unwrap();
         read_stable(&path).unwrap();
         let after = std::fs::metadata(&path).unwrap();
-        assert_eq!((before.mtime(), before.mtime_nsec(), before.len()), (after.mtime(), after.mtime_nsec(), after.len()));
+        assert_eq!(
+            (before.mtime(), before.mtime_nsec(), before.len()),
+            (after.mtime(), after.mtime_nsec(), after.len())
+        );
     }
 }

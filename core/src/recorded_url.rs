@@ -74,7 +74,10 @@ pub fn parse(raw: &str) -> Result<RecordedUrl<'_>, UrlProblem> {
     if authority.contains(['\t', '\r', '\n']) {
         return Err(UrlProblem::ControlInAuthority);
     }
-    if authority.is_empty() || raw.starts_with(|c: char| c <= ' ') || raw.ends_with(|c: char| c <= ' ') {
+    if authority.is_empty()
+        || raw.starts_with(|c: char| c <= ' ')
+        || raw.ends_with(|c: char| c <= ' ')
+    {
         return Err(UrlProblem::Unparseable);
     }
     let parsed = url::Url::parse(raw).map_err(|_| UrlProblem::Unparseable)?;
@@ -82,13 +85,22 @@ pub fn parse(raw: &str) -> Result<RecordedUrl<'_>, UrlProblem> {
     if !origin.is_tuple() {
         return Err(UrlProblem::Unparseable);
     }
-    let host = parsed.host_str().ok_or(UrlProblem::Unparseable)?.to_string();
+    let host = parsed
+        .host_str()
+        .ok_or(UrlProblem::Unparseable)?
+        .to_string();
 
     let rest_start = authority_start + authority_len;
     let rest = &raw[rest_start..];
     let path_end = rest.find(['?', '#']).unwrap_or(rest.len());
-    let path = if path_end == 0 { "/" } else { &rest[..path_end] };
-    let query = rest[path_end..].strip_prefix('?').map(|q| q.split('#').next().unwrap_or(""));
+    let path = if path_end == 0 {
+        "/"
+    } else {
+        &rest[..path_end]
+    };
+    let query = rest[path_end..]
+        .strip_prefix('?')
+        .map(|q| q.split('#').next().unwrap_or(""));
 
     let userinfo_span = authority
         .rfind('@')
@@ -133,7 +145,9 @@ pub fn credential_cut(raw: &str) -> CredentialCut {
 }
 
 fn looks_like_userinfo(raw: &str) -> bool {
-    let Some(scheme_end) = scheme_end(raw) else { return false };
+    let Some(scheme_end) = scheme_end(raw) else {
+        return false;
+    };
     let rest = raw[scheme_end + 1..].trim_start_matches(['/', '\\']);
     let authority_end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
     rest[..authority_end].contains('@')
@@ -178,7 +192,10 @@ mod tests {
     #[test]
     fn slashless_and_control_spellings_are_refused() {
         assert_eq!(parse("https:host/path"), Err(UrlProblem::NoAuthority));
-        assert_eq!(parse("https://ho\tst/x"), Err(UrlProblem::ControlInAuthority));
+        assert_eq!(
+            parse("https://ho\tst/x"),
+            Err(UrlProblem::ControlInAuthority)
+        );
         assert_eq!(parse("data:text/plain,hi"), Err(UrlProblem::NoAuthority));
         assert_eq!(parse("not a url"), Err(UrlProblem::Unparseable));
         assert_eq!(parse("foo://opaque/x"), Err(UrlProblem::Unparseable));
@@ -188,7 +205,9 @@ mod tests {
     fn userinfo_has_a_raw_span() {
         let raw = "https://u:p@h.example/a?b=1";
         let cut = credential_cut(raw);
-        let CredentialCut::Span(span) = cut else { panic!("expected a span") };
+        let CredentialCut::Span(span) = cut else {
+            panic!("expected a span")
+        };
         let mut kept = raw.to_string();
         kept.replace_range(span, "");
         assert_eq!(kept, "https://h.example/a?b=1");
@@ -196,8 +215,14 @@ mod tests {
 
     #[test]
     fn credentials_without_a_safe_span_exclude_the_field() {
-        assert_eq!(credential_cut("http:u:p@h.example/x"), CredentialCut::WholeField);
-        assert_eq!(credential_cut("http:///u:p@h.example/x"), CredentialCut::WholeField);
+        assert_eq!(
+            credential_cut("http:u:p@h.example/x"),
+            CredentialCut::WholeField
+        );
+        assert_eq!(
+            credential_cut("http:///u:p@h.example/x"),
+            CredentialCut::WholeField
+        );
         assert_eq!(credential_cut("https:host/path"), CredentialCut::None);
     }
 }

@@ -11,7 +11,12 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// Header names whose values are transport credentials (compared ignoring case).
-pub const CREDENTIAL_HEADERS: [&str; 4] = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
+pub const CREDENTIAL_HEADERS: [&str; 4] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
 
 /// The caller's declared sensitive literals (never empty strings).
 #[derive(Debug, Clone, Copy)]
@@ -30,7 +35,9 @@ impl<'a> Declared<'a> {
 
     /// Whether the text contains any declared value.
     pub fn in_text(&self, text: &str) -> bool {
-        self.values.iter().any(|v| !v.is_empty() && text.contains(v.as_str()))
+        self.values
+            .iter()
+            .any(|v| !v.is_empty() && text.contains(v.as_str()))
     }
 
     /// Whether the bytes contain the UTF-8 bytes of any declared value.
@@ -43,7 +50,9 @@ impl<'a> Declared<'a> {
 
     /// Whether a lowercase hex digest contains a declared value (compared ignoring case).
     pub fn in_digest(&self, hex: &str) -> bool {
-        self.values.iter().any(|v| !v.is_empty() && hex.contains(v.to_ascii_lowercase().as_str()))
+        self.values
+            .iter()
+            .any(|v| !v.is_empty() && hex.contains(v.to_ascii_lowercase().as_str()))
     }
 
     /// The pointer itself, or its nearest ancestor whose text reveals no declared value.
@@ -71,7 +80,12 @@ pub struct Redactor<'a> {
 
 impl<'a> Redactor<'a> {
     pub fn new(declared: Declared<'a>, record_ordinal: Option<u64>) -> Self {
-        Redactor { declared, record_ordinal, redactions: Vec::new(), excluded: Vec::new() }
+        Redactor {
+            declared,
+            record_ordinal,
+            redactions: Vec::new(),
+            excluded: Vec::new(),
+        }
     }
 
     fn note(&mut self, raw_pointer: &str, scope: RedactionScope, reason: RedactionReason) {
@@ -89,22 +103,29 @@ impl<'a> Redactor<'a> {
     /// Whether a sidecar at this raw pointer lies in an excluded subtree.
     pub fn covers(&self, pointer: &str) -> bool {
         self.excluded.iter().any(|p| {
-            pointer == p || (pointer.starts_with(p.as_str()) && pointer.as_bytes().get(p.len()) == Some(&b'/'))
+            pointer == p
+                || (pointer.starts_with(p.as_str())
+                    && pointer.as_bytes().get(p.len()) == Some(&b'/'))
         })
     }
 
     /// Excludes the transport credentials of one HAR entry at `base`.
     pub fn transport(&mut self, entry: &mut Value, base: &str) {
         for side in ["request", "response"] {
-            let Some(message) = entry.get_mut(side) else { continue };
+            let Some(message) = entry.get_mut(side) else {
+                continue;
+            };
             if let Some(headers) = message.get_mut("headers").and_then(Value::as_array_mut) {
                 for (i, header) in headers.iter_mut().enumerate() {
-                    let credential = header
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .is_some_and(|n| CREDENTIAL_HEADERS.iter().any(|c| n.eq_ignore_ascii_case(c)));
+                    let credential = header.get("name").and_then(Value::as_str).is_some_and(|n| {
+                        CREDENTIAL_HEADERS.iter().any(|c| n.eq_ignore_ascii_case(c))
+                    });
                     if credential {
-                        self.null_member(header, "value", &format!("{base}/{side}/headers/{i}/value"));
+                        self.null_member(
+                            header,
+                            "value",
+                            &format!("{base}/{side}/headers/{i}/value"),
+                        );
                     }
                 }
             }
@@ -113,7 +134,11 @@ impl<'a> Redactor<'a> {
                     self.null_member(cookie, "value", &format!("{base}/{side}/cookies/{i}/value"));
                 }
             }
-            let url_member = if side == "request" { "url" } else { "redirectURL" };
+            let url_member = if side == "request" {
+                "url"
+            } else {
+                "redirectURL"
+            };
             self.userinfo(message, url_member, &format!("{base}/{side}/{url_member}"));
         }
     }
@@ -122,13 +147,19 @@ impl<'a> Redactor<'a> {
         if let Some(value) = object.get_mut(member) {
             if !value.is_null() {
                 *value = Value::Null;
-                self.note(pointer, RedactionScope::Value, RedactionReason::TransportCredential);
+                self.note(
+                    pointer,
+                    RedactionScope::Value,
+                    RedactionReason::TransportCredential,
+                );
             }
         }
     }
 
     fn userinfo(&mut self, message: &mut Value, member: &str, pointer: &str) {
-        let Some(slot) = message.get_mut(member) else { return };
+        let Some(slot) = message.get_mut(member) else {
+            return;
+        };
         let Some(raw) = slot.as_str() else { return };
         match credential_cut(raw) {
             CredentialCut::None => {}
@@ -136,11 +167,19 @@ impl<'a> Redactor<'a> {
                 let mut kept = raw.to_string();
                 kept.replace_range(span, "");
                 *slot = Value::String(kept);
-                self.note(pointer, RedactionScope::Userinfo, RedactionReason::TransportCredential);
+                self.note(
+                    pointer,
+                    RedactionScope::Userinfo,
+                    RedactionReason::TransportCredential,
+                );
             }
             CredentialCut::WholeField => {
                 *slot = Value::Null;
-                self.note(pointer, RedactionScope::Field, RedactionReason::TransportCredential);
+                self.note(
+                    pointer,
+                    RedactionScope::Field,
+                    RedactionReason::TransportCredential,
+                );
             }
         }
     }
@@ -150,7 +189,9 @@ impl<'a> Redactor<'a> {
         if self.declared.is_empty() {
             return;
         }
-        let Some(content) = entry.pointer_mut("/response/content") else { return };
+        let Some(content) = entry.pointer_mut("/response/content") else {
+            return;
+        };
         if content.get("encoding").and_then(Value::as_str) != Some("base64") {
             return;
         }
@@ -167,14 +208,23 @@ impl<'a> Redactor<'a> {
     fn null_sensitive(&mut self, object: &mut Value, member: &str, pointer: &str) {
         if let Some(value) = object.get_mut(member) {
             *value = Value::Null;
-            self.note(pointer, RedactionScope::Value, RedactionReason::SensitiveValue);
+            self.note(
+                pointer,
+                RedactionScope::Value,
+                RedactionReason::SensitiveValue,
+            );
         }
     }
 
     /// Excludes every string, number and member name containing a declared
     /// value in the subtree at `pointer`. `lexemes` gives the original
     /// spelling of numbers that have a numeric sidecar.
-    pub fn sensitive(&mut self, value: &mut Value, pointer: &mut String, lexemes: &HashMap<&str, &str>) {
+    pub fn sensitive(
+        &mut self,
+        value: &mut Value,
+        pointer: &mut String,
+        lexemes: &HashMap<&str, &str>,
+    ) {
         if self.declared.is_empty() {
             return;
         }
@@ -188,7 +238,10 @@ impl<'a> Redactor<'a> {
             }
             Value::Number(number) => {
                 let spelled = number.to_string();
-                let lexeme = lexemes.get(pointer.as_str()).copied().unwrap_or(spelled.as_str());
+                let lexeme = lexemes
+                    .get(pointer.as_str())
+                    .copied()
+                    .unwrap_or(spelled.as_str());
                 if self.declared.in_text(lexeme) || self.declared.in_text(&spelled) {
                     *value = Value::Null;
                     let p = pointer.clone();
@@ -217,8 +270,17 @@ impl<'a> Redactor<'a> {
         }
     }
 
-    fn sensitive_object(&mut self, map: &mut Map<String, Value>, pointer: &mut String, lexemes: &HashMap<&str, &str>) {
-        let hidden: Vec<String> = map.keys().filter(|k| self.declared.in_text(k)).cloned().collect();
+    fn sensitive_object(
+        &mut self,
+        map: &mut Map<String, Value>,
+        pointer: &mut String,
+        lexemes: &HashMap<&str, &str>,
+    ) {
+        let hidden: Vec<String> = map
+            .keys()
+            .filter(|k| self.declared.in_text(k))
+            .cloned()
+            .collect();
         for key in hidden {
             map.shift_remove(&key);
             let mut child = pointer.clone();
@@ -226,7 +288,11 @@ impl<'a> Redactor<'a> {
             escape_token(&key, &mut child);
             self.excluded.push(child);
             let parent = pointer.clone();
-            self.note(&parent, RedactionScope::PropertyName, RedactionReason::SensitiveValue);
+            self.note(
+                &parent,
+                RedactionScope::PropertyName,
+                RedactionReason::SensitiveValue,
+            );
         }
         let len = pointer.len();
         for (key, child) in map.iter_mut() {
@@ -266,13 +332,19 @@ mod tests {
         assert_eq!(entry["response"]["headers"][0]["value"], Value::Null);
         assert_eq!(entry["response"]["redirectURL"], Value::Null);
         let scopes: Vec<RedactionScope> = r.redactions.iter().map(|x| x.scope).collect();
-        assert!(scopes.contains(&RedactionScope::Userinfo) && scopes.contains(&RedactionScope::Field));
-        assert!(r.redactions.iter().all(|x| x.reason == RedactionReason::TransportCredential));
+        assert!(
+            scopes.contains(&RedactionScope::Userinfo) && scopes.contains(&RedactionScope::Field)
+        );
+        assert!(r
+            .redactions
+            .iter()
+            .all(|x| x.reason == RedactionReason::TransportCredential));
     }
 
     #[test]
     fn token_looking_query_and_extensions_stay() {
-        let mut entry = json!({"request": {"url": "https://h.example/users/42?access_token=abc123", "headers": []}, "_token": "x"});
+        let mut entry = json!({"request": {"url": "https://h.example/users/42?access_token=abc123", "headers": []}, "_token": "x",
+            "response": {"redirectURL": "https:host/path"}});
         let original = entry.clone();
         let none = Vec::new();
         let mut r = Redactor::new(Declared::new(&none), Some(0));
@@ -284,15 +356,23 @@ mod tests {
     #[test]
     fn declared_values_null_fields_and_remove_names() {
         let declared = values(&["hunter2", "X-Internal-Key"]);
-        let mut entry = json!({"a": "pw=hunter2", "_meta": {"X-Internal-Key": "v", "k": 1}, "n": [1, "ok"]});
+        let mut entry =
+            json!({"a": "pw=hunter2", "_meta": {"X-Internal-Key": "v", "k": 1}, "n": [1, "ok"]});
         let mut r = Redactor::new(Declared::new(&declared), Some(0));
         let mut pointer = "/log/entries/0".to_string();
         r.sensitive(&mut entry, &mut pointer, &HashMap::new());
         assert_eq!(entry, json!({"a": null, "_meta": {"k": 1}, "n": [1, "ok"]}));
-        let found: Vec<(&str, RedactionScope)> = r.redactions.iter().map(|x| (x.pointer.as_str(), x.scope)).collect();
+        let found: Vec<(&str, RedactionScope)> = r
+            .redactions
+            .iter()
+            .map(|x| (x.pointer.as_str(), x.scope))
+            .collect();
         assert_eq!(
             found,
-            vec![("/log/entries/0/a", RedactionScope::Value), ("/log/entries/0/_meta", RedactionScope::PropertyName)]
+            vec![
+                ("/log/entries/0/a", RedactionScope::Value),
+                ("/log/entries/0/_meta", RedactionScope::PropertyName)
+            ]
         );
         assert!(r.covers("/log/entries/0/_meta/X-Internal-Key"));
         assert!(!r.covers("/log/entries/0/_meta"));
@@ -311,7 +391,8 @@ mod tests {
     fn number_lexemes_are_matched() {
         let declared = values(&["0.1000000000000000055511", "4242"]);
         let mut doc = json!({"t": null, "u": 4242, "v": 5});
-        let lexemes: HashMap<&str, &str> = [("/t", "0.1000000000000000055511")].into_iter().collect();
+        let lexemes: HashMap<&str, &str> =
+            [("/t", "0.1000000000000000055511")].into_iter().collect();
         let mut r = Redactor::new(Declared::new(&declared), None);
         r.sensitive(&mut doc, &mut String::new(), &lexemes);
         assert_eq!(doc, json!({"t": null, "u": null, "v": 5}));

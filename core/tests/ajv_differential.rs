@@ -757,3 +757,84 @@ fn seeded_mutants_match_ajv() {
     }
     assert_same_verdicts(&cases);
 }
+
+/// Seed strings for the format fuzz, valid under their format.
+const DATE_SEEDS: [&str; 5] = [
+    "2026-01-02T03:04:05.678Z",
+    "2024-02-29t23:59:59+05:30",
+    "2026-06-30 23:59:60-0100",
+    "2000-12-31T00:00:00.5+23:59",
+    "1999-01-01T12:00:00z",
+];
+const ADDRESS_SEEDS: [&str; 6] = [
+    "127.0.0.1",
+    "255.255.255.255",
+    "2001:db8::1",
+    "::ffff:192.168.0.1",
+    "1:2:3:4:5:6:7:8",
+    "fe80::",
+];
+const URI_SEEDS: [&str; 6] = [
+    "http://127.0.0.1:8888/v1/buckets?_limit=10&x=%20#frag",
+    "https://user:pw@[2001:db8::1]:443/a/b;c=d",
+    "urn:isbn:0451450523",
+    "mailto:someone@example.com",
+    "http://[v1.fe]/x",
+    "file:///tmp/a.har",
+];
+
+/// Characters the edits draw from: the syntax of the three formats, and a
+/// few that JavaScript and Rust could treat differently.
+const EDIT_CHARS: [char; 40] = [
+    '0', '1', '2', '5', '9', ':', '.', '-', '+', 'T', 't', 'Z', 'z', ' ', '/', '?', '#', '[', ']',
+    '%', '@', 'a', 'f', 'g', 'F', 'x', 'v', '~', '{', '\\', '\u{a0}', '\u{2028}', '\u{85}',
+    '\u{661}', '\u{212a}', '\u{17f}', '\u{e9}', '\n', '\t', '\u{feff}',
+];
+
+/// `seed` with one to three random single-character edits.
+fn edited(rng: &mut Rng, seed: &str) -> String {
+    let mut chars: Vec<char> = seed.chars().collect();
+    for _ in 0..=rng.below(3) {
+        let at = rng.below(chars.len() + 1);
+        let c = EDIT_CHARS[rng.below(EDIT_CHARS.len())];
+        match rng.below(3) {
+            0 => chars.insert(at, c),
+            1 if at < chars.len() => chars[at] = c,
+            _ if at < chars.len() => {
+                chars.remove(at);
+            }
+            _ => chars.push(c),
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// The format checks (date-time, ipv4/ipv6, uri) agree with ajv-formats on
+/// thousands of near-valid strings, each placed where har-schema checks it.
+#[test]
+fn format_fuzz_matches_ajv() {
+    let mut rng = Rng(0x00f0_2a7d_u64);
+    let mut cases = Vec::new();
+    for n in 0..2400 {
+        let (pointer, seeds): (&str, &[&str]) = match n % 3 {
+            0 => ("/request/cookies/0/expires", &DATE_SEEDS),
+            1 => ("/serverIPAddress", &ADDRESS_SEEDS),
+            _ => ("/request/url", &URI_SEEDS),
+        };
+        let seed = seeds[rng.below(seeds.len())];
+        let text = edited(&mut rng, seed);
+        let creator = if n % 7 == 0 {
+            playwright("1.58.2")
+        } else {
+            firefox()
+        };
+        let text = if pointer == "/serverIPAddress" && n % 5 == 0 {
+            format!("[{text}]")
+        } else {
+            text
+        };
+        let doc = variant(creator, &format!("{E}{pointer}"), Some(json!(text)));
+        cases.push((format!("format fuzz #{n} {pointer} {text:?}"), doc));
+    }
+    assert_same_verdicts(&cases);
+}

@@ -33,7 +33,10 @@ impl Budget {
     pub fn charge(&mut self, bytes: u64) -> Result<(), DeriveError> {
         let needed = self.used.saturating_add(bytes);
         if needed > self.limit {
-            return Err(DeriveError::ResourceConstraint { needed, limit: self.limit });
+            return Err(DeriveError::ResourceConstraint {
+                needed,
+                limit: self.limit,
+            });
         }
         self.used = needed;
         Ok(())
@@ -107,7 +110,13 @@ mod tests {
         let mut b = Budget::new(100);
         b.charge(60).unwrap();
         let err = b.charge(41).unwrap_err();
-        assert!(matches!(err, DeriveError::ResourceConstraint { needed: 101, limit: 100 }));
+        assert!(matches!(
+            err,
+            DeriveError::ResourceConstraint {
+                needed: 101,
+                limit: 100
+            }
+        ));
         assert_eq!(b.used(), 60);
         b.release(60);
         assert_eq!(b.used(), 0);

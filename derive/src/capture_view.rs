@@ -23,8 +23,15 @@ pub(crate) fn capture_page_budgeted(
         return Err(DeriveError::InvalidEvidence { issues });
     }
     budget.charge(clone_charge(evidence))?;
-    let records = evidence.get("records").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-    let total = evidence.pointer("/capture/total_records").and_then(Value::as_u64).unwrap_or(0);
+    let records = evidence
+        .get("records")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let total = evidence
+        .pointer("/capture/total_records")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     let retained = records.len();
     let mut page = Vec::new();
     for record in records.iter().skip(view.offset).take(view.limit) {
@@ -77,15 +84,39 @@ fn preview(record: &Value) -> Value {
     let reported = record.get("reported");
     let request = reported.and_then(|r| r.get("request"));
     let response = reported.and_then(|r| r.get("response"));
-    copy(&mut out, "started_date_time", reported.and_then(|r| r.get("startedDateTime")));
+    copy(
+        &mut out,
+        "started_date_time",
+        reported.and_then(|r| r.get("startedDateTime")),
+    );
     copy(&mut out, "time", reported.and_then(|r| r.get("time")));
     copy(&mut out, "method", request.and_then(|r| r.get("method")));
     copy(&mut out, "url", request.and_then(|r| r.get("url")));
-    copy(&mut out, "http_version", request.and_then(|r| r.get("httpVersion")));
+    copy(
+        &mut out,
+        "http_version",
+        request.and_then(|r| r.get("httpVersion")),
+    );
     copy(&mut out, "status", response.and_then(|r| r.get("status")));
-    copy(&mut out, "status_text", response.and_then(|r| r.get("statusText")));
-    copy(&mut out, "mime_type", response.and_then(|r| r.get("content")).and_then(|c| c.get("mimeType")));
-    copy(&mut out, "event", reported.and_then(|r| r.get("name")).filter(|_| request.is_none()));
+    copy(
+        &mut out,
+        "status_text",
+        response.and_then(|r| r.get("statusText")),
+    );
+    copy(
+        &mut out,
+        "mime_type",
+        response
+            .and_then(|r| r.get("content"))
+            .and_then(|c| c.get("mimeType")),
+    );
+    copy(
+        &mut out,
+        "event",
+        reported
+            .and_then(|r| r.get("name"))
+            .filter(|_| request.is_none()),
+    );
     let bodies: Vec<Value> = record
         .get("binary_fields")
         .and_then(Value::as_array)
@@ -94,7 +125,13 @@ fn preview(record: &Value) -> Value {
                 .iter()
                 .map(|f| {
                     let mut d = Map::new();
-                    for key in ["pointer", "encoding", "establishes_body_bytes", "size", "sha256"] {
+                    for key in [
+                        "pointer",
+                        "encoding",
+                        "establishes_body_bytes",
+                        "size",
+                        "sha256",
+                    ] {
                         copy(&mut d, key, f.get(key));
                     }
                     Value::Object(d)
@@ -112,7 +149,16 @@ mod tests {
     use crate::testkit::{evidence, har_entry};
 
     fn subset() -> Value {
-        let entries: Vec<Value> = (0..5).map(|i| har_entry("GET", &format!("http://a.example/{i}"), 200, "application/json")).collect();
+        let entries: Vec<Value> = (0..5)
+            .map(|i| {
+                har_entry(
+                    "GET",
+                    &format!("http://a.example/{i}"),
+                    200,
+                    "application/json",
+                )
+            })
+            .collect();
         let mut ev = evidence(entries);
         let records = ev["records"].as_array().unwrap().clone();
         ev["records"] = json!([records[2], records[0]]);
@@ -123,7 +169,12 @@ mod tests {
 
     #[test]
     fn preview_has_headline_fields_and_descriptors_only() {
-        let ev = evidence(vec![har_entry("GET", "http://a.example/x", 200, "application/json")]);
+        let ev = evidence(vec![har_entry(
+            "GET",
+            "http://a.example/x",
+            200,
+            "application/json",
+        )]);
         let page = capture_page(&ev, &CaptureView::default()).unwrap();
         let r = &page["records"][0];
         assert_eq!(r["method"], "GET");
@@ -139,8 +190,17 @@ mod tests {
 
     #[test]
     fn complete_pages_carry_sidecars() {
-        let ev = evidence(vec![har_entry("GET", "http://a.example/x", 200, "application/json")]);
-        let view = CaptureView { detail: Detail::Complete, offset: 0, limit: 1 };
+        let ev = evidence(vec![har_entry(
+            "GET",
+            "http://a.example/x",
+            200,
+            "application/json",
+        )]);
+        let view = CaptureView {
+            detail: Detail::Complete,
+            offset: 0,
+            limit: 1,
+        };
         let page = capture_page(&ev, &view).unwrap();
         assert_eq!(page["records"][0], ev["records"][0]);
         assert!(page["records"][0]["binary_fields"].is_array());
@@ -150,7 +210,11 @@ mod tests {
     #[test]
     fn subset_paging_follows_parent_order() {
         let ev = subset();
-        let view = CaptureView { detail: Detail::Preview, offset: 1, limit: 1 };
+        let view = CaptureView {
+            detail: Detail::Preview,
+            offset: 1,
+            limit: 1,
+        };
         let page = capture_page(&ev, &view).unwrap();
         assert_eq!(page["records"][0]["ordinal"], 0);
         assert_eq!(page["total_records"], 5);
@@ -163,7 +227,8 @@ mod tests {
     #[test]
     fn tiny_budget_gives_resource_constraint() {
         let ev = subset();
-        let err = capture_page_budgeted(&ev, &CaptureView::default(), &mut Budget::new(100)).unwrap_err();
+        let err =
+            capture_page_budgeted(&ev, &CaptureView::default(), &mut Budget::new(100)).unwrap_err();
         assert!(matches!(err, DeriveError::ResourceConstraint { .. }));
     }
 }

@@ -15,7 +15,10 @@ pub struct ContentIssue {
 
 impl ContentIssue {
     pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        ContentIssue { pointer: pointer.into(), message: message.into() }
+        ContentIssue {
+            pointer: pointer.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -51,7 +54,10 @@ pub enum DeriveError {
     /// repeated template rule, a bad offset or limit).
     InvalidRequest { message: String, pointer: String },
     /// The Evidence read from a file is not a valid Evidence document.
-    EvidenceFile { path: String, issues: Vec<ContentIssue> },
+    EvidenceFile {
+        path: String,
+        issues: Vec<ContentIssue>,
+    },
     /// Inline Evidence is not a valid Evidence document.
     InvalidEvidence { issues: Vec<ContentIssue> },
     /// The parent is valid Evidence of a kind the view refuses.
@@ -62,11 +68,16 @@ pub enum DeriveError {
 
 impl DeriveError {
     pub(crate) fn invalid_request(pointer: &str, message: impl Into<String>) -> Self {
-        DeriveError::InvalidRequest { message: message.into(), pointer: pointer.to_string() }
+        DeriveError::InvalidRequest {
+            message: message.into(),
+            pointer: pointer.to_string(),
+        }
     }
 
     pub(crate) fn invalid_evidence(pointer: &str, message: impl Into<String>) -> Self {
-        DeriveError::InvalidEvidence { issues: vec![ContentIssue::new(pointer, message)] }
+        DeriveError::InvalidEvidence {
+            issues: vec![ContentIssue::new(pointer, message)],
+        }
     }
 
     /// The error contract object for this failure.
@@ -109,7 +120,12 @@ impl DeriveError {
 }
 
 fn issues_json(issues: &[ContentIssue]) -> Value {
-    Value::Array(issues.iter().map(|i| json!({"pointer": i.pointer, "message": i.message})).collect())
+    Value::Array(
+        issues
+            .iter()
+            .map(|i| json!({"pointer": i.pointer, "message": i.message}))
+            .collect(),
+    )
 }
 
 impl fmt::Display for DeriveError {

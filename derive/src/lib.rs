@@ -37,3 +37,6 @@ pub use template_rules::TemplateRule;
 pub(crate) fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
+
+#[cfg(test)]
+mod schema_tests;

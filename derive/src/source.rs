@@ -33,14 +33,22 @@ impl Source {
         }
         match obj.get("kind").and_then(Value::as_str) {
             Some("evidence-file") => match obj.get("path").and_then(Value::as_str) {
-                Some(p) if !p.is_empty() => Ok(Source::EvidenceFile { path: p.to_string() }),
-                _ => Err(DeriveError::invalid_request("/source/path", "evidence-file needs a non-empty path")),
+                Some(p) if !p.is_empty() => Ok(Source::EvidenceFile {
+                    path: p.to_string(),
+                }),
+                _ => Err(DeriveError::invalid_request(
+                    "/source/path",
+                    "evidence-file needs a non-empty path",
+                )),
             },
             Some(other) => Err(DeriveError::invalid_request(
                 "/source/kind",
                 format!("unsupported source kind `{other}` (this command accepts `evidence-file`)"),
             )),
-            None => Err(DeriveError::invalid_request("/source/kind", "source kind is required")),
+            None => Err(DeriveError::invalid_request(
+                "/source/kind",
+                "source kind is required",
+            )),
         }
     }
 }
@@ -48,7 +56,10 @@ impl Source {
 /// Parses Evidence bytes read from the file `path`; every problem is an
 /// `EvidenceFileError` whose issue pointers are relative to the file's root.
 pub fn evidence_from_file(path: &str, bytes: &[u8]) -> Result<Value, DeriveError> {
-    parse_evidence(bytes).map_err(|issues| DeriveError::EvidenceFile { path: path.to_string(), issues })
+    parse_evidence(bytes).map_err(|issues| DeriveError::EvidenceFile {
+        path: path.to_string(),
+        issues,
+    })
 }
 
 /// Parses inline Evidence text.
@@ -76,7 +87,10 @@ pub fn validate_evidence(value: &Value) -> Vec<ContentIssue> {
     };
     match root.get("evidence_version").and_then(Value::as_str) {
         Some("rea.evidence/1") => {}
-        _ => issues.push(ContentIssue::new("/evidence_version", "must be \"rea.evidence/1\"")),
+        _ => issues.push(ContentIssue::new(
+            "/evidence_version",
+            "must be \"rea.evidence/1\"",
+        )),
     }
     if !root.get("operation").is_some_and(Value::is_string) {
         issues.push(ContentIssue::new("/operation", "must be a string"));
@@ -89,8 +103,15 @@ pub fn validate_evidence(value: &Value) -> Vec<ContentIssue> {
             if !capture.get("format").is_some_and(Value::is_string) {
                 issues.push(ContentIssue::new("/capture/format", "must be a string"));
             }
-            if capture.get("total_records").and_then(Value::as_u64).is_none() {
-                issues.push(ContentIssue::new("/capture/total_records", "must be a non-negative integer"));
+            if capture
+                .get("total_records")
+                .and_then(Value::as_u64)
+                .is_none()
+            {
+                issues.push(ContentIssue::new(
+                    "/capture/total_records",
+                    "must be a non-negative integer",
+                ));
             }
         }
         None => issues.push(ContentIssue::new("/capture", "must be an object")),
@@ -118,18 +139,30 @@ fn validate_record(i: usize, record: &Value, issues: &mut Vec<ContentIssue>) {
         return;
     };
     if rec.get("ordinal").and_then(Value::as_u64).is_none() {
-        issues.push(ContentIssue::new(format!("{base}/ordinal"), "must be a non-negative integer"));
+        issues.push(ContentIssue::new(
+            format!("{base}/ordinal"),
+            "must be a non-negative integer",
+        ));
     }
     if !rec.get("location").is_some_and(Value::is_object) {
-        issues.push(ContentIssue::new(format!("{base}/location"), "must be an object"));
+        issues.push(ContentIssue::new(
+            format!("{base}/location"),
+            "must be an object",
+        ));
     }
     match rec.get("reported") {
         Some(Value::Object(_)) | Some(Value::Null) => {}
-        _ => issues.push(ContentIssue::new(format!("{base}/reported"), "must be an object or null")),
+        _ => issues.push(ContentIssue::new(
+            format!("{base}/reported"),
+            "must be an object or null",
+        )),
     }
     for sidecar in ["numeric_literals", "binary_fields"] {
         if rec.get(sidecar).is_some_and(|v| !v.is_array()) {
-            issues.push(ContentIssue::new(format!("{base}/{sidecar}"), "must be an array"));
+            issues.push(ContentIssue::new(
+                format!("{base}/{sidecar}"),
+                "must be an array",
+            ));
         }
     }
 }
@@ -162,15 +195,23 @@ pub(crate) fn admit_parent(evidence: &Value) -> Result<Parent<'_>, DeriveError> 
             detail: "rea has no browser-scenario producer; pass HAR inspection Evidence".into(),
         });
     }
-    let capture = root.get("capture").and_then(Value::as_object).unwrap_or(empty);
+    let capture = root
+        .get("capture")
+        .and_then(Value::as_object)
+        .unwrap_or(empty);
     let format = capture.get("format").and_then(Value::as_str).unwrap_or("");
     if format != "har" {
         return Err(DeriveError::Unsupported {
             refusal: Refusal::NonHarCapture,
-            detail: "only HAR Evidence can be projected; native mitmproxy, SAZ and qlog parents cannot".into(),
+            detail:
+                "only HAR Evidence can be projected; native mitmproxy, SAZ and qlog parents cannot"
+                    .into(),
         });
     }
-    let params = root.get("parameters").and_then(Value::as_object).unwrap_or(empty);
+    let params = root
+        .get("parameters")
+        .and_then(Value::as_object)
+        .unwrap_or(empty);
     match params.get("sensitive_value_count").and_then(Value::as_u64) {
         Some(0) => {}
         _ => {
@@ -181,15 +222,24 @@ pub(crate) fn admit_parent(evidence: &Value) -> Result<Parent<'_>, DeriveError> 
             })
         }
     }
-    let total_records = capture.get("total_records").and_then(Value::as_u64).unwrap_or(0);
-    let records = root.get("records").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let total_records = capture
+        .get("total_records")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let records = root
+        .get("records")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let mut seen = HashSet::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let ordinal = record.get("ordinal").and_then(Value::as_u64).unwrap_or(0);
         if ordinal >= total_records {
             return Err(DeriveError::invalid_evidence(
                 &format!("/records/{i}/ordinal"),
-                format!("ordinal {ordinal} is outside the declared total of {total_records} records"),
+                format!(
+                    "ordinal {ordinal} is outside the declared total of {total_records} records"
+                ),
             ));
         }
         if !seen.insert(ordinal) {
@@ -211,7 +261,12 @@ pub(crate) fn admit_parent(evidence: &Value) -> Result<Parent<'_>, DeriveError> 
     }
     let selected = params.get("record_ordinals").is_some_and(|v| !v.is_null());
     let subset = selected || (records.len() as u64) < total_records;
-    Ok(Parent { records, total_records, limitations, subset })
+    Ok(Parent {
+        records,
+        total_records,
+        limitations,
+        subset,
+    })
 }
 
 #[cfg(test)]
@@ -222,14 +277,22 @@ mod tests {
 
     #[test]
     fn file_issues_point_into_the_file() {
-        let mut ev = evidence(vec![har_entry("GET", "http://a.example/x", 200, "application/json")]);
+        let mut ev = evidence(vec![har_entry(
+            "GET",
+            "http://a.example/x",
+            200,
+            "application/json",
+        )]);
         ev["records"][0]["ordinal"] = json!("zero");
         let bytes = serde_json::to_vec(&ev).unwrap();
         let err = evidence_from_file("/abs/ev.json", &bytes).unwrap_err();
         let report = err.to_report();
         assert_eq!(report.code, "EvidenceFileError");
         assert_eq!(report.details["path"], "/abs/ev.json");
-        assert_eq!(report.details["content_issues"][0]["pointer"], "/records/0/ordinal");
+        assert_eq!(
+            report.details["content_issues"][0]["pointer"],
+            "/records/0/ordinal"
+        );
     }
 
     #[test]
@@ -241,7 +304,10 @@ mod tests {
         assert_eq!(r.category, rea_core::Category::Unsupported);
 
         let mut ev = evidence(vec![]);
-        ev["parameters"].as_object_mut().unwrap().remove("sensitive_value_count");
+        ev["parameters"]
+            .as_object_mut()
+            .unwrap()
+            .remove("sensitive_value_count");
         let r = admit_parent(&ev).unwrap_err().to_report();
         assert_eq!(r.details["reason"], "sensitive_values_unretained");
 
@@ -261,10 +327,16 @@ mod tests {
         let e = har_entry("GET", "http://a.example/x", 200, "application/json");
         let mut ev = evidence(vec![e.clone(), e.clone()]);
         ev["records"][1]["ordinal"] = json!(0);
-        assert!(matches!(admit_parent(&ev), Err(DeriveError::InvalidEvidence { .. })));
+        assert!(matches!(
+            admit_parent(&ev),
+            Err(DeriveError::InvalidEvidence { .. })
+        ));
         let mut ev = evidence(vec![e.clone()]);
         ev["records"][0]["ordinal"] = json!(1);
-        assert!(matches!(admit_parent(&ev), Err(DeriveError::InvalidEvidence { .. })));
+        assert!(matches!(
+            admit_parent(&ev),
+            Err(DeriveError::InvalidEvidence { .. })
+        ));
         let mut ev = evidence(vec![e.clone(), e]);
         ev["capture"]["total_records"] = json!(5);
         ev["records"][0]["ordinal"] = json!(4);
@@ -277,9 +349,13 @@ mod tests {
     fn source_object_is_strict() {
         assert_eq!(
             Source::from_json(&json!({"kind":"evidence-file","path":"/abs/capture.json"})).unwrap(),
-            Source::EvidenceFile { path: "/abs/capture.json".into() }
+            Source::EvidenceFile {
+                path: "/abs/capture.json".into()
+            }
         );
         assert!(Source::from_json(&json!({"kind":"evidence-file","path":"/a","x":1})).is_err());
-        assert!(Source::from_json(&json!({"kind":"retained-evidence","evidence_id":"ev_1"})).is_err());
+        assert!(
+            Source::from_json(&json!({"kind":"retained-evidence","evidence_id":"ev_1"})).is_err()
+        );
     }
 }

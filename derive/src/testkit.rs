@@ -61,13 +61,26 @@ pub(crate) fn evidence(entries: Vec<Value>) -> Value {
 
 /// Evidence for `(method, url)` pairs answering 200 `application/json`.
 pub(crate) fn lines(pairs: &[(&str, &str)]) -> Value {
-    evidence(pairs.iter().map(|(m, u)| har_entry(m, u, 200, "application/json")).collect())
+    evidence(
+        pairs
+            .iter()
+            .map(|(m, u)| har_entry(m, u, 200, "application/json"))
+            .collect(),
+    )
 }
 
 /// Evidence wrapping every entry of a HAR fixture under `tests/fixtures/`
 /// (until the real decoder is available to unit tests).
 pub(crate) fn fixture(relative: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(relative);
-    let har: Value = serde_json::from_slice(&std::fs::read(path).expect("fixture")).expect("fixture JSON");
-    evidence(har["log"]["entries"].as_array().cloned().unwrap_or_default())
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(relative);
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(path).expect("fixture")).expect("fixture JSON");
+    evidence(
+        har["log"]["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    )
 }

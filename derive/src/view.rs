@@ -18,7 +18,11 @@ pub struct ApiSurfaceView {
 
 impl Default for ApiSurfaceView {
     fn default() -> Self {
-        ApiSurfaceView { offset: 0, limit: 50, include_query_parameter_names: false }
+        ApiSurfaceView {
+            offset: 0,
+            limit: 50,
+            include_query_parameter_names: false,
+        }
     }
 }
 
@@ -28,6 +32,13 @@ pub struct ManifestView {
     /// The listed rules in their fixed application order.
     pub template_rules: Vec<TemplateRule>,
     pub include_query_parameter_names: bool,
+}
+
+/// `{"kind":"environment-state","template_rules":[...]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StateView {
+    /// The rules of the manifest the state accompanies, in their fixed order.
+    pub template_rules: Vec<TemplateRule>,
 }
 
 /// How much of each record a capture page shows.
@@ -47,7 +58,11 @@ pub struct CaptureView {
 
 impl Default for CaptureView {
     fn default() -> Self {
-        CaptureView { detail: Detail::Preview, offset: 0, limit: 20 }
+        CaptureView {
+            detail: Detail::Preview,
+            offset: 0,
+            limit: 20,
+        }
     }
 }
 
@@ -58,6 +73,7 @@ pub enum ViewRequest {
     ApiSurface(ApiSurfaceView),
     EnvironmentManifest(ManifestView),
     Capture(CaptureView),
+    EnvironmentState(StateView),
 }
 
 /// The largest page a paged view serves.
@@ -65,15 +81,25 @@ pub const MAX_LIMIT: usize = 10_000;
 
 /// Parses a view request object.
 pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
-    let obj = value.as_object().ok_or_else(|| DeriveError::invalid_request("", "view must be an object"))?;
+    let obj = value
+        .as_object()
+        .ok_or_else(|| DeriveError::invalid_request("", "view must be an object"))?;
     let kind = match obj.get("kind") {
         Some(Value::String(k)) => k.as_str(),
-        Some(_) => return Err(DeriveError::invalid_request("/kind", "kind must be a string")),
+        Some(_) => {
+            return Err(DeriveError::invalid_request(
+                "/kind",
+                "kind must be a string",
+            ))
+        }
         None => return Err(DeriveError::invalid_request("/kind", "kind is required")),
     };
     match kind {
         "api-surface" => {
-            allow(obj, &["kind", "offset", "limit", "include_query_parameter_names"])?;
+            allow(
+                obj,
+                &["kind", "offset", "limit", "include_query_parameter_names"],
+            )?;
             Ok(ViewRequest::ApiSurface(ApiSurfaceView {
                 offset: index(obj, "offset", 0)?,
                 limit: limit(obj, 50)?,
@@ -81,7 +107,10 @@ pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
             }))
         }
         "environment-manifest" => {
-            allow(obj, &["kind", "template_rules", "include_query_parameter_names"])?;
+            allow(
+                obj,
+                &["kind", "template_rules", "include_query_parameter_names"],
+            )?;
             Ok(ViewRequest::EnvironmentManifest(ManifestView {
                 template_rules: rules(obj)?,
                 include_query_parameter_names: flag(obj, "include_query_parameter_names")?,
@@ -94,13 +123,28 @@ pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
                 Some(Value::String(d)) if d == "preview" => Detail::Preview,
                 Some(Value::String(d)) if d == "complete" => Detail::Complete,
                 Some(_) => {
-                    return Err(DeriveError::invalid_request("/detail", "detail must be \"preview\" or \"complete\""))
+                    return Err(DeriveError::invalid_request(
+                        "/detail",
+                        "detail must be \"preview\" or \"complete\"",
+                    ))
                 }
             };
-            Ok(ViewRequest::Capture(CaptureView { detail, offset: index(obj, "offset", 0)?, limit: limit(obj, 20)? }))
+            Ok(ViewRequest::Capture(CaptureView {
+                detail,
+                offset: index(obj, "offset", 0)?,
+                limit: limit(obj, 20)?,
+            }))
         }
-        // `environment-state` is added here by the state work.
-        other => Err(DeriveError::invalid_request("/kind", format!("unknown view kind `{other}`"))),
+        "environment-state" => {
+            allow(obj, &["kind", "template_rules"])?;
+            Ok(ViewRequest::EnvironmentState(StateView {
+                template_rules: rules(obj)?,
+            }))
+        }
+        other => Err(DeriveError::invalid_request(
+            "/kind",
+            format!("unknown view kind `{other}`"),
+        )),
     }
 }
 
@@ -120,14 +164,22 @@ fn index(obj: &Map<String, Value>, key: &str, default: usize) -> Result<usize, D
         Some(v) => v
             .as_u64()
             .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| DeriveError::invalid_request(&format!("/{key}"), format!("{key} must be a non-negative integer"))),
+            .ok_or_else(|| {
+                DeriveError::invalid_request(
+                    &format!("/{key}"),
+                    format!("{key} must be a non-negative integer"),
+                )
+            }),
     }
 }
 
 fn limit(obj: &Map<String, Value>, default: usize) -> Result<usize, DeriveError> {
     let n = index(obj, "limit", default)?;
     if n == 0 || n > MAX_LIMIT {
-        return Err(DeriveError::invalid_request("/limit", format!("limit must be between 1 and {MAX_LIMIT}")));
+        return Err(DeriveError::invalid_request(
+            "/limit",
+            format!("limit must be between 1 and {MAX_LIMIT}"),
+        ));
     }
     Ok(n)
 }
@@ -136,19 +188,27 @@ fn flag(obj: &Map<String, Value>, key: &str) -> Result<bool, DeriveError> {
     match obj.get(key) {
         None => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(DeriveError::invalid_request(&format!("/{key}"), format!("{key} must be a boolean"))),
+        Some(_) => Err(DeriveError::invalid_request(
+            &format!("/{key}"),
+            format!("{key} must be a boolean"),
+        )),
     }
 }
 
 fn rules(obj: &Map<String, Value>) -> Result<Vec<TemplateRule>, DeriveError> {
-    let Some(list) = obj.get("template_rules") else { return Ok(Vec::new()) };
-    let items = list
-        .as_array()
-        .ok_or_else(|| DeriveError::invalid_request("/template_rules", "template_rules must be an array"))?;
+    let Some(list) = obj.get("template_rules") else {
+        return Ok(Vec::new());
+    };
+    let items = list.as_array().ok_or_else(|| {
+        DeriveError::invalid_request("/template_rules", "template_rules must be an array")
+    })?;
     let mut names = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let name = item.as_str().ok_or_else(|| {
-            DeriveError::invalid_request(&format!("/template_rules/{i}"), "a template rule must be a string")
+            DeriveError::invalid_request(
+                &format!("/template_rules/{i}"),
+                "a template rule must be a string",
+            )
         })?;
         names.push(name);
     }
@@ -162,14 +222,21 @@ mod tests {
 
     #[test]
     fn defaults_and_strictness() {
-        assert_eq!(parse_view(&json!({"kind":"api-surface"})).unwrap(), ViewRequest::ApiSurface(ApiSurfaceView::default()));
+        assert_eq!(
+            parse_view(&json!({"kind":"api-surface"})).unwrap(),
+            ViewRequest::ApiSurface(ApiSurfaceView::default())
+        );
         assert!(parse_view(&json!({"kind":"api-surface","extra":1})).is_err());
         assert!(parse_view(&json!({"kind":"nope"})).is_err());
         assert!(parse_view(&json!({"kind":"api-surface","limit":0})).is_err());
         assert!(parse_view(&json!({"kind":"capture","detail":"full"})).is_err());
         assert_eq!(
             parse_view(&json!({"kind":"capture"})).unwrap(),
-            ViewRequest::Capture(CaptureView { detail: Detail::Preview, offset: 0, limit: 20 })
+            ViewRequest::Capture(CaptureView {
+                detail: Detail::Preview,
+                offset: 0,
+                limit: 20
+            })
         );
     }
 
@@ -178,9 +245,15 @@ mod tests {
         let err = parse_view(&json!({"kind":"environment-manifest","template_rules":["opaque-token","opaque-token"]}))
             .unwrap_err();
         assert_eq!(err.to_report().code, "invalid_request");
-        let a = parse_view(&json!({"kind":"environment-manifest","template_rules":["sibling-variance","opaque-token"]}));
-        let b = parse_view(&json!({"kind":"environment-manifest","template_rules":["opaque-token","sibling-variance"]}));
+        let a = parse_view(
+            &json!({"kind":"environment-manifest","template_rules":["sibling-variance","opaque-token"]}),
+        );
+        let b = parse_view(
+            &json!({"kind":"environment-manifest","template_rules":["opaque-token","sibling-variance"]}),
+        );
         assert_eq!(a.unwrap(), b.unwrap());
-        assert!(parse_view(&json!({"kind":"environment-manifest","template_rules":["bogus"]})).is_err());
+        assert!(
+            parse_view(&json!({"kind":"environment-manifest","template_rules":["bogus"]})).is_err()
+        );
     }
 }

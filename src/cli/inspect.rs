@@ -2,6 +2,9 @@
 //! an `InspectRequest`, runs the inspection and prints the Evidence, its
 //! summary, or a short human report.
 
+// Failures are the `ErrorReport` contract itself, returned by value.
+#![allow(clippy::result_large_err)]
+
 use rea_core::error::scrub_text;
 use rea_core::evidence::Evidence;
 use rea_core::inspect::{check_format, DEFAULT_CAPTURE_TIMEOUT_MS};
@@ -30,7 +33,12 @@ pub(crate) struct Args {
     #[arg(long = "evidence_output", alias = "evidence-output", value_name = "F")]
     evidence_output: Option<PathBuf>,
     /// Stop the inspection after this many milliseconds (default 30000); budgets stay fixed.
-    #[arg(long = "capture_timeout_ms", alias = "capture-timeout-ms", value_name = "MS", allow_hyphen_values = true)]
+    #[arg(
+        long = "capture_timeout_ms",
+        alias = "capture-timeout-ms",
+        value_name = "MS",
+        allow_hyphen_values = true
+    )]
     capture_timeout_ms: Option<String>,
     /// Print JSON (the Evidence, the summary, or the error on stderr).
     #[arg(long)]
@@ -38,13 +46,22 @@ pub(crate) struct Args {
 }
 
 /// Runs the command and returns the exit code.
-pub(crate) fn run(args: Args) -> i32 {
+pub(crate) fn run(args: Args) -> u8 {
     let json = args.json;
     let declared = args.sensitive_values.clone();
     match execute(args) {
         Ok(()) => 0,
-        Err(e) => super::fail(&e.scrub(&declared), json),
+        Err(e) => super::output::fail(&e.scrub(&declared), json),
     }
+}
+
+/// Writes bytes to stdout followed by a newline.
+fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.write_all(b"\n")?;
+    stdout.flush()
 }
 
 fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
@@ -59,7 +76,10 @@ fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
     }
     let mut ordinals = Vec::with_capacity(args.records.len());
     for text in &args.records {
-        let ordinal = text.parse::<u64>().ok().filter(|_| text.bytes().all(|b| b.is_ascii_digit()));
+        let ordinal = text
+            .parse::<u64>()
+            .ok()
+            .filter(|_| text.bytes().all(|b| b.is_ascii_digit()));
         match ordinal {
             Some(n) => ordinals.push(n),
             None => {
@@ -73,10 +93,17 @@ fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
     }
     let capture_timeout_ms = match &args.capture_timeout_ms {
         None => DEFAULT_CAPTURE_TIMEOUT_MS,
-        Some(text) => text.parse::<u64>().ok().filter(|&ms| ms > 0).ok_or_else(|| {
-            ErrorReport::input("invalid_argument", "--capture_timeout_ms takes a positive number of milliseconds")
+        Some(text) => text
+            .parse::<u64>()
+            .ok()
+            .filter(|&ms| ms > 0)
+            .ok_or_else(|| {
+                ErrorReport::input(
+                    "invalid_argument",
+                    "--capture_timeout_ms takes a positive number of milliseconds",
+                )
                 .detail("argument", "capture_timeout_ms")
-        })?,
+            })?,
     };
     let request = InspectRequest {
         capture_path: args.capture_path.clone(),
@@ -95,25 +122,38 @@ fn execute(args: Args) -> Result<(), ErrorReport> {
     let bytes = evidence.to_json_bytes()?;
     if let Some(path) = &args.evidence_output {
         std::fs::write(path, &bytes).map_err(|e| {
-            ErrorReport::new("output_write_failed", Category::Output, format!("could not write the Evidence file: {e}"))
-                .detail("evidence_output", path.display().to_string())
+            ErrorReport::new(
+                "output_write_failed",
+                Category::Output,
+                format!("could not write the Evidence file: {e}"),
+            )
+            .detail("evidence_output", path.display().to_string())
         })?;
     }
     let printed = match (detail, args.json) {
-        (Detail::Complete, true) => super::print_bytes(&bytes),
+        (Detail::Complete, true) => print_bytes(&bytes),
         (Detail::Summary, true) => {
             let mut summary = evidence.summary();
             if let Some(path) = &args.evidence_output {
                 summary["evidence_output"] = path.display().to_string().into();
             }
-            super::print_bytes(summary.to_string().as_bytes())
+            print_bytes(summary.to_string().as_bytes())
         }
         (_, false) => {
-            let text = scrub_text(&human_summary(&evidence, args.evidence_output.as_ref()), &request.sensitive_values);
-            super::print_bytes(text.as_bytes())
+            let text = scrub_text(
+                &human_summary(&evidence, args.evidence_output.as_ref()),
+                &request.sensitive_values,
+            );
+            print_bytes(text.as_bytes())
         }
     };
-    printed.map_err(|e| ErrorReport::new("output_write_failed", Category::Output, format!("could not write the reply: {e}")))
+    printed.map_err(|e| {
+        ErrorReport::new(
+            "output_write_failed",
+            Category::Output,
+            format!("could not write the reply: {e}"),
+        )
+    })
 }
 
 /// A few lines for people: records, methods, origins, redactions.
@@ -122,7 +162,10 @@ fn human_summary(evidence: &Evidence, output: Option<&PathBuf>) -> String {
     let mut origins: BTreeMap<String, usize> = BTreeMap::new();
     for record in &evidence.records {
         let request = &record.reported["request"];
-        let method = request["method"].as_str().unwrap_or("(excluded)").to_string();
+        let method = request["method"]
+            .as_str()
+            .unwrap_or("(excluded)")
+            .to_string();
         *methods.entry(method).or_default() += 1;
         let origin = request["url"]
             .as_str()
@@ -132,22 +175,52 @@ fn human_summary(evidence: &Evidence, output: Option<&PathBuf>) -> String {
     }
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for r in &evidence.redactions {
-        let reason = serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let reason = serde_json::to_value(r.reason)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         *reasons.entry(reason).or_default() += 1;
     }
-    let list = |m: &BTreeMap<String, usize>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
-    let digest = evidence.artifact.sha256.as_deref().map_or("(excluded)".to_string(), |d| d[..12.min(d.len())].to_string());
+    let list = |m: &BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let digest = evidence
+        .artifact
+        .sha256
+        .as_deref()
+        .map_or("(excluded)".to_string(), |d| {
+            d[..12.min(d.len())].to_string()
+        });
     let mut out = format!(
         "{} ({}, sha256 {}…): {} of {} records\nmethods: {}\norigins: {}\nredactions: {}{}",
-        if evidence.artifact.path.is_empty() { "(path excluded)" } else { &evidence.artifact.path },
+        if evidence.artifact.path.is_empty() {
+            "(path excluded)"
+        } else {
+            &evidence.artifact.path
+        },
         evidence.capture.format,
         digest,
         evidence.capture.retained_records,
         evidence.capture.total_records,
-        if methods.is_empty() { "-".to_string() } else { list(&methods) },
-        if origins.is_empty() { "-".to_string() } else { list(&origins) },
+        if methods.is_empty() {
+            "-".to_string()
+        } else {
+            list(&methods)
+        },
+        if origins.is_empty() {
+            "-".to_string()
+        } else {
+            list(&origins)
+        },
         evidence.redactions.len(),
-        if reasons.is_empty() { String::new() } else { format!(" ({})", list(&reasons)) },
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", list(&reasons))
+        },
     );
     if let Some(path) = output {
         out.push_str(&format!("\nevidence written to {}", path.display()));

@@ -1,38 +1,25 @@
-//! Helpers every command shares: printing errors in the contract's shape
-//! (one JSON object on stderr with `--json`, one readable line otherwise)
-//! and writing replies.
+//! One module per command, plus what commands share: printing results and
+//! errors in the contract's shape (`output`), and turning argument errors
+//! into the same contract.
 
+pub(crate) mod analysis_view;
+pub(crate) mod decode;
+pub(crate) mod environment_manifest;
+pub(crate) mod environment_state;
 pub(crate) mod inspect;
+pub(crate) mod output;
 pub(crate) mod pipeline;
 pub(crate) mod serve;
 
 use rea_core::error::scrub_text;
 use rea_core::ErrorReport;
-use std::io::Write;
-
-/// Prints an error and returns the exit code of its category.
-pub(crate) fn fail(error: &ErrorReport, json: bool) -> i32 {
-    let mut stderr = std::io::stderr().lock();
-    if json {
-        let _ = writeln!(stderr, "{}", error.to_json());
-    } else {
-        let _ = writeln!(stderr, "rea: {}", error.to_string().replace('\n', " "));
-    }
-    error.category.exit_code()
-}
-
-/// Writes bytes to stdout followed by a newline.
-pub(crate) fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(bytes)?;
-    stdout.write_all(b"\n")?;
-    stdout.flush()
-}
 
 /// The literals declared with `--sensitive-value`, read from the raw
 /// arguments, so that even argument errors never repeat them.
 pub(crate) fn declared_in_args() -> Vec<String> {
-    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -50,19 +37,31 @@ pub(crate) fn declared_in_args() -> Vec<String> {
     out
 }
 
-/// Handles a clap parse failure: help and version print normally, every
-/// other failure is an `invalid_argument` input error.
-pub(crate) fn usage_error(e: clap::Error) -> i32 {
+/// Handles a clap parse failure: help and version print normally; every
+/// other failure is an `invalid_argument` input error (JSON on stderr when
+/// `--json` is among the arguments).
+pub(crate) fn usage_error(e: clap::Error) -> u8 {
     use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-        let _ = e.print();
-        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 };
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return 0;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return 2;
+        }
+        _ => {}
     }
     let json = std::env::args().any(|a| a == "--json");
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
-    let declared = declared_in_args();
-    let report = ErrorReport::input("invalid_argument", scrub_text(&first, &declared))
+    let first = rendered
+        .lines()
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    let report = ErrorReport::input("invalid_argument", scrub_text(&first, &declared_in_args()))
         .guidance("Run `rea --help` or `rea <command> --help` for the accepted arguments.");
-    fail(&report, json)
+    output::fail(&report, json)
 }

@@ -140,12 +140,12 @@ pub(crate) fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport
 }
 
 /// Runs the command; returns the process exit code.
-pub(crate) fn run(args: ServeArgs) -> i32 {
+pub(crate) fn run(args: ServeArgs) -> u8 {
     match run_inner(args) {
         Ok(()) => 0,
         Err(report) => {
             log(&format!("error: {} ({})", report.message, report.code));
-            report.category.exit_code()
+            u8::try_from(report.category.exit_code()).unwrap_or(1)
         }
     }
 }

@@ -17,10 +17,14 @@ pub fn decode_canonical(text: &str) -> Option<Vec<u8>> {
 /// One issue per `content.text` whose `encoding` is `base64` but whose text
 /// is not canonical base64, in every entry (selected or not).
 pub fn base64_issues(doc: &Value) -> Vec<Issue> {
-    let Some(entries) = doc.pointer("/log/entries").and_then(Value::as_array) else { return Vec::new() };
+    let Some(entries) = doc.pointer("/log/entries").and_then(Value::as_array) else {
+        return Vec::new();
+    };
     let mut issues = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
-        let Some(content) = entry.pointer("/response/content") else { continue };
+        let Some(content) = entry.pointer("/response/content") else {
+            continue;
+        };
         if content.get("encoding").and_then(Value::as_str) != Some("base64") {
             continue;
         }
@@ -42,14 +46,27 @@ pub fn base64_issues(doc: &Value) -> Vec<Issue> {
 /// texts get none.
 pub fn describe(entry: &Value, base: &str) -> Vec<BinaryField> {
     let mut fields = Vec::new();
-    if let Some(text) = entry.pointer("/request/postData/text").and_then(Value::as_str) {
-        fields.push(field(format!("{base}/request/postData/text"), None, false, text.as_bytes()));
+    if let Some(text) = entry
+        .pointer("/request/postData/text")
+        .and_then(Value::as_str)
+    {
+        fields.push(field(
+            format!("{base}/request/postData/text"),
+            None,
+            false,
+            text.as_bytes(),
+        ));
     }
     if let Some(content) = entry.pointer("/response/content") {
         if let Some(text) = content.get("text").and_then(Value::as_str) {
             let encoding = content.get("encoding").and_then(Value::as_str);
             let pointer = format!("{base}/response/content/text");
-            match (encoding, encoding.filter(|e| *e == "base64").and_then(|_| decode_canonical(text))) {
+            match (
+                encoding,
+                encoding
+                    .filter(|e| *e == "base64")
+                    .and_then(|_| decode_canonical(text)),
+            ) {
                 (Some(e), Some(bytes)) => fields.push(field(pointer, Some(e), true, &bytes)),
                 (e, _) => fields.push(field(pointer, e, false, text.as_bytes())),
             }

@@ -11,12 +11,11 @@
 pub mod binary_fields;
 pub mod container;
 pub mod numeric_literals;
-mod schema_shim;
 pub mod selection;
 
 use crate::error::{Category, ErrorReport};
+use crate::har_schema;
 use crate::json::{self, JsonErrorKind, NumericLiteral};
-use schema_shim as har_schema;
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -57,7 +56,11 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
     let profile = match har_schema::validate_har(&parsed.value) {
         Ok(profile) => profile,
         Err(found) => {
-            issues.extend(found.into_iter().map(|i| Issue { pointer: i.pointer, keyword: i.keyword, message: i.message }));
+            issues.extend(found.into_iter().map(|i| Issue {
+                pointer: i.pointer,
+                keyword: i.keyword,
+                message: i.message,
+            }));
             None
         }
     };
@@ -99,8 +102,11 @@ fn json_error(e: json::JsonError) -> ErrorReport {
             .detail("pointer", e.pointer.clone())
     };
     match e.kind {
-        JsonErrorKind::InvalidUtf8 => located(ErrorReport::input("invalid_utf8", format!("the capture is not valid UTF-8 JSON: {e}")))
-            .guidance("HAR files are UTF-8 JSON; export the capture again from its producer."),
+        JsonErrorKind::InvalidUtf8 => located(ErrorReport::input(
+            "invalid_utf8",
+            format!("the capture is not valid UTF-8 JSON: {e}"),
+        ))
+        .guidance("HAR files are UTF-8 JSON; export the capture again from its producer."),
         JsonErrorKind::DuplicateKey => located(ErrorReport::input(
             "duplicate_key",
             format!("the capture has an object that names the same member twice: {e}"),
@@ -108,13 +114,21 @@ fn json_error(e: json::JsonError) -> ErrorReport {
         .guidance("rea refuses ambiguous JSON; fix the producer's output."),
         JsonErrorKind::TooDeep => located(ErrorReport::input(
             "nesting_too_deep",
-            format!("the capture nests deeper than the {}-level budget: {e}", json::MAX_DEPTH),
+            format!(
+                "the capture nests deeper than the {}-level budget: {e}",
+                json::MAX_DEPTH
+            ),
         ))
         .detail("budget_levels", json::MAX_DEPTH as u64)
-        .guidance("The nesting budget has no override; remove the deep structure or use another decoder."),
+        .guidance(
+            "The nesting budget has no override; remove the deep structure or use another decoder.",
+        ),
         JsonErrorKind::Timeout => timeout_error(),
-        _ => located(ErrorReport::input("invalid_json", format!("the capture is not valid JSON: {e}")))
-            .guidance("Check that the file is complete JSON (a truncated export fails here)."),
+        _ => located(ErrorReport::input(
+            "invalid_json",
+            format!("the capture is not valid JSON: {e}"),
+        ))
+        .guidance("Check that the file is complete JSON (a truncated export fails here)."),
     }
 }
 

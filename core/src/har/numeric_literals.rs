@@ -3,7 +3,10 @@
 use crate::json::NumericLiteral;
 
 /// Splits sidecars into the container's and one list per record.
-pub fn split_by_record(literals: Vec<NumericLiteral>, records: usize) -> (Vec<NumericLiteral>, Vec<Vec<NumericLiteral>>) {
+pub fn split_by_record(
+    literals: Vec<NumericLiteral>,
+    records: usize,
+) -> (Vec<NumericLiteral>, Vec<Vec<NumericLiteral>>) {
     let mut container = Vec::new();
     let mut per_record = vec![Vec::new(); records];
     for literal in literals {

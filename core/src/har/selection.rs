@@ -27,7 +27,9 @@ pub fn check_range(ordinals: &[u64], total: u64) -> Result<(), ErrorReport> {
         )
         .detail("ordinal", ordinal)
         .detail("total_records", total)
-        .guidance("Ordinals are zero-based producer positions; omit the selection to get every record."));
+        .guidance(
+            "Ordinals are zero-based producer positions; omit the selection to get every record.",
+        ));
     }
     Ok(())
 }

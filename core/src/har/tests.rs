@@ -27,7 +27,10 @@ fn non_canonical_base64_is_a_validation_error() {
         let text = har(&entry(&format!(r#","text":"{bad}","encoding":"base64""#)));
         let e = decode(text.as_bytes(), None).unwrap_err();
         assert_eq!(e.code, "har_validation_failed", "{bad}");
-        assert_eq!(e.details["issues"][0]["pointer"], "/log/entries/0/response/content/text");
+        assert_eq!(
+            e.details["issues"][0]["pointer"],
+            "/log/entries/0/response/content/text"
+        );
     }
 }
 
@@ -35,7 +38,10 @@ fn non_canonical_base64_is_a_validation_error() {
 fn other_versions_are_unsupported() {
     let text = har("").replace("\"1.2\"", "\"1.1\"");
     let e = decode(text.as_bytes(), None).unwrap_err();
-    assert_eq!((e.code.as_str(), e.category), ("har_version_unsupported", Category::Unsupported));
+    assert_eq!(
+        (e.code.as_str(), e.category),
+        ("har_version_unsupported", Category::Unsupported)
+    );
 }
 
 #[test]
@@ -55,7 +61,44 @@ fn json_errors_map_to_codes() {
 
 #[test]
 fn record_of_reads_entry_ordinals() {
-    assert_eq!(numeric_literals::record_of("/log/entries/12/time"), Some(12));
+    assert_eq!(
+        numeric_literals::record_of("/log/entries/12/time"),
+        Some(12)
+    );
     assert_eq!(numeric_literals::record_of("/log/entries/012/time"), None);
     assert_eq!(numeric_literals::record_of("/log/pages/0/x"), None);
+}
+
+#[test]
+fn an_expired_deadline_is_capture_timeout() {
+    let text = har(&entry(""));
+    let e = decode(text.as_bytes(), Some(Instant::now())).unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.category),
+        ("capture_timeout", Category::ResourceConstraint)
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = decode(&bytes, None);
+        }
+
+        #[test]
+        fn mutated_captures_never_panic(at in 0usize..2000, byte in any::<u8>(), cut in 0usize..2000) {
+            let text = har(&entry(r#","text":"aGk=","encoding":"base64""#));
+            let mut bytes = text.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            bytes.truncate(bytes.len() - cut % 8);
+            let _ = decode(&bytes, None);
+        }
+    }
 }

@@ -409,3 +409,78 @@ fn uri_matches_ajv_formats() {
         assert!(!formats::uri(bad), "{bad:?}");
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            ".{0,12}".prop_map(Value::String),
+            "\\[?[0-9a-fA-F:.%]{0,12}\\]?".prop_map(Value::String),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop_oneof![
+                            Just("log".to_string()),
+                            Just("entries".to_string()),
+                            Just("creator".to_string()),
+                            Just("request".to_string()),
+                            Just("postData".to_string()),
+                            Just("text".to_string()),
+                            Just("serverIPAddress".to_string()),
+                            "[a-z~/]{0,6}",
+                        ],
+                        inner
+                    ),
+                    0..5
+                )
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn validation_never_panics_and_agrees_with_the_copy(doc in value()) {
+            let verdict = validate_har(&doc);
+            let copy = validation_copy(&doc);
+            prop_assert_eq!(verdict.is_ok(), schema_issues(&copy).is_empty());
+        }
+
+        #[test]
+        fn formats_never_panic(s in ".{0,40}") {
+            let _ = (formats::date_time(&s), formats::ipv4(&s), formats::ipv6(&s), formats::uri(&s));
+        }
+
+        #[test]
+        fn profile_documents_agree_with_their_copy(
+            text in prop_oneof![Just(Value::Null), leaf()],
+            address in "\\[?[0-9a-fA-F:.%g]{0,16}\\]?(:443)?",
+            profile in 0..3usize,
+        ) {
+            let creator = match profile {
+                0 => mitmproxy(),
+                1 => playwright("1.58.2"),
+                _ => json!({"name": "Firefox", "version": "1"}),
+            };
+            let mut e = with_post_text(text);
+            e["serverIPAddress"] = json!(address);
+            let doc = har(creator, e);
+            let copy = validation_copy(&doc);
+            prop_assert_eq!(validate_har(&doc).is_ok(), schema_issues(&copy).is_empty());
+            // And the issues themselves are the same, in the same order.
+            prop_assert_eq!(validate_har(&doc).err().unwrap_or_default(), schema_issues(&copy));
+        }
+    }
+}

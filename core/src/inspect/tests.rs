@@ -8,13 +8,22 @@ fn fixture(name: &str) -> PathBuf {
 
 #[test]
 fn inspects_every_record_of_a_real_capture() {
-    let evidence = inspect_web_network_capture(&InspectRequest::har(fixture("kinto/dev-a.har"))).unwrap();
+    let evidence =
+        inspect_web_network_capture(&InspectRequest::har(fixture("kinto/dev-a.har"))).unwrap();
     assert_eq!(evidence.capture.total_records, 40);
     assert_eq!(evidence.records.len(), 40);
     assert_eq!(evidence.capture.container["log"]["entries"], Value::Null);
-    assert!(evidence.redactions.iter().any(|r| r.pointer.ends_with("/value")));
+    assert!(evidence
+        .redactions
+        .iter()
+        .any(|r| r.pointer.ends_with("/value")));
     let first = &evidence.records[0];
-    assert_eq!(first.location, Location::JsonPointer { pointer: "/log/entries/0".into() });
+    assert_eq!(
+        first.location,
+        Location::JsonPointer {
+            pointer: "/log/entries/0".into()
+        }
+    );
 }
 
 #[test]
@@ -31,8 +40,14 @@ fn selection_keeps_caller_order() {
 fn format_is_checked_before_the_file() {
     let mut request = InspectRequest::har("/nonexistent/x.har");
     request.format = "pcap".into();
-    assert_eq!(inspect_web_network_capture(&request).unwrap_err().code, "unknown_format");
+    assert_eq!(
+        inspect_web_network_capture(&request).unwrap_err().code,
+        "unknown_format"
+    );
     request.format = "saz".into();
     let e = inspect_web_network_capture(&request).unwrap_err();
-    assert_eq!((e.code.as_str(), e.category), ("format_not_supported_yet", Category::Unsupported));
+    assert_eq!(
+        (e.code.as_str(), e.category),
+        ("format_not_supported_yet", Category::Unsupported)
+    );
 }

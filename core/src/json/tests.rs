@@ -14,12 +14,16 @@ fn err(text: &[u8]) -> JsonError {
 
 #[test]
 fn reads_like_serde_json_on_plain_documents() {
-    let text = r#"{"a":[1,-2,3.5,"x\ny",true,false,null,{}],"b":{"c":"\u00e9\ud83d\ude00"}, "d":[]}"#;
+    let text =
+        r#"{"a":[1,-2,3.5,"x\ny",true,false,null,{}],"b":{"c":"\u00e9\ud83d\ude00"}, "d":[]}"#;
     let parsed = ok(text);
     let expected: Value = serde_json::from_str(text).unwrap();
     assert_eq!(parsed.value, expected);
     assert!(parsed.numeric_literals.is_empty());
-    assert_eq!(serde_json::to_string(&parsed.value).unwrap(), serde_json::to_string(&expected).unwrap());
+    assert_eq!(
+        serde_json::to_string(&parsed.value).unwrap(),
+        serde_json::to_string(&expected).unwrap()
+    );
 }
 
 #[test]
@@ -36,7 +40,10 @@ fn duplicate_keys_with_equal_values_rejected() {
 
 #[test]
 fn escaped_duplicate_keys_rejected() {
-    assert_eq!(err(br#"{"ab":1,"a\u0062":2}"#).kind, JsonErrorKind::DuplicateKey);
+    assert_eq!(
+        err(br#"{"ab":1,"a\u0062":2}"#).kind,
+        JsonErrorKind::DuplicateKey
+    );
     assert_eq!(err(br#"{"a/b":1,"a\/b":2}"#).pointer, "/a~1b");
 }
 
@@ -59,8 +66,30 @@ fn nesting_budget_is_64_levels() {
 
 #[test]
 fn truncated_and_trailing_text_are_syntax_errors() {
-    for text in [&b"{\"a\":"[..], b"[1,2", b"\"abc", b"", b"  ", b"{} x", b"[1,]", b"{\"a\" 1}", b"01", b"1.", b"-", b"1e", b"tru", b"\"\\x\"", b"\"\\ud800\"", b"\"a\tb\""] {
-        assert_eq!(err(text).kind, JsonErrorKind::Syntax, "{}", String::from_utf8_lossy(text));
+    for text in [
+        &b"{\"a\":"[..],
+        b"[1,2",
+        b"\"abc",
+        b"",
+        b"  ",
+        b"{} x",
+        b"[1,]",
+        b"{\"a\" 1}",
+        b"01",
+        b"1.",
+        b"-",
+        b"1e",
+        b"tru",
+        b"\"\\x\"",
+        b"\"\\ud800\"",
+        b"\"a\tb\"",
+    ] {
+        assert_eq!(
+            err(text).kind,
+            JsonErrorKind::Syntax,
+            "{}",
+            String::from_utf8_lossy(text)
+        );
     }
 }
 
@@ -78,23 +107,56 @@ fn byte_order_mark_is_skipped() {
 
 #[test]
 fn safety_follows_lossless_json() {
-    for safe in ["0", "-0", "12.50", "1e300", "9007199254740991", "-9007199254740991", "0.1", "2.300", "0.0", "1.5e-7", "123456789012345.6", "1E5", "0e-400"] {
+    for safe in [
+        "0",
+        "-0",
+        "12.50",
+        "1e300",
+        "9007199254740991",
+        "-9007199254740991",
+        "0.1",
+        "2.300",
+        "0.0",
+        "1.5e-7",
+        "123456789012345.6",
+        "1E5",
+        "0e-400",
+    ] {
         assert!(is_safe_number(safe), "{safe} should be safe");
     }
-    for unsafe_ in ["9007199254740992", "9007199254740993", "-9007199254740993", "1e400", "-1e400", "1e-400", "0.1000000000000000055511", "123456789012345678901", "1.00000000000000000001", "abc", "", "1.", "+1"] {
+    for unsafe_ in [
+        "9007199254740992",
+        "9007199254740993",
+        "-9007199254740993",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "0.1000000000000000055511",
+        "123456789012345678901",
+        "1.00000000000000000001",
+        "abc",
+        "",
+        "1.",
+        "+1",
+    ] {
         assert!(!is_safe_number(unsafe_), "{unsafe_} should be unsafe");
     }
 }
 
 #[test]
 fn unsafe_numbers_are_null_with_their_lexeme() {
-    let parsed = ok(r#"{"log":{"entries":[{"time":0.1000000000000000055511,"_seq":9007199254740993,"n":[1e400,12.50,3]}]}}"#);
+    let parsed = ok(
+        r#"{"log":{"entries":[{"time":0.1000000000000000055511,"_seq":9007199254740993,"n":[1e400,12.50,3]}]}}"#,
+    );
     let entry = &parsed.value["log"]["entries"][0];
     assert_eq!(entry["time"], Value::Null);
     assert_eq!(entry["_seq"], Value::Null);
     assert_eq!(entry["n"], json!([null, 12.5, 3]));
-    let lits: Vec<(&str, &str, bool)> =
-        parsed.numeric_literals.iter().map(|l| (l.pointer.as_str(), l.lexeme.as_str(), l.safe)).collect();
+    let lits: Vec<(&str, &str, bool)> = parsed
+        .numeric_literals
+        .iter()
+        .map(|l| (l.pointer.as_str(), l.lexeme.as_str(), l.safe))
+        .collect();
     assert_eq!(
         lits,
         vec![
@@ -110,7 +172,11 @@ fn unsafe_numbers_are_null_with_their_lexeme() {
 fn every_other_number_keeps_its_spelling() {
     let text = r#"[0,-1,4.648447036743164,1e+300,-0.0,1.0,123,9007199254740991,0.5]"#;
     let parsed = ok(text);
-    assert!(parsed.numeric_literals.is_empty(), "{:?}", parsed.numeric_literals);
+    assert!(
+        parsed.numeric_literals.is_empty(),
+        "{:?}",
+        parsed.numeric_literals
+    );
     assert_eq!(serde_json::to_string(&parsed.value).unwrap(), text);
 }
 
@@ -123,14 +189,24 @@ fn pointers_escape_and_unescape_member_names() {
 #[test]
 fn deadline_in_the_past_times_out_on_large_input() {
     let text = format!("[{}0]", "0,".repeat(40_000));
-    let options = Options { deadline: Some(Instant::now()) };
-    assert_eq!(parse_with(text.as_bytes(), options).unwrap_err().kind, JsonErrorKind::Timeout);
+    let options = Options {
+        deadline: Some(Instant::now()),
+    };
+    assert_eq!(
+        parse_with(text.as_bytes(), options).unwrap_err().kind,
+        JsonErrorKind::Timeout
+    );
 }
 
 #[test]
 fn agrees_with_serde_json_on_the_real_fixtures() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures");
-    for name in ["kinto/dev-a.har", "kinto/dev-b.har", "kinto/dev-a.playwright.har", "formats/api-http1.har"] {
+    for name in [
+        "kinto/dev-a.har",
+        "kinto/dev-b.har",
+        "kinto/dev-a.playwright.har",
+        "formats/api-http1.har",
+    ] {
         let bytes = std::fs::read(format!("{root}/{name}")).unwrap();
         let parsed = parse(&bytes).unwrap();
         let plain: Value = serde_json::from_slice(&bytes).unwrap();

@@ -12,7 +12,9 @@ use crate::engine::world::same_id;
 use crate::engine::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use crate::state::writes::input::body_entity;
 use crate::state::writes::insert::insert_index;
-use crate::state::writes::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
+use crate::state::writes::shapes::{
+    format_clock, sequence_like, sequence_value, slugify, ClockFormat,
+};
 use crate::state::{Entity, FieldRule, ViewPlan, WritePlan};
 use serde_json::{json, Map, Value};
 
@@ -62,23 +64,54 @@ fn body_pointer(engine: &Engine, plan: &WritePlan) -> Option<String> {
 }
 
 fn refuse(plan: &WritePlan, code: &str, message: &str, details: Value) -> Box<Answer> {
-    Box::new(Answer::error(400, code, message, Some(&plan.tool), Some(json!({ "details": details }))))
+    Box::new(Answer::error(
+        400,
+        code,
+        message,
+        Some(&plan.tool),
+        Some(json!({ "details": details })),
+    ))
 }
 
 /// The body's entity object, or the 400 answer that refuses the call.
-fn validate(plan: &WritePlan, call: &Call, pointer: Option<&str>) -> Result<Map<String, Value>, Box<Answer>> {
+fn validate(
+    plan: &WritePlan,
+    call: &Call,
+    pointer: Option<&str>,
+) -> Result<Map<String, Value>, Box<Answer>> {
     let Some(body) = call.body.as_ref() else {
-        return Err(refuse(plan, "body_required", "this write needs a JSON object body", json!({})));
+        return Err(refuse(
+            plan,
+            "body_required",
+            "this write needs a JSON object body",
+            json!({}),
+        ));
     };
     let Some(entity) = body_entity(body, pointer) else {
-        return Err(refuse(plan, "body_not_object", "the request body must be a JSON object", json!({})));
+        return Err(refuse(
+            plan,
+            "body_not_object",
+            "the request body must be a JSON object",
+            json!({}),
+        ));
     };
-    let missing: Vec<&String> = plan.required_members.iter().filter(|m| !entity.contains_key(*m)).collect();
+    let missing: Vec<&String> = plan
+        .required_members
+        .iter()
+        .filter(|m| !entity.contains_key(*m))
+        .collect();
     if !missing.is_empty() {
         return Err(refuse(
             plan,
             "missing_required_members",
-            &format!("the body lacks required members: {}", missing.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ")),
+            &format!(
+                "the body lacks required members: {}",
+                missing
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             json!({ "missing": missing }),
         ));
     }
@@ -88,7 +121,10 @@ fn validate(plan: &WritePlan, call: &Call, pointer: Option<&str>) -> Result<Map<
                 return Err(refuse(
                     plan,
                     "member_value_not_modelled",
-                    &format!("`{}` is modelled only with the value the recording sent", fixed.member),
+                    &format!(
+                        "`{}` is modelled only with the value the recording sent",
+                        fixed.member
+                    ),
                     json!({ "member": fixed.member, "accepted": fixed.sent }),
                 ));
             }
@@ -108,21 +144,29 @@ fn clock_value(rule: &FieldRule, now: i64) -> Option<Value> {
 
 fn slug_value(rule: &FieldRule, body: &Map<String, Value>) -> Option<Value> {
     let text = body.get(with_str(rule, "member")?)?.as_str()?;
-    let sep = with_str(rule, "separator").and_then(|s| s.chars().next()).unwrap_or('-');
+    let sep = with_str(rule, "separator")
+        .and_then(|s| s.chars().next())
+        .unwrap_or('-');
     Some(Value::String(slugify(text, sep)))
 }
 
 fn path_value(rule: &FieldRule, params: &Params) -> Option<Value> {
     let raw = params.get(with_str(rule, "param")?)?;
     Some(match with_str(rule, "as") {
-        Some("number") => sequence_value(&Value::String(raw.clone())).map(Value::from).unwrap_or(Value::String(raw.clone())),
+        Some("number") => sequence_value(&Value::String(raw.clone()))
+            .map(Value::from)
+            .unwrap_or(Value::String(raw.clone())),
         _ => Value::String(raw.clone()),
     })
 }
 
 fn uuid_value(rule: &FieldRule, gen: &mut dyn Generator) -> Value {
     let id = gen.uuid();
-    Value::String(if rule.with.get("uppercase") == Some(&Value::Bool(true)) { id.to_ascii_uppercase() } else { id })
+    Value::String(if rule.with.get("uppercase") == Some(&Value::Bool(true)) {
+        id.to_ascii_uppercase()
+    } else {
+        id
+    })
 }
 
 fn next_in(values: impl Iterator<Item = Option<i64>>) -> i64 {
@@ -138,13 +182,27 @@ fn create(
     body: &Map<String, Value>,
     gen: &mut dyn Generator,
 ) -> Answer {
-    let Some(t) = plan.type_name.as_deref().and_then(|t| engine.entity_type(t)) else {
-        return Answer::error(500, "write_not_served", "the plan names no entity type", Some(&plan.tool), None);
+    let Some(t) = plan
+        .type_name
+        .as_deref()
+        .and_then(|t| engine.entity_type(t))
+    else {
+        return Answer::error(
+            500,
+            "write_not_served",
+            "the plan names no entity type",
+            Some(&plan.tool),
+            None,
+        );
     };
     let collection = crate::engine::normalize_path(&call.path);
     let now = gen.now_ms();
     let held = world.list(&t.name, &collection);
-    let type_entities: Vec<&Entity> = world.collections.get(&t.name).map(|c| c.values().flatten().collect()).unwrap_or_default();
+    let type_entities: Vec<&Entity> = world
+        .collections
+        .get(&t.name)
+        .map(|c| c.values().flatten().collect())
+        .unwrap_or_default();
     let mut fields = Map::new();
     for rule in &plan.field_rules {
         let field = rule.field.as_str();
@@ -152,12 +210,21 @@ fn create(
             "identity" => match with_str(rule, "generator") {
                 Some("sequence") => {
                     let n = next_in(held.iter().map(|e| sequence_value(&e.id)));
-                    Some(if with_str(rule, "as") == Some("string") { Value::String(n.to_string()) } else { Value::from(n) })
+                    Some(if with_str(rule, "as") == Some("string") {
+                        Value::String(n.to_string())
+                    } else {
+                        Value::from(n)
+                    })
                 }
                 Some("uuid") => Some(uuid_value(rule, gen)),
                 _ => {
-                    let alphabet = with_str(rule, "alphabet").unwrap_or("0123456789abcdefghijklmnopqrstuvwxyz");
-                    let len = rule.with.get("length").and_then(Value::as_u64).unwrap_or(16) as usize;
+                    let alphabet = with_str(rule, "alphabet")
+                        .unwrap_or("0123456789abcdefghijklmnopqrstuvwxyz");
+                    let len = rule
+                        .with
+                        .get("length")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(16) as usize;
                     Some(Value::String(gen.token(alphabet, len)))
                 }
             },
@@ -166,20 +233,37 @@ fn create(
             "slug" => slug_value(rule, body),
             "clock" => clock_value(rule, now),
             "sequence" => {
-                let pool: Vec<&Entity> = if with_str(rule, "scope") == Some("type") { type_entities.clone() } else { held.iter().collect() };
-                let n = next_in(pool.iter().map(|e| e.fields.get(field).and_then(sequence_value)));
-                let like = if with_str(rule, "as") == Some("string") { Value::String(String::new()) } else { Value::from(0) };
+                let pool: Vec<&Entity> = if with_str(rule, "scope") == Some("type") {
+                    type_entities.clone()
+                } else {
+                    held.iter().collect()
+                };
+                let n = next_in(
+                    pool.iter()
+                        .map(|e| e.fields.get(field).and_then(sequence_value)),
+                );
+                let like = if with_str(rule, "as") == Some("string") {
+                    Value::String(String::new())
+                } else {
+                    Value::from(0)
+                };
                 Some(sequence_like(&like, n))
             }
             "unique" => Some(uuid_value(rule, gen)),
-            "template" => with_str(rule, "source").and_then(|s| fields.get(s)).and_then(|v| {
-                let text = match v {
-                    Value::String(s) => s.clone(),
-                    Value::Number(n) => n.to_string(),
-                    _ => return None,
-                };
-                Some(Value::String(format!("{}{text}{}", with_str(rule, "prefix").unwrap_or(""), with_str(rule, "suffix").unwrap_or(""))))
-            }),
+            "template" => with_str(rule, "source")
+                .and_then(|s| fields.get(s))
+                .and_then(|v| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => return None,
+                    };
+                    Some(Value::String(format!(
+                        "{}{text}{}",
+                        with_str(rule, "prefix").unwrap_or(""),
+                        with_str(rule, "suffix").unwrap_or("")
+                    )))
+                }),
             "observed" => rule.with.get("value").cloned(),
             _ => None,
         };
@@ -194,7 +278,13 @@ fn create(
         }
     }
     let Some(id) = fields.get(&t.id_field).cloned() else {
-        return Answer::error(500, "write_not_served", "the created entity has no identity", Some(&plan.tool), None);
+        return Answer::error(
+            500,
+            "write_not_served",
+            "the created entity has no identity",
+            Some(&plan.tool),
+            None,
+        );
     };
     if held.iter().any(|e| same_id(&e.id, &id)) {
         return Answer::error(
@@ -224,11 +314,12 @@ fn create(
 }
 
 fn target(params: &Params, call: &Call) -> (String, String) {
-    let id = params
-        .values()
-        .last()
-        .cloned()
-        .unwrap_or_else(|| path_segments(&call.path).last().map(|s| percent_decode(s)).unwrap_or_default());
+    let id = params.values().last().cloned().unwrap_or_else(|| {
+        path_segments(&call.path)
+            .last()
+            .map(|s| percent_decode(s))
+            .unwrap_or_default()
+    });
     (parent_collection(&call.path), id)
 }
 
@@ -253,7 +344,12 @@ fn update(
         let rule = plan.field_rules.iter().find(|r| &r.field == member);
         match rule.map(|r| r.rule.as_str()) {
             Some("constant") => {
-                fields.insert(member.clone(), rule.and_then(|r| r.with.get("value")).cloned().unwrap_or(Value::Null));
+                fields.insert(
+                    member.clone(),
+                    rule.and_then(|r| r.with.get("value"))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                );
             }
             Some("dropped") => {}
             _ => {
@@ -261,12 +357,19 @@ fn update(
             }
         }
     }
-    for rule in plan.field_rules.iter().filter(|r| !body.contains_key(&r.field)) {
+    for rule in plan
+        .field_rules
+        .iter()
+        .filter(|r| !body.contains_key(&r.field))
+    {
         let value = match rule.rule.as_str() {
             "clock" => clock_value(rule, now),
             "increment" => {
                 let by = rule.with.get("by").and_then(Value::as_i64).unwrap_or(1);
-                fields.get(&rule.field).and_then(Value::as_i64).map(|n| Value::from(n + by))
+                fields
+                    .get(&rule.field)
+                    .and_then(Value::as_i64)
+                    .map(|n| Value::from(n + by))
             }
             "slug" => slug_value(rule, body),
             _ => None,
@@ -281,14 +384,25 @@ fn update(
     updated.view_fields.clear();
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
-        let existing: Vec<Option<&Value>> = world.list(&type_name, &collection).iter().map(|e| e.fields.get(key)).collect();
+        let existing: Vec<Option<&Value>> = world
+            .list(&type_name, &collection)
+            .iter()
+            .map(|e| e.fields.get(key))
+            .collect();
         insert_index(insert, &existing, updated.fields.get(key))
     });
     world.insert(updated, index);
     answer
 }
 
-fn delete(engine: &Engine, plan: &WritePlan, world: &mut World, call: &Call, params: &Params, gen: &mut dyn Generator) -> Answer {
+fn delete(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    params: &Params,
+    gen: &mut dyn Generator,
+) -> Answer {
     let type_name = plan.type_name.clone().unwrap_or_default();
     let (collection, id) = target(params, call);
     let Some(entity) = world.entity(&type_name, &collection, &id) else {
@@ -317,7 +431,14 @@ fn delete(engine: &Engine, plan: &WritePlan, world: &mut World, call: &Call, par
     answer
 }
 
-fn document(engine: &Engine, plan: &WritePlan, world: &mut World, call: &Call, body: &Map<String, Value>, gen: &mut dyn Generator) -> Answer {
+fn document(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    body: &Map<String, Value>,
+    gen: &mut dyn Generator,
+) -> Answer {
     let path = plan.document_path.clone().unwrap_or_else(|| call.line());
     let mut value = match world.documents.get(&path) {
         Some(Value::Object(map)) => map.clone(),
@@ -327,7 +448,10 @@ fn document(engine: &Engine, plan: &WritePlan, world: &mut World, call: &Call, b
     for (member, sent) in body {
         match plan.field_rules.iter().find(|r| &r.field == member) {
             Some(r) if r.rule == "constant" => {
-                value.insert(member.clone(), r.with.get("value").cloned().unwrap_or(Value::Null));
+                value.insert(
+                    member.clone(),
+                    r.with.get("value").cloned().unwrap_or(Value::Null),
+                );
             }
             Some(r) if r.rule == "dropped" => {}
             _ => {
@@ -335,11 +459,18 @@ fn document(engine: &Engine, plan: &WritePlan, world: &mut World, call: &Call, b
             }
         }
     }
-    for rule in plan.field_rules.iter().filter(|r| !body.contains_key(&r.field)) {
+    for rule in plan
+        .field_rules
+        .iter()
+        .filter(|r| !body.contains_key(&r.field))
+    {
         if let Some(v) = match rule.rule.as_str() {
             "clock" => clock_value(rule, now),
             "slug" => slug_value(rule, body),
-            "increment" => value.get(&rule.field).and_then(Value::as_i64).map(|n| Value::from(n + 1)),
+            "increment" => value
+                .get(&rule.field)
+                .and_then(Value::as_i64)
+                .map(|n| Value::from(n + 1)),
             _ => None,
         } {
             value.insert(rule.field.clone(), v);
@@ -357,17 +488,39 @@ fn document(engine: &Engine, plan: &WritePlan, world: &mut World, call: &Call, b
 /// (members in the recorded entity's order, then the rest), `applied: Yes`.
 fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Value>>) -> Answer {
     let Some(spec) = plan.answer.as_ref() else {
-        return applied(Answer { status: 200, content_type: None, headers: Vec::new(), body: AnswerBody::Empty, tool: Some(plan.tool.clone()), applied: Applied::Yes, error_code: None });
+        return applied(Answer {
+            status: 200,
+            content_type: None,
+            headers: Vec::new(),
+            body: AnswerBody::Empty,
+            tool: Some(plan.tool.clone()),
+            applied: Applied::Yes,
+            error_code: None,
+        });
     };
     let Some(rec) = engine.record(spec.envelope_ordinal) else {
-        return applied(Answer { status: spec.status, content_type: None, headers: Vec::new(), body: AnswerBody::Empty, tool: Some(plan.tool.clone()), applied: Applied::Yes, error_code: None });
+        return applied(Answer {
+            status: spec.status,
+            content_type: None,
+            headers: Vec::new(),
+            body: AnswerBody::Empty,
+            tool: Some(plan.tool.clone()),
+            applied: Applied::Yes,
+            error_code: None,
+        });
     };
     let mut answer = answer_from_record(rec, &plan.tool);
     answer.status = spec.status;
-    if let (Some(pointer), Some(entity), AnswerBody::Json(envelope)) = (spec.pointer.as_deref(), entity, &mut answer.body) {
+    if let (Some(pointer), Some(entity), AnswerBody::Json(envelope)) =
+        (spec.pointer.as_deref(), entity, &mut answer.body)
+    {
         let recorded_order: Vec<String> = envelope
             .pointer(pointer)
-            .or(if pointer.is_empty() { Some(&*envelope) } else { None })
+            .or(if pointer.is_empty() {
+                Some(&*envelope)
+            } else {
+                None
+            })
             .and_then(Value::as_object)
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
@@ -408,20 +561,31 @@ fn not_found(engine: &Engine, plan: &WritePlan, id: &str) -> Answer {
         .find(|r| matches!(r.status, Some(404 | 410)));
     let view_record = plan.type_name.as_deref().and_then(|t| {
         engine.state.views.iter().find_map(|v| match v {
-            ViewPlan::Item(p) if p.type_name == t => p.not_found_ordinal.and_then(|o| engine.record(o)),
+            ViewPlan::Item(p) if p.type_name == t => {
+                p.not_found_ordinal.and_then(|o| engine.record(o))
+            }
             _ => None,
         })
     });
     if let Some(rec) = tool_record.or(view_record) {
         let mut answer = answer_from_record(rec, &plan.tool);
-        let recorded_id = rec.path.as_deref().and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
+        let recorded_id = rec
+            .path
+            .as_deref()
+            .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
         if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
             replace_strings(body, &from, id);
         }
         answer.error_code = Some("not_found".into());
         return answer;
     }
-    Answer::error(404, "not_found", &format!("no entity `{id}` is held"), Some(&plan.tool), None)
+    Answer::error(
+        404,
+        "not_found",
+        &format!("no entity `{id}` is held"),
+        Some(&plan.tool),
+        None,
+    )
 }
 
 fn replace_strings(value: &mut Value, from: &str, to: &str) {

@@ -111,7 +111,13 @@ pub struct Answer {
 impl Answer {
     /// An error answer produced by rea itself, with a JSON body
     /// `{"error": code, "message": message, ...extra}`.
-    pub fn error(status: u16, code: &str, message: &str, tool: Option<&str>, extra: Option<Value>) -> Answer {
+    pub fn error(
+        status: u16,
+        code: &str,
+        message: &str,
+        tool: Option<&str>,
+        extra: Option<Value>,
+    ) -> Answer {
         let mut body = json!({"error": code, "message": message});
         if let (Some(Value::Object(extra)), Value::Object(map)) = (extra, &mut body) {
             map.extend(extra);
@@ -153,14 +159,31 @@ pub struct Engine {
 impl Engine {
     /// Builds the engine from the Evidence JSON, its manifest and its state.
     pub fn new(evidence: &Value, manifest: Manifest, state: State) -> Result<Engine, ErrorReport> {
-        let records = records_of(evidence).into_iter().map(|r| (r.ordinal, r)).collect();
+        let records = records_of(evidence)
+            .into_iter()
+            .map(|r| (r.ordinal, r))
+            .collect();
         Engine::from_records(records, manifest, state)
     }
 
     /// Builds the engine from already-read records.
-    pub fn from_records(records: HashMap<u64, Record>, manifest: Manifest, state: State) -> Result<Engine, ErrorReport> {
-        let tools: HashMap<String, usize> = manifest.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
-        for name in state.views.iter().map(ViewPlan::tool).chain(state.writes.iter().map(|w| w.tool.as_str())) {
+    pub fn from_records(
+        records: HashMap<u64, Record>,
+        manifest: Manifest,
+        state: State,
+    ) -> Result<Engine, ErrorReport> {
+        let tools: HashMap<String, usize> = manifest
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
+        for name in state
+            .views
+            .iter()
+            .map(ViewPlan::tool)
+            .chain(state.writes.iter().map(|w| w.tool.as_str()))
+        {
             if !tools.contains_key(name) {
                 return Err(ErrorReport::input(
                     "state_manifest_mismatch",
@@ -170,10 +193,28 @@ impl Engine {
                 .guidance("Derive the state with the same template rules as the manifest."));
             }
         }
-        let views = state.views.iter().enumerate().map(|(i, v)| (v.tool().to_string(), i)).collect();
-        let writes = state.writes.iter().enumerate().map(|(i, w)| (w.tool.clone(), i)).collect();
+        let views = state
+            .views
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.tool().to_string(), i))
+            .collect();
+        let writes = state
+            .writes
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.tool.clone(), i))
+            .collect();
         let router = route::Router::new(&manifest.tools);
-        Ok(Engine { manifest, state, records, router, views, writes, tools })
+        Ok(Engine {
+            manifest,
+            state,
+            records,
+            router,
+            views,
+            writes,
+            tools,
+        })
     }
 
     /// The World the state document describes.
@@ -200,7 +241,10 @@ impl Engine {
     /// `route::Router::route` for the precedence).
     pub fn route(&self, method: &str, path: &str) -> Option<(&Tool, Params)> {
         self.router
-            .route(method, path, |i| self.view_of(&self.manifest.tools[i].name).is_some_and(ViewPlan::renders_from_world))
+            .route(method, path, |i| {
+                self.view_of(&self.manifest.tools[i].name)
+                    .is_some_and(ViewPlan::renders_from_world)
+            })
             .map(|(i, p)| (&self.manifest.tools[i], p))
     }
 
@@ -235,14 +279,21 @@ impl Engine {
     /// body as `body`. Unknown arguments are refused.
     pub fn tool_call(&self, tool: &str, arguments: &Value) -> Result<Call, ErrorReport> {
         let Some(t) = self.tool(tool) else {
-            return Err(ErrorReport::input("unknown_tool", format!("no tool named `{tool}`")).detail("tool", tool));
+            return Err(
+                ErrorReport::input("unknown_tool", format!("no tool named `{tool}`"))
+                    .detail("tool", tool),
+            );
         };
         let empty = serde_json::Map::new();
         let args = match arguments {
             Value::Object(map) => map,
             Value::Null => &empty,
             _ => {
-                return Err(ErrorReport::input("invalid_arguments", "tool arguments must be a JSON object").detail("tool", tool))
+                return Err(ErrorReport::input(
+                    "invalid_arguments",
+                    "tool arguments must be a JSON object",
+                )
+                .detail("tool", tool))
             }
         };
         for key in args.keys() {
@@ -250,9 +301,12 @@ impl Engine {
                 || t.params.iter().any(|p| &p.name == key)
                 || t.query_parameter_names.iter().any(|q| &q.name == key);
             if !known {
-                return Err(ErrorReport::input("invalid_arguments", format!("tool `{tool}` has no argument `{key}`"))
-                    .detail("tool", tool)
-                    .detail("argument", key.as_str()));
+                return Err(ErrorReport::input(
+                    "invalid_arguments",
+                    format!("tool `{tool}` has no argument `{key}`"),
+                )
+                .detail("tool", tool)
+                .detail("argument", key.as_str()));
             }
         }
         let mut path = String::new();
@@ -295,7 +349,10 @@ impl Engine {
                     _ => {
                         return Err(ErrorReport::input(
                             "invalid_arguments",
-                            format!("query argument `{}` must be a string, number or boolean", q.name),
+                            format!(
+                                "query argument `{}` must be a string, number or boolean",
+                                q.name
+                            ),
                         )
                         .detail("tool", tool)
                         .detail("argument", q.name.as_str()))
@@ -305,7 +362,12 @@ impl Engine {
             }
         }
         let query = (!pairs.is_empty()).then(|| pairs.join("&"));
-        Ok(Call { method: t.method.clone(), path, query, body: args.get("body").cloned() })
+        Ok(Call {
+            method: t.method.clone(),
+            path,
+            query,
+            body: args.get("body").cloned(),
+        })
     }
 
     /// Answers one call against `world`. Reads never change the World;
@@ -322,7 +384,10 @@ impl Engine {
         };
         if let Some(plan) = self.write_of(&tool.name) {
             if plan.status != "served" {
-                let reason = plan.reason.clone().unwrap_or_else(|| "unserved".to_string());
+                let reason = plan
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "unserved".to_string());
                 return Answer::error(
                     501,
                     "write_not_served",
@@ -349,3 +414,6 @@ fn query_encode(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -19,16 +19,23 @@ use crate::state::{Entity, ItemPlan, ListPlan, ViewPlan};
 use serde_json::{Map, Value};
 
 /// Answers a read call.
-pub(crate) fn read(engine: &Engine, world: &World, tool: &Tool, params: &Params, call: &crate::engine::Call) -> Answer {
+pub(crate) fn read(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    params: &Params,
+    call: &crate::engine::Call,
+) -> Answer {
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
         Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),
         Some(ViewPlan::Document(plan)) => {
             let line = call.line();
-            let held = world
-                .documents
-                .get(&line)
-                .or_else(|| (normalize_line(&line) == normalize_line(&plan.path)).then(|| world.documents.get(&plan.path)).flatten());
+            let held = world.documents.get(&line).or_else(|| {
+                (normalize_line(&line) == normalize_line(&plan.path))
+                    .then(|| world.documents.get(&plan.path))
+                    .flatten()
+            });
             match (held, engine.record(plan.base_ordinal)) {
                 (Some(value), Some(base)) => {
                     let mut answer = answer_from_record(base, &tool.name);
@@ -60,7 +67,12 @@ pub fn parent_collection(path: &str) -> String {
 /// holds, in the view's order (a view's own differing values from
 /// `view_fields`), then fields no view of the type ever showed (written or
 /// loaded since), in the entity's order.
-pub fn render_entity(entity: &Entity, view_fields: &[String], type_fields: &[String], tool: &str) -> Value {
+pub fn render_entity(
+    entity: &Entity,
+    view_fields: &[String],
+    type_fields: &[String],
+    tool: &str,
+) -> Value {
     let own = entity.view_fields.get(tool);
     let mut out = Map::new();
     for f in view_fields {
@@ -77,17 +89,36 @@ pub fn render_entity(entity: &Entity, view_fields: &[String], type_fields: &[Str
     Value::Object(out)
 }
 
-fn render_item(engine: &Engine, world: &World, tool: &Tool, plan: &ItemPlan, params: &Params, path: &str) -> Answer {
+fn render_item(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &ItemPlan,
+    params: &Params,
+    path: &str,
+) -> Answer {
     let id = params.values().last().cloned().unwrap_or_else(|| {
-        path_segments(path).last().map(|s| percent_decode(s)).unwrap_or_default()
+        path_segments(path)
+            .last()
+            .map(|s| percent_decode(s))
+            .unwrap_or_default()
     });
     let collection = parent_collection(path);
-    let type_fields = engine.entity_type(&plan.type_name).map(|t| t.fields.as_slice()).unwrap_or(&[]);
+    let type_fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
     let Some(entity) = world.entity(&plan.type_name, &collection, &id) else {
         return not_found(engine, tool, plan.not_found_ordinal, &id);
     };
     let Some(base) = engine.record(plan.envelope_ordinal) else {
-        return Answer::error(500, "not_recorded", "the item view's envelope recording is missing", Some(&tool.name), None);
+        return Answer::error(
+            500,
+            "not_recorded",
+            "the item view's envelope recording is missing",
+            Some(&tool.name),
+            None,
+        );
     };
     let rendered = render_entity(entity, &plan.fields, type_fields, &tool.name);
     let mut answer = answer_from_record(base, &tool.name);
@@ -96,38 +127,63 @@ fn render_item(engine: &Engine, world: &World, tool: &Tool, plan: &ItemPlan, par
         _ => Value::Null,
     };
     if !set_pointer(&mut envelope, &plan.pointer, rendered) {
-        return Answer::error(500, "not_recorded", "the item view's envelope has no entity at its pointer", Some(&tool.name), None);
+        return Answer::error(
+            500,
+            "not_recorded",
+            "the item view's envelope has no entity at its pointer",
+            Some(&tool.name),
+            None,
+        );
     }
     answer.body = AnswerBody::Json(envelope);
     answer
 }
 
-fn render_list(engine: &Engine, world: &World, tool: &Tool, plan: &ListPlan, call: &crate::engine::Call) -> Answer {
+fn render_list(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &ListPlan,
+    call: &crate::engine::Call,
+) -> Answer {
     let collection = normalize_path(&call.path);
     let line = call.line();
-    let recorded_line = plan
-        .lines
-        .iter()
-        .find(|l| l.line == line)
-        .or_else(|| plan.lines.iter().find(|l| normalize_line(&l.line) == normalize_line(&line)));
+    let recorded_line = plan.lines.iter().find(|l| l.line == line).or_else(|| {
+        plan.lines
+            .iter()
+            .find(|l| normalize_line(&l.line) == normalize_line(&line))
+    });
     let base_line = recorded_line
-        .or_else(|| plan.lines.iter().find(|l| l.collection == collection && !l.line.contains('?')))
+        .or_else(|| {
+            plan.lines
+                .iter()
+                .find(|l| l.collection == collection && !l.line.contains('?'))
+        })
         .or_else(|| plan.lines.iter().find(|l| !l.line.contains('?')))
         .or(plan.lines.first());
     let Some(base) = base_line.and_then(|l| engine.record(l.base_ordinal)) else {
         return replay(engine, tool, call);
     };
-    let type_fields = engine.entity_type(&plan.type_name).map(|t| t.fields.as_slice()).unwrap_or(&[]);
+    let type_fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
     let held = world.list(&plan.type_name, &collection);
     let entities: Vec<&Entity> = match recorded_line {
         Some(l) if l.membership != "all" => l
             .listed
             .iter()
-            .filter_map(|id| held.iter().find(|e| crate::engine::world::same_id(&e.id, id)))
+            .filter_map(|id| {
+                held.iter()
+                    .find(|e| crate::engine::world::same_id(&e.id, id))
+            })
             .collect(),
         _ => held.iter().collect(),
     };
-    let items: Vec<Value> = entities.iter().map(|e| render_entity(e, &plan.fields, type_fields, &tool.name)).collect();
+    let items: Vec<Value> = entities
+        .iter()
+        .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
+        .collect();
     let count = items.len();
     let mut answer = answer_from_record(base, &tool.name);
     let mut envelope = match &answer.body {
@@ -154,13 +210,22 @@ fn render_list(engine: &Engine, world: &World, tool: &Tool, plan: &ListPlan, cal
 fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> Answer {
     if let Some(rec) = ordinal.and_then(|o| engine.record(o)) {
         let mut answer = answer_from_record(rec, &tool.name);
-        let recorded_id = rec.path.as_deref().and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
+        let recorded_id = rec
+            .path
+            .as_deref()
+            .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
         if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
             replace_strings(body, &from, id);
         }
         return answer;
     }
-    Answer::error(404, "not_found", &format!("no entity `{id}` is held"), Some(&tool.name), None)
+    Answer::error(
+        404,
+        "not_found",
+        &format!("no entity `{id}` is held"),
+        Some(&tool.name),
+        None,
+    )
 }
 
 fn replace_strings(value: &mut Value, from: &str, to: &str) {
@@ -180,20 +245,31 @@ pub(crate) fn replay(engine: &Engine, tool: &Tool, call: &crate::engine::Call) -
         .record_ordinals
         .iter()
         .filter_map(|&o| engine.record(o))
-        .filter(|r| r.method.eq_ignore_ascii_case(&call.method) && r.line().is_some_and(|l| normalize_line(&l) == line))
+        .filter(|r| {
+            r.method.eq_ignore_ascii_case(&call.method)
+                && r.line().is_some_and(|l| normalize_line(&l) == line)
+        })
         .collect();
     let with_body = call.body.as_ref().and_then(|b| {
-        same_line
-            .iter()
-            .rev()
-            .find(|r| r.request_text.as_deref().and_then(|t| serde_json::from_str::<Value>(t).ok()).as_ref() == Some(b))
+        same_line.iter().rev().find(|r| {
+            r.request_text
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .as_ref()
+                == Some(b)
+        })
     });
     match with_body.or(same_line.last()) {
         Some(rec) => answer_from_record(rec, &tool.name),
         None => Answer::error(
             404,
             "not_recorded",
-            &format!("`{}` has no recording of {} {}", tool.name, call.method, call.line()),
+            &format!(
+                "`{}` has no recording of {} {}",
+                tool.name,
+                call.method,
+                call.line()
+            ),
             Some(&tool.name),
             None,
         ),
@@ -228,11 +304,17 @@ pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
         .filter(|(n, _)| !DROPPED_HEADERS.iter().any(|d| n.eq_ignore_ascii_case(d)))
         .cloned()
         .collect();
-    let json_like = rec.response_content_type.as_deref().is_some_and(crate::state::usable::json_like);
+    let json_like = rec
+        .response_content_type
+        .as_deref()
+        .is_some_and(crate::state::usable::json_like);
     let body = match &rec.response_body {
         Body::None => AnswerBody::Empty,
         Body::Text(t) if t.is_empty() => AnswerBody::Empty,
-        Body::Text(t) => match json_like.then(|| serde_json::from_str::<Value>(t).ok()).flatten() {
+        Body::Text(t) => match json_like
+            .then(|| serde_json::from_str::<Value>(t).ok())
+            .flatten()
+        {
             Some(v) => AnswerBody::Json(v),
             None => AnswerBody::Text(t.clone()),
         },

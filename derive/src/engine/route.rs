@@ -52,10 +52,12 @@ pub fn normalize_path(path: &str) -> String {
 pub(crate) fn compile(template: &str) -> Vec<Segment> {
     path_segments(template)
         .into_iter()
-        .map(|s| match s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-            Some(name) => Segment::Param(name.to_string()),
-            None => Segment::Literal(s.to_string()),
-        })
+        .map(
+            |s| match s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+                Some(name) => Segment::Param(name.to_string()),
+                None => Segment::Literal(s.to_string()),
+            },
+        )
         .collect()
 }
 
@@ -83,7 +85,26 @@ pub fn percent_decode(segment: &str) -> String {
 pub fn percent_encode_segment(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b':' | b'@' | b'!' | b'$' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=') {
+        if b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b':'
+                    | b'@'
+                    | b'!'
+                    | b'$'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            )
+        {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -97,7 +118,11 @@ impl Router {
         let routes = tools
             .iter()
             .enumerate()
-            .map(|(i, t)| Route { tool: i, method: t.method.to_ascii_uppercase(), segments: compile(&t.path_template) })
+            .map(|(i, t)| Route {
+                tool: i,
+                method: t.method.to_ascii_uppercase(),
+                segments: compile(&t.path_template),
+            })
             .collect();
         Router { routes }
     }
@@ -130,7 +155,12 @@ impl Router {
     /// 2. then, comparing segment by segment from the left, a literal beats
     ///    a parameter at the first position where the two differ,
     /// 3. then manifest order.
-    pub(crate) fn route(&self, method: &str, path: &str, renders: impl Fn(usize) -> bool) -> Option<(usize, Params)> {
+    pub(crate) fn route(
+        &self,
+        method: &str,
+        path: &str,
+        renders: impl Fn(usize) -> bool,
+    ) -> Option<(usize, Params)> {
         let mut candidates = self.matches(method, path);
         candidates.sort_by(|(a, _), (b, _)| {
             let ra = renders(a.tool);
@@ -145,7 +175,10 @@ impl Router {
 
 /// Sort key: literals (0) before parameters (1), position by position.
 fn specificity(segments: &[Segment]) -> Vec<u8> {
-    segments.iter().map(|s| matches!(s, Segment::Param(_)) as u8).collect()
+    segments
+        .iter()
+        .map(|s| matches!(s, Segment::Param(_)) as u8)
+        .collect()
 }
 
 #[cfg(test)]
@@ -169,22 +202,47 @@ mod tests {
 
     #[test]
     fn literal_beats_parameter_then_manifest_order() {
-        let tools = vec![tool("GET", "/api/items/{id}"), tool("GET", "/api/items/search"), tool("GET", "/api/{x}/{y}")];
+        let tools = vec![
+            tool("GET", "/api/items/{id}"),
+            tool("GET", "/api/items/search"),
+            tool("GET", "/api/{x}/{y}"),
+        ];
         let router = Router::new(&tools);
-        assert_eq!(router.route("GET", "/api/items/search", |_| true).map(|r| r.0), Some(1));
+        assert_eq!(
+            router
+                .route("GET", "/api/items/search", |_| true)
+                .map(|r| r.0),
+            Some(1)
+        );
         let (t, p) = router.route("get", "/api/items/a%20b/", |_| true).unwrap();
         assert_eq!(t, 0);
         assert_eq!(p["id"], "a b");
         assert_eq!(router.route("POST", "/api/items/1", |_| true), None);
-        assert_eq!(router.route("GET", "/api/other/1", |_| true).map(|r| r.0), Some(2));
+        assert_eq!(
+            router.route("GET", "/api/other/1", |_| true).map(|r| r.0),
+            Some(2)
+        );
     }
 
     #[test]
     fn a_tool_that_renders_from_the_world_wins() {
-        let tools = vec![tool("GET", "/api/items/search"), tool("GET", "/api/items/{id}")];
+        let tools = vec![
+            tool("GET", "/api/items/search"),
+            tool("GET", "/api/items/{id}"),
+        ];
         let router = Router::new(&tools);
-        assert_eq!(router.route("GET", "/api/items/search", |t| t == 1).map(|r| r.0), Some(1));
-        assert_eq!(router.route("GET", "/api/items/search", |_| false).map(|r| r.0), Some(0));
+        assert_eq!(
+            router
+                .route("GET", "/api/items/search", |t| t == 1)
+                .map(|r| r.0),
+            Some(1)
+        );
+        assert_eq!(
+            router
+                .route("GET", "/api/items/search", |_| false)
+                .map(|r| r.0),
+            Some(0)
+        );
     }
 
     #[test]

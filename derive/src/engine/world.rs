@@ -75,11 +75,18 @@ impl World {
 
     /// The entity of `collection` whose identity is `id` (a path value).
     pub fn entity(&self, type_name: &str, collection: &str, id: &str) -> Option<&Entity> {
-        self.list(type_name, collection).iter().find(|e| id_matches(&e.id, id))
+        self.list(type_name, collection)
+            .iter()
+            .find(|e| id_matches(&e.id, id))
     }
 
     /// Mutable access to one entity.
-    pub fn entity_mut(&mut self, type_name: &str, collection: &str, id: &str) -> Option<&mut Entity> {
+    pub fn entity_mut(
+        &mut self,
+        type_name: &str,
+        collection: &str,
+        id: &str,
+    ) -> Option<&mut Entity> {
         self.collections
             .get_mut(type_name)?
             .get_mut(collection)?
@@ -108,7 +115,11 @@ impl World {
 
     /// Number of entities held.
     pub fn entity_count(&self) -> usize {
-        self.collections.values().flat_map(|c| c.values()).map(Vec::len).sum()
+        self.collections
+            .values()
+            .flat_map(|c| c.values())
+            .map(Vec::len)
+            .sum()
     }
 
     /// The data-plane export.
@@ -136,7 +147,11 @@ impl World {
                 .collect();
             collections.insert(type_name.clone(), Value::Array(rows));
         }
-        let documents: Map<String, Value> = self.documents.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let documents: Map<String, Value> = self
+            .documents
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         json!({"collections": collections, "documents": documents})
     }
 
@@ -144,11 +159,21 @@ impl World {
     /// state's types and documents. On any error nothing is built.
     pub fn import(value: &Value, state: &State) -> Result<World, ErrorReport> {
         let Some(root) = value.as_object() else {
-            return Err(invalid("the World must be a JSON object with `collections` and `documents`", None, None, None));
+            return Err(invalid(
+                "the World must be a JSON object with `collections` and `documents`",
+                None,
+                None,
+                None,
+            ));
         };
         for key in root.keys() {
             if key != "collections" && key != "documents" {
-                return Err(invalid(&format!("unknown member `{key}`; expected `collections` and `documents`"), None, None, Some(key)));
+                return Err(invalid(
+                    &format!("unknown member `{key}`; expected `collections` and `documents`"),
+                    None,
+                    None,
+                    Some(key),
+                ));
             }
         }
         let mut world = World::default();
@@ -160,17 +185,35 @@ impl World {
             Some(Value::Object(collections)) => {
                 for (type_name, rows) in collections {
                     let Some(t) = state.types.iter().find(|t| &t.name == type_name) else {
-                        return Err(invalid(&format!("unknown collection `{type_name}`"), Some(type_name), None, None));
+                        return Err(invalid(
+                            &format!("unknown collection `{type_name}`"),
+                            Some(type_name),
+                            None,
+                            None,
+                        ));
                     };
                     let Some(rows) = rows.as_array() else {
-                        return Err(invalid(&format!("collection `{type_name}` must be an array of rows"), Some(type_name), None, None));
+                        return Err(invalid(
+                            &format!("collection `{type_name}` must be an array of rows"),
+                            Some(type_name),
+                            None,
+                            None,
+                        ));
                     };
                     for (i, row) in rows.iter().enumerate() {
                         let entity = import_row(t, i, row)?;
-                        let list = world.collections.entry(t.name.clone()).or_default().entry(entity.collection.clone()).or_default();
+                        let list = world
+                            .collections
+                            .entry(t.name.clone())
+                            .or_default()
+                            .entry(entity.collection.clone())
+                            .or_default();
                         if list.iter().any(|e| same_id(&e.id, &entity.id)) {
                             return Err(invalid(
-                                &format!("collection `{type_name}` row {i}: duplicate `{}` {}", t.id_field, entity.id),
+                                &format!(
+                                    "collection `{type_name}` row {i}: duplicate `{}` {}",
+                                    t.id_field, entity.id
+                                ),
                                 Some(type_name),
                                 Some(i),
                                 Some(&t.id_field),
@@ -180,26 +223,47 @@ impl World {
                     }
                 }
             }
-            Some(_) => return Err(invalid("`collections` must be an object of arrays", None, None, Some("collections"))),
+            Some(_) => {
+                return Err(invalid(
+                    "`collections` must be an object of arrays",
+                    None,
+                    None,
+                    Some("collections"),
+                ))
+            }
         }
         match root.get("documents") {
             None | Some(Value::Null) => {}
             Some(Value::Object(docs)) => {
                 for (path, v) in docs {
                     if !state.documents.iter().any(|d| &d.path == path) {
-                        return Err(invalid(&format!("unknown document `{path}`"), Some("documents"), None, Some(path)));
+                        return Err(invalid(
+                            &format!("unknown document `{path}`"),
+                            Some("documents"),
+                            None,
+                            Some(path),
+                        ));
                     }
                     world.documents.insert(path.clone(), v.clone());
                 }
             }
-            Some(_) => return Err(invalid("`documents` must be an object", None, None, Some("documents"))),
+            Some(_) => {
+                return Err(invalid(
+                    "`documents` must be an object",
+                    None,
+                    None,
+                    Some("documents"),
+                ))
+            }
         }
         Ok(world)
     }
 }
 
 fn template_has_param(template: &str) -> bool {
-    compile(template).iter().any(|s| matches!(s, Segment::Param(_)))
+    compile(template)
+        .iter()
+        .any(|s| matches!(s, Segment::Param(_)))
 }
 
 /// True when a concrete collection path fits a collection template.
@@ -216,7 +280,12 @@ pub fn path_fits_template(path: &str, template: &str) -> bool {
 fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorReport> {
     let name = &t.name;
     let Some(obj) = row.as_object() else {
-        return Err(invalid(&format!("collection `{name}` row {i} must be an object"), Some(name), Some(i), None));
+        return Err(invalid(
+            &format!("collection `{name}` row {i} must be an object"),
+            Some(name),
+            Some(i),
+            None,
+        ));
     };
     let spans = template_has_param(&t.collection_template);
     let collection = match obj.get(COLLECTION_MEMBER) {
@@ -246,7 +315,10 @@ fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorRepo
         Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
         Some(_) => {
             return Err(invalid(
-                &format!("collection `{name}` row {i}: `{}` must be a string or a number", t.id_field),
+                &format!(
+                    "collection `{name}` row {i}: `{}` must be a string or a number",
+                    t.id_field
+                ),
                 Some(name),
                 Some(i),
                 Some(&t.id_field),
@@ -254,7 +326,10 @@ fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorRepo
         }
         None => {
             return Err(invalid(
-                &format!("collection `{name}` row {i}: missing required field `{}`", t.id_field),
+                &format!(
+                    "collection `{name}` row {i}: missing required field `{}`",
+                    t.id_field
+                ),
                 Some(name),
                 Some(i),
                 Some(&t.id_field),
@@ -276,7 +351,12 @@ fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorRepo
     })
 }
 
-fn invalid(message: &str, collection: Option<&str>, row: Option<usize>, field: Option<&str>) -> ErrorReport {
+fn invalid(
+    message: &str,
+    collection: Option<&str>,
+    row: Option<usize>,
+    field: Option<&str>,
+) -> ErrorReport {
     let mut e = ErrorReport::input("invalid_world", message);
     if let Some(c) = collection {
         e = e.detail("collection", c);

@@ -37,7 +37,13 @@ pub fn environment_manifest(
     rules: &[TemplateRule],
     include_query_names: bool,
 ) -> Result<Manifest, DeriveError> {
-    manifest_budgeted(evidence, rules, include_query_names, false, &mut Budget::new(PROJECTION_BUDGET))
+    manifest_budgeted(
+        evidence,
+        rules,
+        include_query_names,
+        false,
+        &mut Budget::new(PROJECTION_BUDGET),
+    )
 }
 
 /// The same for Evidence given inline (its envelope is admitted as text).
@@ -46,7 +52,13 @@ pub fn environment_manifest_inline(
     rules: &[TemplateRule],
     include_query_names: bool,
 ) -> Result<Manifest, DeriveError> {
-    manifest_budgeted(evidence, rules, include_query_names, true, &mut Budget::new(PROJECTION_BUDGET))
+    manifest_budgeted(
+        evidence,
+        rules,
+        include_query_names,
+        true,
+        &mut Budget::new(PROJECTION_BUDGET),
+    )
 }
 
 pub(crate) fn manifest_budgeted(
@@ -59,7 +71,11 @@ pub(crate) fn manifest_budgeted(
     let names: Vec<&str> = rules.iter().map(|r| r.name()).collect();
     let rules = TemplateRule::parse_list(&names)?;
     let grouping = grouping_of(evidence, include_query_names, inline, budget)?;
-    let records = evidence.get("records").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let records = evidence
+        .get("records")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     build(&grouping, records, &rules, budget)
 }
 
@@ -68,7 +84,11 @@ fn json_like_count(group: &Group, records: &[Value]) -> u64 {
         .record_indexes
         .iter()
         .filter(|&&i| {
-            records::read(&records[i]).1.ok().and_then(|s| s.mime).is_some_and(|m| origin::is_json_like(&m))
+            records::read(&records[i])
+                .1
+                .ok()
+                .and_then(|s| s.mime)
+                .is_some_and(|m| origin::is_json_like(&m))
         })
         .count() as u64
 }
@@ -79,7 +99,11 @@ fn build(
     rules: &[TemplateRule],
     budget: &mut Budget,
 ) -> Result<Manifest, DeriveError> {
-    let counts: Vec<u64> = grouping.groups.iter().map(|g| json_like_count(g, records)).collect();
+    let counts: Vec<u64> = grouping
+        .groups
+        .iter()
+        .map(|g| json_like_count(g, records))
+        .collect();
     let primary = origin::primary_origin(&grouping.groups, &counts).unwrap_or_default();
     let mut routes = Vec::new();
     let mut excluded = Vec::new();
@@ -94,7 +118,9 @@ fn build(
         };
         match reason {
             Some(reason) => {
-                budget.charge(SLOT * 6 + escaped_size(&group.template) + escaped_size(&group.origin))?;
+                budget.charge(
+                    SLOT * 6 + escaped_size(&group.template) + escaped_size(&group.origin),
+                )?;
                 budget.charge(16 * group.ordinals.len() as u64)?;
                 templated_excluded += usize::from(group.is_templated());
                 excluded.push(ExcludedGroup {
@@ -115,8 +141,16 @@ fn build(
     }
     let mut order: Vec<usize> = (0..tools.len()).collect();
     order.sort_by(|&a, &b| {
-        (&tools[a].0.path_template, &tools[a].0.method, &routes[a].segs.len())
-            .cmp(&(&tools[b].0.path_template, &tools[b].0.method, &routes[b].segs.len()))
+        (
+            &tools[a].0.path_template,
+            &tools[a].0.method,
+            &routes[a].segs.len(),
+        )
+            .cmp(&(
+                &tools[b].0.path_template,
+                &tools[b].0.method,
+                &routes[b].segs.len(),
+            ))
     });
     let bases: Vec<String> = order.iter().map(|&i| tools[i].1.clone()).collect();
     let final_names = naming::unique_names(&bases);
@@ -142,7 +176,12 @@ fn build(
     }
     Ok(Manifest {
         view: "environment-manifest".into(),
-        basis: if templated_groups > 0 { "inferred" } else { "derived" }.into(),
+        basis: if templated_groups > 0 {
+            "inferred"
+        } else {
+            "derived"
+        }
+        .into(),
         name: origin::environment_name(&primary),
         origin: primary,
         template_rules: rules.iter().map(|r| r.name().to_string()).collect(),
@@ -162,10 +201,18 @@ fn route_of(gi: usize, group: &Group) -> Route {
         .enumerate()
         .map(|(i, s)| match s {
             Seg::Lit(l) => TSeg::Lit(l.clone()),
-            Seg::Fmt(rule) => TSeg::Fmt { rule: *rule, observed: group.observed.get(&i).cloned().unwrap_or_default() },
+            Seg::Fmt(rule) => TSeg::Fmt {
+                rule: *rule,
+                observed: group.observed.get(&i).cloned().unwrap_or_default(),
+            },
         })
         .collect();
-    Route { method: group.method.clone(), origin: group.origin.clone(), segs, groups: vec![gi] }
+    Route {
+        method: group.method.clone(),
+        origin: group.origin.clone(),
+        segs,
+        groups: vec![gi],
+    }
 }
 
 /// Builds one tool (its name not yet unique) from a route.
@@ -179,7 +226,12 @@ fn tool_of(
     // (record index, ordinal) in parent order.
     let mut cited: Vec<(usize, u64)> = groups
         .iter()
-        .flat_map(|g| g.record_indexes.iter().copied().zip(g.ordinals.iter().copied()))
+        .flat_map(|g| {
+            g.record_indexes
+                .iter()
+                .copied()
+                .zip(g.ordinals.iter().copied())
+        })
         .collect();
     cited.sort_unstable();
     let position: BTreeMap<u64, usize> = cited.iter().map(|&(i, o)| (o, i)).collect();
@@ -197,12 +249,22 @@ fn tool_of(
     for (i, seg) in segs.iter_mut().enumerate() {
         let (base, rule, observed) = match seg {
             TSeg::Lit(_) => continue,
-            TSeg::Fmt { rule, observed } => (rule.param_name().to_string(), rule.name(), observed.clone()),
-            TSeg::Param { name, rule, observed } => (name.clone(), *rule, observed.clone()),
+            TSeg::Fmt { rule, observed } => {
+                (rule.param_name().to_string(), rule.name(), observed.clone())
+            }
+            TSeg::Param {
+                name,
+                rule,
+                observed,
+            } => (name.clone(), *rule, observed.clone()),
         };
         let count = seen.entry(base.clone()).or_insert(0);
         *count += 1;
-        let name = if *count == 1 { base } else { format!("{base}_{count}") };
+        let name = if *count == 1 {
+            base
+        } else {
+            format!("{base}_{count}")
+        };
         if let TSeg::Param { name: spelled, .. } = seg {
             spelled.clone_from(&name);
         }
@@ -218,7 +280,10 @@ fn tool_of(
             basis: "inferred".into(),
         });
     }
-    let shown = Route { segs, ..route.clone() };
+    let shown = Route {
+        segs,
+        ..route.clone()
+    };
     let path_template = shown.template();
     budget.charge(SLOT * 12 + escaped_size(&path_template) * 2 + escaped_size(&earliest_group))?;
 
@@ -234,8 +299,10 @@ fn tool_of(
     let mut query_parameter_names = Vec::with_capacity(query.len());
     for (name, ordinals) in query {
         budget.charge(escaped_size(&name) + SLOT + 16 * ordinals.len() as u64)?;
-        query_parameter_names
-            .push(QueryParameterName { name, record_ordinals: ordinals.into_iter().map(|(_, o)| o).collect() });
+        query_parameter_names.push(QueryParameterName {
+            name,
+            record_ordinals: ordinals.into_iter().map(|(_, o)| o).collect(),
+        });
     }
 
     let body_shape = match (route.method.as_str(), earliest) {
@@ -245,9 +312,16 @@ fn tool_of(
         },
         _ => None,
     };
-    let statuses: BTreeSet<u16> = groups.iter().flat_map(|g| g.statuses.iter().copied()).collect();
-    let content_types: BTreeSet<String> = groups.iter().flat_map(|g| g.mimes.iter().cloned()).collect();
-    budget.charge(16 * cited.len() as u64 + SLOT * (statuses.len() + content_types.len()) as u64)?;
+    let statuses: BTreeSet<u16> = groups
+        .iter()
+        .flat_map(|g| g.statuses.iter().copied())
+        .collect();
+    let content_types: BTreeSet<String> = groups
+        .iter()
+        .flat_map(|g| g.mimes.iter().cloned())
+        .collect();
+    budget
+        .charge(16 * cited.len() as u64 + SLOT * (statuses.len() + content_types.len()) as u64)?;
     let param_names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     let base = naming::base_name(&route.method, &shown.segs, &param_names);
     Ok((
@@ -274,7 +348,10 @@ fn pointers(
     records: &[Value],
     budget: &mut Budget,
 ) -> Result<Vec<RecordPointer>, DeriveError> {
-    let cited: BTreeSet<u64> = tools.iter().flat_map(|t| t.record_ordinals.iter().copied()).collect();
+    let cited: BTreeSet<u64> = tools
+        .iter()
+        .flat_map(|t| t.record_ordinals.iter().copied())
+        .collect();
     let mut by_ordinal: BTreeMap<u64, usize> = BTreeMap::new();
     for g in &grouping.groups {
         for (&o, &i) in g.ordinals.iter().zip(&g.record_indexes) {
@@ -287,7 +364,11 @@ fn pointers(
     for (ordinal, index) in by_ordinal {
         let (_, read) = records::read(&records[index]);
         let Ok(sample) = read else { continue };
-        budget.charge(SLOT * 6 + escaped_size(sample.url.path) + sample.mime.as_deref().map_or(0, escaped_size))?;
+        budget.charge(
+            SLOT * 6
+                + escaped_size(sample.url.path)
+                + sample.mime.as_deref().map_or(0, escaped_size),
+        )?;
         out.push(RecordPointer {
             ordinal,
             method: sample.method.to_string(),

@@ -17,7 +17,11 @@ pub fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let c = c.to_ascii_lowercase();
-        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() { c } else { '_' };
+        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            c
+        } else {
+            '_'
+        };
         if c == '_' && (out.is_empty() || out.ends_with('_')) {
             continue;
         }
@@ -70,7 +74,11 @@ pub(crate) fn unique_names(bases: &[String]) -> Vec<String> {
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut out = Vec::with_capacity(bases.len());
     for base in bases {
-        let base = if base.is_empty() { "tool".to_string() } else { base.clone() };
+        let base = if base.is_empty() {
+            "tool".to_string()
+        } else {
+            base.clone()
+        };
         let mut name = truncate(&base, MAX_NAME);
         let mut n = 2usize;
         while used.contains(&name) {
@@ -93,18 +101,38 @@ mod tests {
         TSeg::Lit(s.to_string())
     }
     fn param(name: &str) -> TSeg {
-        TSeg::Param { name: name.to_string(), rule: "opaque-token", observed: BTreeSet::new() }
+        TSeg::Param {
+            name: name.to_string(),
+            rule: "opaque-token",
+            observed: BTreeSet::new(),
+        }
     }
 
     #[test]
     fn spec_names() {
         let segs = [lit("api"), lit("dashboards"), lit("uid"), param("uid")];
-        assert_eq!(base_name("GET", &segs, &["uid".into()]), "get_dashboards_by_uid");
-        let segs = [lit("api"), lit("plugins"), param("plugin_id"), lit("settings")];
-        assert_eq!(base_name("GET", &segs, &["plugin_id".into()]), "get_plugins_settings_by_plugin_id");
+        assert_eq!(
+            base_name("GET", &segs, &["uid".into()]),
+            "get_dashboards_by_uid"
+        );
+        let segs = [
+            lit("api"),
+            lit("plugins"),
+            param("plugin_id"),
+            lit("settings"),
+        ];
+        assert_eq!(
+            base_name("GET", &segs, &["plugin_id".into()]),
+            "get_plugins_settings_by_plugin_id"
+        );
         let segs = [lit("api"), lit("v1"), lit("settings.json")];
         assert_eq!(base_name("GET", &segs, &[]), "get_settings");
-        let segs = [lit("apis"), lit("namespaces"), lit("default"), lit("Caf\u{e9}-Items")];
+        let segs = [
+            lit("apis"),
+            lit("namespaces"),
+            lit("default"),
+            lit("Caf\u{e9}-Items"),
+        ];
         assert_eq!(base_name("GET", &segs, &[]), "get_caf_items");
     }
 

@@ -6,7 +6,9 @@ use crate::surface::group::{Group, Seg};
 /// JSON-like response types: `application/json`, `application/*+json`,
 /// `text/plain`, `text/markdown`.
 pub fn is_json_like(essence: &str) -> bool {
-    crate::manifest::body::is_json_request_type(essence) || essence == "text/plain" || essence == "text/markdown"
+    crate::manifest::body::is_json_request_type(essence)
+        || essence == "text/plain"
+        || essence == "text/markdown"
 }
 
 /// The origin with the most JSON-like records; ties go to the origin with
@@ -49,13 +51,35 @@ pub fn environment_name(origin: &str) -> String {
 /// Whether a primary-origin group is served: its path starts with `/api/`
 /// or `/apis/`, or one of its content types is JSON-like.
 pub(crate) fn is_kept(group: &Group) -> bool {
-    let api_path = group.segs.len() > 1 && matches!(&group.segs[0], Seg::Lit(s) if s == "api" || s == "apis");
+    let api_path =
+        group.segs.len() > 1 && matches!(&group.segs[0], Seg::Lit(s) if s == "api" || s == "apis");
     api_path || group.mimes.iter().any(|m| is_json_like(m))
 }
 
 const ASSET_EXTENSIONS: &[&str] = &[
-    "avif", "bmp", "css", "eot", "gif", "htm", "html", "ico", "jpeg", "jpg", "js", "map", "mjs", "otf", "png",
-    "svg", "ttf", "txt", "wasm", "webmanifest", "webp", "woff", "woff2",
+    "avif",
+    "bmp",
+    "css",
+    "eot",
+    "gif",
+    "htm",
+    "html",
+    "ico",
+    "jpeg",
+    "jpg",
+    "js",
+    "map",
+    "mjs",
+    "otf",
+    "png",
+    "svg",
+    "ttf",
+    "txt",
+    "wasm",
+    "webmanifest",
+    "webp",
+    "woff",
+    "woff2",
 ];
 
 /// `ui-page-or-asset` for HTML, scripts, styles, images, fonts or a path
@@ -90,9 +114,15 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(environment_name("http://grafana.example"), "grafana-example");
+        assert_eq!(
+            environment_name("http://grafana.example"),
+            "grafana-example"
+        );
         assert_eq!(environment_name("http://localhost:3000"), "localhost-3000");
-        assert_eq!(environment_name("http://127.0.0.1:37713"), "127-0-0-1-37713");
+        assert_eq!(
+            environment_name("http://127.0.0.1:37713"),
+            "127-0-0-1-37713"
+        );
         assert_eq!(environment_name("http://[::1]:8080"), "1-8080");
     }
 }

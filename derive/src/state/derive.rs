@@ -2,21 +2,25 @@
 //! types and identity, entities, view plans (checked by rendering them with
 //! the engine), documents, budget, unknowns.
 
+use crate::budget::{Budget, PROJECTION_BUDGET, SLOT};
 use crate::engine::render::parent_collection;
 use crate::engine::route::{compile, normalize_path, path_segments, percent_decode, Segment};
-use crate::manifest::Manifest;
-use crate::budget::{Budget, PROJECTION_BUDGET, SLOT};
 use crate::error::DeriveError;
 use crate::manifest::manifest_budgeted;
+use crate::manifest::Manifest;
 use crate::source::admit_parent;
-use crate::template_rules::TemplateRule;
 use crate::state::entities::{merge, Listing, Sighting};
-use crate::state::identity::{choose_list_pointer, identity_name_field, list_at, prove_item, suffix_field};
+use crate::state::identity::{
+    choose_list_pointer, identity_name_field, list_at, prove_item, suffix_field,
+};
 use crate::state::records::{records_of, Body, Record};
-use crate::state::timeline::{is_query_post, is_state_write, is_write_tool, roots_related, Roots, Timeline};
+use crate::state::timeline::{
+    is_query_post, is_state_write, is_write_tool, roots_related, Roots, Timeline,
+};
 use crate::state::usable::usable_body;
 use crate::state::views::{plan_views, ReadTool, ToolKind};
 use crate::state::{EntityType, State, StateWrite};
+use crate::template_rules::TemplateRule;
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -35,8 +39,24 @@ pub fn environment_state(evidence: &Value, rules: &[TemplateRule]) -> Result<Sta
     environment_state_budgeted(evidence, rules, &mut Budget::new(PROJECTION_BUDGET))
 }
 
+/// The `environment-state` analysis view; `inline` says the Evidence came
+/// inline (its envelope is then admitted as text, as for the manifest).
+pub fn environment_state_view(
+    evidence: &Value,
+    rules: &[TemplateRule],
+    inline: bool,
+) -> Result<State, DeriveError> {
+    let mut budget = Budget::new(PROJECTION_BUDGET);
+    let manifest = manifest_budgeted(evidence, rules, true, inline, &mut budget)?;
+    state_after_manifest(evidence, &manifest, &mut budget)
+}
+
 /// `environment_state` within a given budget (tests use small ones).
-pub fn environment_state_budgeted(evidence: &Value, rules: &[TemplateRule], budget: &mut Budget) -> Result<State, DeriveError> {
+pub fn environment_state_budgeted(
+    evidence: &Value,
+    rules: &[TemplateRule],
+    budget: &mut Budget,
+) -> Result<State, DeriveError> {
     let manifest = manifest_budgeted(evidence, rules, true, false, budget)?;
     state_after_manifest(evidence, &manifest, budget)
 }
@@ -46,15 +66,27 @@ pub fn environment_state_budgeted(evidence: &Value, rules: &[TemplateRule], budg
 pub fn environment_state_for(evidence: &Value, manifest: &Manifest) -> Result<State, DeriveError> {
     let mut budget = Budget::new(PROJECTION_BUDGET);
     admit_parent(evidence)?;
-    budget.charge(serde_json::to_string(manifest).map(|s| s.len() as u64).unwrap_or(0))?;
+    budget.charge(
+        serde_json::to_string(manifest)
+            .map(|s| s.len() as u64)
+            .unwrap_or(0),
+    )?;
     state_after_manifest(evidence, manifest, &mut budget)
 }
 
-fn state_after_manifest(evidence: &Value, manifest: &Manifest, budget: &mut Budget) -> Result<State, DeriveError> {
+fn state_after_manifest(
+    evidence: &Value,
+    manifest: &Manifest,
+    budget: &mut Budget,
+) -> Result<State, DeriveError> {
     admit_parent(evidence)?;
     let records = records_of(evidence);
     for r in &records {
-        budget.charge(SLOT + (r.method.len() + r.path.as_ref().map_or(0, String::len) + r.query.as_ref().map_or(0, String::len)) as u64)?;
+        budget.charge(
+            SLOT + (r.method.len()
+                + r.path.as_ref().map_or(0, String::len)
+                + r.query.as_ref().map_or(0, String::len)) as u64,
+        )?;
     }
     derive_from_records(&records, manifest, budget)
 }
@@ -123,7 +155,9 @@ impl Ctx<'_> {
         if !rec.is_2xx() {
             return false;
         }
-        let Some(pos) = self.pos(rec.ordinal) else { return false };
+        let Some(pos) = self.pos(rec.ordinal) else {
+            return false;
+        };
         let first = self
             .writes
             .iter()
@@ -139,10 +173,18 @@ impl Ctx<'_> {
     }
 }
 
-fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Budget) -> Result<State, DeriveError> {
+fn derive_from_records(
+    records: &[Record],
+    manifest: &Manifest,
+    budget: &mut Budget,
+) -> Result<State, DeriveError> {
     let timeline = Timeline::new(records, &manifest.origin);
     let roots = Roots::new(&manifest.tools);
-    let by_ordinal: HashMap<u64, usize> = records.iter().enumerate().map(|(i, r)| (r.ordinal, i)).collect();
+    let by_ordinal: HashMap<u64, usize> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.ordinal, i))
+        .collect();
     let mut writes = Vec::new();
     let mut state_writes = Vec::new();
     let mut writes_before = Vec::with_capacity(timeline.order.len() + 1);
@@ -161,7 +203,11 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
             if root.is_none() {
                 redacted_writes += 1;
             }
-            writes.push(WriteAt { pos, started_ms: r.started_ms, root: root.clone() });
+            writes.push(WriteAt {
+                pos,
+                started_ms: r.started_ms,
+                root: root.clone(),
+            });
             state_writes.push(StateWrite {
                 ordinal: r.ordinal,
                 method: r.method.clone(),
@@ -173,7 +219,15 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
         }
     }
     writes_before.push(writes.len());
-    let ctx = Ctx { manifest, records, by_ordinal, timeline, roots, writes, writes_before };
+    let ctx = Ctx {
+        manifest,
+        records,
+        by_ordinal,
+        timeline,
+        roots,
+        writes,
+        writes_before,
+    };
 
     // Read tools and their initial, usable responses.
     let mut reads: Vec<ReadTool> = Vec::new();
@@ -203,8 +257,14 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
         let mut unusable = false;
         for &o in &ordinals {
             let Some(rec) = ctx.record(o) else { continue };
-            let Some(path) = rec.path.as_deref() else { continue };
-            let collection = if kind == ToolKind::Item { parent_collection(path) } else { normalize_path(path) };
+            let Some(path) = rec.path.as_deref() else {
+                continue;
+            };
+            let collection = if kind == ToolKind::Item {
+                parent_collection(path)
+            } else {
+                normalize_path(path)
+            };
             let root = ctx.roots.root_of(&collection);
             if !ctx.is_initial(rec, &root) {
                 continue;
@@ -226,20 +286,32 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
                         line: rec.line().unwrap_or_default(),
                         path: path.to_string(),
                         collection,
-                        requested: path_segments(path).last().map(|s| percent_decode(s)).unwrap_or_default(),
+                        requested: path_segments(path)
+                            .last()
+                            .map(|s| percent_decode(s))
+                            .unwrap_or_default(),
                         value,
                     });
                 }
                 Err(_) => unusable = true,
             }
         }
-        reads.push(ReadTool { index, kind, collection_template, ordinals, initial, unusable });
+        reads.push(ReadTool {
+            index,
+            kind,
+            collection_template,
+            ordinals,
+            initial,
+            unusable,
+        });
     }
 
     // Types: one per collection template that an item tool or an identified list names.
     let mut keys: Vec<String> = Vec::new();
     for r in &reads {
-        if matches!(r.kind, ToolKind::Item | ToolKind::List) && !keys.contains(&r.collection_template) {
+        if matches!(r.kind, ToolKind::Item | ToolKind::List)
+            && !keys.contains(&r.collection_template)
+        {
             keys.push(r.collection_template.clone());
         }
     }
@@ -250,12 +322,24 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
     let mut list_pointers: HashMap<usize, String> = HashMap::new();
     let mut item_pointers: HashMap<usize, String> = HashMap::new();
     for (key, name) in keys.iter().zip(&names) {
-        let members: Vec<&ReadTool> = reads.iter().filter(|r| &r.collection_template == key && matches!(r.kind, ToolKind::Item | ToolKind::List)).collect();
+        let members: Vec<&ReadTool> = reads
+            .iter()
+            .filter(|r| {
+                &r.collection_template == key && matches!(r.kind, ToolKind::Item | ToolKind::List)
+            })
+            .collect();
         // Item proof (path-parameter).
         let mut proof: Option<(String, String)> = None;
         let mut item_tools_proved: Vec<usize> = Vec::new();
-        for r in members.iter().filter(|r| r.kind == ToolKind::Item && !r.unusable && !r.initial.is_empty()) {
-            let responses: Vec<(&Value, &str)> = r.initial.iter().map(|o| (&o.value, o.requested.as_str())).collect();
+        for r in members
+            .iter()
+            .filter(|r| r.kind == ToolKind::Item && !r.unusable && !r.initial.is_empty())
+        {
+            let responses: Vec<(&Value, &str)> = r
+                .initial
+                .iter()
+                .map(|o| (&o.value, o.requested.as_str()))
+                .collect();
             if let Some(p) = prove_item(&responses) {
                 if proof.as_ref().is_none_or(|q| q.1 == p.1) {
                     item_pointers.insert(r.index, p.0.clone());
@@ -265,14 +349,20 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
             }
         }
         // Lists.
-        for r in members.iter().filter(|r| r.kind == ToolKind::List && !r.unusable && !r.initial.is_empty()) {
+        for r in members
+            .iter()
+            .filter(|r| r.kind == ToolKind::List && !r.unusable && !r.initial.is_empty())
+        {
             let responses: Vec<&Value> = r.initial.iter().map(|o| &o.value).collect();
             if let Some(p) = choose_list_pointer(&responses) {
                 list_pointers.insert(r.index, p);
             }
         }
         let mut lists = Vec::new();
-        for r in members.iter().filter(|r| list_pointers.contains_key(&r.index)) {
+        for r in members
+            .iter()
+            .filter(|r| list_pointers.contains_key(&r.index))
+        {
             for o in &r.initial {
                 if let Some(l) = list_at(&o.value, &list_pointers[&r.index]) {
                     lists.push(l);
@@ -299,23 +389,56 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
             if let Some(pointer) = item_pointers.get(&r.index) {
                 for o in &r.initial {
                     if let Some(obj) = o.value.pointer(pointer).and_then(Value::as_object) {
-                        sightings.push(Sighting { tool: tool_name, is_item: true, line: o.line.clone(), pos: o.pos, ordinal: o.ordinal, collection: o.collection.clone(), object: obj });
+                        sightings.push(Sighting {
+                            tool: tool_name,
+                            is_item: true,
+                            line: o.line.clone(),
+                            pos: o.pos,
+                            ordinal: o.ordinal,
+                            collection: o.collection.clone(),
+                            object: obj,
+                        });
                     }
                 }
             }
             if let Some(pointer) = list_pointers.get(&r.index) {
                 for o in &r.initial {
-                    let Some(items) = list_at(&o.value, pointer) else { continue };
-                    listings.push(Listing { line: o.line.clone(), pos: o.pos, ids: items.iter().filter_map(|i| i.get(&id_field).cloned()).collect() });
+                    let Some(items) = list_at(&o.value, pointer) else {
+                        continue;
+                    };
+                    listings.push(Listing {
+                        line: o.line.clone(),
+                        pos: o.pos,
+                        ids: items
+                            .iter()
+                            .filter_map(|i| i.get(&id_field).cloned())
+                            .collect(),
+                    });
                     for obj in items {
-                        sightings.push(Sighting { tool: tool_name, is_item: false, line: o.line.clone(), pos: o.pos, ordinal: o.ordinal, collection: o.collection.clone(), object: obj });
+                        sightings.push(Sighting {
+                            tool: tool_name,
+                            is_item: false,
+                            line: o.line.clone(),
+                            pos: o.pos,
+                            ordinal: o.ordinal,
+                            collection: o.collection.clone(),
+                            object: obj,
+                        });
                     }
                 }
             }
         }
-        let merged = merge(name, &id_field, &sightings, &listings, &|a, b| ctx.writes_between(a, b));
+        let merged = merge(name, &id_field, &sightings, &listings, &|a, b| {
+            ctx.writes_between(a, b)
+        });
         for e in &merged.entities {
-            budget.charge(SLOT + e.fields.iter().map(|(k, v)| SLOT + k.len() as u64 + kept_charge(v)).sum::<u64>())?;
+            budget.charge(
+                SLOT + e
+                    .fields
+                    .iter()
+                    .map(|(k, v)| SLOT + k.len() as u64 + kept_charge(v))
+                    .sum::<u64>(),
+            )?;
         }
         let mut fields: Vec<String> = Vec::new();
         for s in &sightings {
@@ -325,8 +448,15 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
                 }
             }
         }
-        let item_tool = members.iter().find(|r| r.kind == ToolKind::Item).map(|r| manifest.tools[r.index].name.clone());
-        let list_tools = members.iter().filter(|r| r.kind == ToolKind::List && list_pointers.contains_key(&r.index)).map(|r| manifest.tools[r.index].name.clone()).collect();
+        let item_tool = members
+            .iter()
+            .find(|r| r.kind == ToolKind::Item)
+            .map(|r| manifest.tools[r.index].name.clone());
+        let list_tools = members
+            .iter()
+            .filter(|r| r.kind == ToolKind::List && list_pointers.contains_key(&r.index))
+            .map(|r| manifest.tools[r.index].name.clone())
+            .collect();
         types.push(EntityType {
             name: name.clone(),
             collection_template: key.clone(),
@@ -343,8 +473,17 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
     }
     // Drop types that ended up with no tool to render them.
     types.sort_by(|a, b| a.name.cmp(&b.name));
-    let type_rank: HashMap<&str, usize> = types.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
-    all_entities.sort_by_key(|e| type_rank.get(e.type_name.as_str()).copied().unwrap_or(usize::MAX));
+    let type_rank: HashMap<&str, usize> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    all_entities.sort_by_key(|e| {
+        type_rank
+            .get(e.type_name.as_str())
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
 
     let mut limitations = Vec::new();
     if redacted_writes > 0 {
@@ -366,8 +505,18 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
         origin: manifest.origin.clone(),
         name: manifest.name.clone(),
         template_rules: manifest.template_rules.clone(),
-        timeline_order: if ctx.timeline.by_start_time { "start-time" } else { "record-order" }.to_string(),
-        timeline: ctx.timeline.order.iter().map(|&i| records[i].ordinal).collect(),
+        timeline_order: if ctx.timeline.by_start_time {
+            "start-time"
+        } else {
+            "record-order"
+        }
+        .to_string(),
+        timeline: ctx
+            .timeline
+            .order
+            .iter()
+            .map(|&i| records[i].ordinal)
+            .collect(),
         state_writes,
         types,
         entities: all_entities,
@@ -378,8 +527,15 @@ fn derive_from_records(records: &[Record], manifest: &Manifest, budget: &mut Bud
         unknowns: UNKNOWNS.iter().map(|s| s.to_string()).collect(),
         limitations,
     };
-    plan_views(&ctx, &reads, &item_pointers, &list_pointers, &mut state, budget)?;
-    state.writes = super::writes::derive_writes(manifest, records, &state).map_err(|e| DeriveError::invalid_evidence("", e.message))?;
+    plan_views(
+        &ctx,
+        &reads,
+        &item_pointers,
+        &list_pointers,
+        &mut state,
+        budget,
+    )?;
+    state.writes = super::writes::derive_writes(manifest, records, &state)?;
     Ok(state)
 }
 
@@ -395,7 +551,15 @@ fn type_names(keys: &[String]) -> Vec<String> {
             })
             .collect()
     };
-    let first: Vec<String> = keys.iter().map(|k| literals(k).last().cloned().unwrap_or_else(|| "root".to_string())).collect();
+    let first: Vec<String> = keys
+        .iter()
+        .map(|k| {
+            literals(k)
+                .last()
+                .cloned()
+                .unwrap_or_else(|| "root".to_string())
+        })
+        .collect();
     let mut names: Vec<String> = keys
         .iter()
         .zip(&first)
@@ -423,7 +587,13 @@ fn type_names(keys: &[String]) -> Vec<String> {
 fn sanitize(s: &str) -> String {
     let out: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     let out = out.trim_matches('_').to_string();
     if out.is_empty() {

@@ -65,8 +65,17 @@ pub fn merge(
     let mut groups: IndexMap<(String, String), Vec<usize>> = IndexMap::new();
     for &i in &order {
         let s = &sightings[i];
-        let Some(id) = s.object.get(id_field).filter(|v| v.is_string() || v.is_number()) else { continue };
-        groups.entry((s.collection.clone(), id_key(id))).or_default().push(i);
+        let Some(id) = s
+            .object
+            .get(id_field)
+            .filter(|v| v.is_string() || v.is_number())
+        else {
+            continue;
+        };
+        groups
+            .entry((s.collection.clone(), id_key(id)))
+            .or_default()
+            .push(i);
     }
     let mut volatile: BTreeSet<String> = BTreeSet::new();
     let mut fields_differ = false;
@@ -89,7 +98,11 @@ pub fn merge(
             }
         }
         for (k, slot) in fields.iter_mut() {
-            let from_item = seen.iter().rev().filter(|s| s.is_item).find_map(|s| s.object.get(k));
+            let from_item = seen
+                .iter()
+                .rev()
+                .filter(|s| s.is_item)
+                .find_map(|s| s.object.get(k));
             let from_any = seen.iter().rev().find_map(|s| s.object.get(k));
             if let Some(v) = from_item.or(from_any) {
                 *slot = v.clone();
@@ -126,7 +139,10 @@ pub fn merge(
                 }
                 // Only consecutive sightings of one tool judge volatility.
                 if same_tool && !write {
-                    let next_same = seen.iter().skip(a_i + 1).find(|s| s.tool == a.tool && s.pos != a.pos);
+                    let next_same = seen
+                        .iter()
+                        .skip(a_i + 1)
+                        .find(|s| s.tool == a.tool && s.pos != a.pos);
                     if !next_same.is_some_and(|n| std::ptr::eq(*n, *b)) {
                         continue;
                     }
@@ -189,7 +205,11 @@ pub fn merge(
     } else {
         None
     };
-    Merged { entities, volatile_fields: volatile.into_iter().collect(), recorded_reason }
+    Merged {
+        entities,
+        volatile_fields: volatile.into_iter().collect(),
+        recorded_reason,
+    }
 }
 
 #[cfg(test)]
@@ -201,15 +221,38 @@ mod tests {
         v.as_object().unwrap()
     }
 
-    fn sight<'a>(tool: &'a str, is_item: bool, line: &str, pos: usize, o: &'a Value) -> Sighting<'a> {
-        Sighting { tool, is_item, line: line.into(), pos, ordinal: pos as u64, collection: "/api/items".into(), object: obj(o) }
+    fn sight<'a>(
+        tool: &'a str,
+        is_item: bool,
+        line: &str,
+        pos: usize,
+        o: &'a Value,
+    ) -> Sighting<'a> {
+        Sighting {
+            tool,
+            is_item,
+            line: line.into(),
+            pos,
+            ordinal: pos as u64,
+            collection: "/api/items".into(),
+            object: obj(o),
+        }
     }
 
     #[test]
     fn item_wins_and_list_keeps_view_fields() {
         let l = json!({"id": 1, "title": "Hello…"});
         let i = json!({"id": 1, "title": "Hello world", "body": "b"});
-        let m = merge("items", "id", &[sight("list", false, "/api/items", 0, &l), sight("item", true, "/api/items/1", 1, &i)], &[], &|_, _| false);
+        let m = merge(
+            "items",
+            "id",
+            &[
+                sight("list", false, "/api/items", 0, &l),
+                sight("item", true, "/api/items/1", 1, &i),
+            ],
+            &[],
+            &|_, _| false,
+        );
         assert_eq!(m.entities.len(), 1);
         let e = &m.entities[0];
         assert_eq!(e.fields["title"], "Hello world");
@@ -224,7 +267,10 @@ mod tests {
     fn volatile_without_write_fields_differ_with_one() {
         let a = json!({"id": 1, "last_seen": 1});
         let b = json!({"id": 1, "last_seen": 2});
-        let s = [sight("item", true, "/api/items/1", 0, &a), sight("item", true, "/api/items/1", 2, &b)];
+        let s = [
+            sight("item", true, "/api/items/1", 0, &a),
+            sight("item", true, "/api/items/1", 2, &b),
+        ];
         let m = merge("items", "id", &s, &[], &|_, _| false);
         assert_eq!(m.volatile_fields, vec!["last_seen".to_string()]);
         assert_eq!(m.entities[0].fields["last_seen"], 2);
@@ -236,40 +282,90 @@ mod tests {
     fn cross_tool_change_counts_only_across_a_write() {
         let a = json!({"id": 1, "n": 1});
         let b = json!({"id": 1, "n": 2});
-        let s = [sight("list", false, "/api/items", 0, &a), sight("item", true, "/api/items/1", 2, &b)];
-        assert_eq!(merge("items", "id", &s, &[], &|_, _| false).recorded_reason, None);
-        assert_eq!(merge("items", "id", &s, &[], &|_, _| true).recorded_reason.as_deref(), Some("fields-differ"));
+        let s = [
+            sight("list", false, "/api/items", 0, &a),
+            sight("item", true, "/api/items/1", 2, &b),
+        ];
+        assert_eq!(
+            merge("items", "id", &s, &[], &|_, _| false).recorded_reason,
+            None
+        );
+        assert_eq!(
+            merge("items", "id", &s, &[], &|_, _| true)
+                .recorded_reason
+                .as_deref(),
+            Some("fields-differ")
+        );
     }
 
     #[test]
     fn sparse_lines_do_not_erase_fields() {
         let full = json!({"id": 1, "name": "a"});
         let sparse = json!({"id": 1});
-        let s = [sight("list", false, "/api/items", 0, &full), sight("list", false, "/api/items?fields=id", 1, &sparse)];
+        let s = [
+            sight("list", false, "/api/items", 0, &full),
+            sight("list", false, "/api/items?fields=id", 1, &sparse),
+        ];
         let m = merge("items", "id", &s, &[], &|_, _| false);
         assert_eq!(m.entities[0].fields["name"], "a");
         // The same line losing a field across a write keeps the type recorded.
-        let s = [sight("list", false, "/api/items", 0, &full), sight("list", false, "/api/items", 1, &sparse)];
-        assert_eq!(merge("items", "id", &s, &[], &|_, _| true).recorded_reason.as_deref(), Some("fields-differ"));
+        let s = [
+            sight("list", false, "/api/items", 0, &full),
+            sight("list", false, "/api/items", 1, &sparse),
+        ];
+        assert_eq!(
+            merge("items", "id", &s, &[], &|_, _| true)
+                .recorded_reason
+                .as_deref(),
+            Some("fields-differ")
+        );
     }
 
     #[test]
     fn membership_change_across_a_write() {
         let listings = [
-            Listing { line: "/api/items".into(), pos: 0, ids: vec![] },
-            Listing { line: "/api/items".into(), pos: 2, ids: vec![json!(1)] },
+            Listing {
+                line: "/api/items".into(),
+                pos: 0,
+                ids: vec![],
+            },
+            Listing {
+                line: "/api/items".into(),
+                pos: 2,
+                ids: vec![json!(1)],
+            },
         ];
-        assert_eq!(merge("items", "id", &[], &listings, &|_, _| true).recorded_reason.as_deref(), Some("list-differs"));
-        assert_eq!(merge("items", "id", &[], &listings, &|_, _| false).recorded_reason, None);
-        let other_line = [listings[0].clone(), Listing { line: "/api/items?page=2".into(), ..listings[1].clone() }];
-        assert_eq!(merge("items", "id", &[], &other_line, &|_, _| true).recorded_reason, None);
+        assert_eq!(
+            merge("items", "id", &[], &listings, &|_, _| true)
+                .recorded_reason
+                .as_deref(),
+            Some("list-differs")
+        );
+        assert_eq!(
+            merge("items", "id", &[], &listings, &|_, _| false).recorded_reason,
+            None
+        );
+        let other_line = [
+            listings[0].clone(),
+            Listing {
+                line: "/api/items?page=2".into(),
+                ..listings[1].clone()
+            },
+        ];
+        assert_eq!(
+            merge("items", "id", &[], &other_line, &|_, _| true).recorded_reason,
+            None
+        );
     }
 
     #[test]
     fn first_sighting_order_within_collection() {
         let two = json!({"id": 2});
         let one = json!({"id": 1});
-        let s = [sight("list", false, "/api/items", 0, &two), sight("list", false, "/api/items", 0, &one)];
+        let s = [
+            sight("list", false, "/api/items", 0, &two),
+            sight("list", false, "/api/items", 0, &one),
+        ];
         let m = merge("items", "id", &s, &[], &|_, _| false);
         let ids: Vec<&Value> = m.entities.iter().map(|e| &e.id).collect();
         assert_eq!(ids, vec![&json!(2), &json!(1)]);

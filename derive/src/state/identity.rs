@@ -6,7 +6,9 @@ use crate::engine::world::id_matches;
 use serde_json::{Map, Value};
 
 /// Identity names, in the order they are tried.
-pub const IDENTITY_NAMES: &[&str] = &["id", "uid", "uuid", "_id", "ID", "UID", "Id", "guid", "key", "slug", "name"];
+pub const IDENTITY_NAMES: &[&str] = &[
+    "id", "uid", "uuid", "_id", "ID", "UID", "Id", "guid", "key", "slug", "name",
+];
 
 /// True for a field name ending in `Id` or `_id`.
 pub fn is_suffix_name(name: &str) -> bool {
@@ -24,7 +26,10 @@ fn is_id_value(v: &Value) -> bool {
 /// identity name. Fields are tried in identity-name order, then key order.
 pub fn item_candidates(response: &Value, requested: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let push_object = |pointer: String, obj: &Map<String, Value>, identity_only: bool, out: &mut Vec<(String, String)>| {
+    let push_object = |pointer: String,
+                       obj: &Map<String, Value>,
+                       identity_only: bool,
+                       out: &mut Vec<(String, String)>| {
         for field in matching_fields(obj, requested, identity_only) {
             out.push((pointer.clone(), field));
         }
@@ -101,11 +106,16 @@ pub fn list_candidates(response: &Value) -> Vec<String> {
     match response {
         Value::Array(_) => vec![String::new()],
         Value::Object(root) => {
-            if IDENTITY_NAMES.iter().any(|n| root.get(*n).is_some_and(is_id_value)) {
+            if IDENTITY_NAMES
+                .iter()
+                .any(|n| root.get(*n).is_some_and(is_id_value))
+            {
                 return Vec::new();
             }
             root.iter()
-                .filter(|(_, v)| matches!(v, Value::Array(items) if items.iter().all(Value::is_object)))
+                .filter(
+                    |(_, v)| matches!(v, Value::Array(items) if items.iter().all(Value::is_object)),
+                )
                 .map(|(k, _)| format!("/{}", escape(k)))
                 .collect()
         }
@@ -125,7 +135,10 @@ pub fn identity_name_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String>
     if lists.iter().all(Vec::is_empty) {
         return None;
     }
-    IDENTITY_NAMES.iter().find(|n| identifies(lists, n)).map(|n| n.to_string())
+    IDENTITY_NAMES
+        .iter()
+        .find(|n| identifies(lists, n))
+        .map(|n| n.to_string())
 }
 
 /// The first key of the first listed item ending in `Id` or `_id` that
@@ -172,18 +185,34 @@ pub fn choose_list_pointer(responses: &[&Value]) -> Option<String> {
             }
         }
     }
-    candidates.retain(|c| responses.iter().all(|r| list_at(r, c).is_some() && list_candidates(r).contains(c)));
+    candidates.retain(|c| {
+        responses
+            .iter()
+            .all(|r| list_at(r, c).is_some() && list_candidates(r).contains(c))
+    });
     // Arrays that are empty in every response say nothing.
     let nonempty: Vec<String> = candidates
         .iter()
-        .filter(|c| responses.iter().any(|r| list_at(r, c).is_some_and(|l| !l.is_empty())))
+        .filter(|c| {
+            responses
+                .iter()
+                .any(|r| list_at(r, c).is_some_and(|l| !l.is_empty()))
+        })
         .cloned()
         .collect();
-    let lists_of = |c: &str| -> Vec<Vec<&Map<String, Value>>> { responses.iter().filter_map(|r| list_at(r, c)).collect() };
-    if let Some(c) = nonempty.iter().find(|c| identity_name_field(&lists_of(c)).is_some()) {
+    let lists_of = |c: &str| -> Vec<Vec<&Map<String, Value>>> {
+        responses.iter().filter_map(|r| list_at(r, c)).collect()
+    };
+    if let Some(c) = nonempty
+        .iter()
+        .find(|c| identity_name_field(&lists_of(c)).is_some())
+    {
         return Some(c.clone());
     }
-    if let Some(c) = nonempty.iter().find(|c| suffix_field(&lists_of(c)).is_some()) {
+    if let Some(c) = nonempty
+        .iter()
+        .find(|c| suffix_field(&lists_of(c)).is_some())
+    {
         return Some(c.clone());
     }
     if nonempty.len() == 1 {
@@ -202,7 +231,10 @@ mod tests {
         let r = json!({"id": 7, "name": "x"});
         assert_eq!(prove_item(&[(&r, "7")]), Some((String::new(), "id".into())));
         let r = json!({"data": {"id": "7"}, "meta": {}});
-        assert_eq!(prove_item(&[(&r, "7")]), Some(("/data".into(), "id".into())));
+        assert_eq!(
+            prove_item(&[(&r, "7")]),
+            Some(("/data".into(), "id".into()))
+        );
         let r = json!({"name": "x"});
         assert_eq!(prove_item(&[(&r, "7")]), None);
     }
@@ -210,7 +242,10 @@ mod tests {
     #[test]
     fn one_element_arrays_need_an_identity_name() {
         let r = json!({"posts": [{"id": 7}]});
-        assert_eq!(prove_item(&[(&r, "7")]), Some(("/posts/0".into(), "id".into())));
+        assert_eq!(
+            prove_item(&[(&r, "7")]),
+            Some(("/posts/0".into(), "id".into()))
+        );
         let r = json!({"data": [{"postId": 7}]});
         assert_eq!(prove_item(&[(&r, "7")]), None);
         let r = json!([{"slug": "a"}]);
@@ -223,9 +258,15 @@ mod tests {
     fn every_response_must_agree() {
         let a = json!({"id": 7, "code": "7"});
         let b = json!({"id": 8, "code": "x"});
-        assert_eq!(prove_item(&[(&a, "7"), (&b, "8")]), Some((String::new(), "id".into())));
+        assert_eq!(
+            prove_item(&[(&a, "7"), (&b, "8")]),
+            Some((String::new(), "id".into()))
+        );
         let c = json!({"code": "9", "id": 1});
-        assert_eq!(prove_item(&[(&a, "7"), (&c, "9")]), Some((String::new(), "code".into())));
+        assert_eq!(
+            prove_item(&[(&a, "7"), (&c, "9")]),
+            Some((String::new(), "code".into()))
+        );
     }
 
     #[test]
@@ -234,13 +275,19 @@ mod tests {
         let list = list_at(&l, "").unwrap();
         assert_eq!(identity_name_field(&[list]), Some("slug".into()));
         let l = json!([{"id": 1, "name": "A"}, {"id": 1, "name": "B"}]);
-        assert_eq!(identity_name_field(&[list_at(&l, "").unwrap()]), Some("name".into()));
+        assert_eq!(
+            identity_name_field(&[list_at(&l, "").unwrap()]),
+            Some("name".into())
+        );
     }
 
     #[test]
     fn suffix_fields_need_two_distinct_values() {
         let l = json!([{"orgId": 1, "user_id": 5}, {"orgId": 1, "user_id": 6}]);
-        assert_eq!(suffix_field(&[list_at(&l, "").unwrap()]), Some("user_id".into()));
+        assert_eq!(
+            suffix_field(&[list_at(&l, "").unwrap()]),
+            Some("user_id".into())
+        );
         let one = json!([{"user_id": 5}]);
         assert_eq!(suffix_field(&[list_at(&one, "").unwrap()]), None);
         assert_eq!(identity_name_field(&[list_at(&one, "").unwrap()]), None);
@@ -250,7 +297,10 @@ mod tests {
     fn empty_lists_constrain_nothing() {
         let e = json!([]);
         let l = json!([{"id": 1}, {"id": 2}]);
-        assert_eq!(identity_name_field(&[list_at(&e, "").unwrap(), list_at(&l, "").unwrap()]), Some("id".into()));
+        assert_eq!(
+            identity_name_field(&[list_at(&e, "").unwrap(), list_at(&l, "").unwrap()]),
+            Some("id".into())
+        );
         assert_eq!(identity_name_field(&[list_at(&e, "").unwrap()]), None);
     }
 

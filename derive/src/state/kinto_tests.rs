@@ -6,11 +6,17 @@ use crate::template_rules::TemplateRule;
 use crate::testkit::fixture;
 
 pub(crate) fn all_rules() -> Vec<TemplateRule> {
-    TemplateRule::parse_list(&["after-uid-literal", "opaque-token", "sibling-pair-variance", "sibling-variance", "prefix-variance"])
-        .expect("rules")
+    TemplateRule::parse_list(&[
+        "after-uid-literal",
+        "opaque-token",
+        "sibling-pair-variance",
+        "sibling-variance",
+        "prefix-variance",
+    ])
+    .expect("rules")
 }
 
-pub(crate) struct Fixed(u64);
+pub(crate) struct Fixed(pub(crate) u64);
 
 impl Generator for Fixed {
     fn uuid(&mut self) -> String {
@@ -30,12 +36,20 @@ fn kinto_records_are_entities_identified_by_id() {
     let ev = fixture("kinto/dev-a.har");
     let state = environment_state(&ev, &all_rules()).expect("state");
     let dump = serde_json::to_string_pretty(&state.views).unwrap();
-    let records: Vec<_> = state.types.iter().filter(|t| t.collection_template.ends_with("/records")).collect();
+    let records: Vec<_> = state
+        .types
+        .iter()
+        .filter(|t| t.collection_template.ends_with("/records"))
+        .collect();
     assert!(!records.is_empty(), "{dump}");
     for t in &records {
         assert_eq!(t.id_field, "id", "{t:?}");
     }
-    let products = state.entities.iter().filter(|e| e.collection.ends_with("/products/records")).count();
+    let products = state
+        .entities
+        .iter()
+        .filter(|e| e.collection.ends_with("/products/records"))
+        .count();
     assert_eq!(products, 20);
     for v in &state.views {
         if let ViewPlan::Recorded(r) = v {
@@ -64,18 +78,34 @@ fn kinto_engine_answers_reads_as_recorded() {
     for rec in entries.iter().take(14) {
         let url = rec["reported"]["request"]["url"].as_str().unwrap();
         let parsed = rea_core::recorded_url::parse(url).unwrap();
-        let call = Call { method: "GET".into(), path: parsed.path.into(), query: parsed.query.map(str::to_string), body: None };
+        let call = Call {
+            method: "GET".into(),
+            path: parsed.path.into(),
+            query: parsed.query.map(str::to_string),
+            body: None,
+        };
         let answer = engine.call(&mut world, &call, &mut gen);
-        let recorded: serde_json::Value =
-            serde_json::from_str(rec["reported"]["response"]["content"]["text"].as_str().unwrap()).unwrap();
+        let recorded: serde_json::Value = serde_json::from_str(
+            rec["reported"]["response"]["content"]["text"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(answer.status, 200, "{url}");
         assert_eq!(answer.body, AnswerBody::Json(recorded), "{url}");
     }
     // A record the World does not hold answers as the recorded 404 did.
-    let call = Call { method: "GET".into(), path: "/v1/buckets/shop/collections/products/records/prod-999".into(), query: None, body: None };
+    let call = Call {
+        method: "GET".into(),
+        path: "/v1/buckets/shop/collections/products/records/prod-999".into(),
+        query: None,
+        body: None,
+    };
     let answer = engine.call(&mut world, &call, &mut gen);
     assert_eq!(answer.status, 404);
-    let AnswerBody::Json(body) = answer.body else { panic!("json") };
+    let AnswerBody::Json(body) = answer.body else {
+        panic!("json")
+    };
     assert_eq!(body["details"]["id"], "prod-999");
 }
 

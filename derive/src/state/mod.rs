@@ -7,18 +7,22 @@ pub mod model;
 pub mod writes;
 
 pub use model::{
-    Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine, ListPlan,
-    RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
+    Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine,
+    ListPlan, RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
 };
-pub mod records;
-pub mod usable;
-pub mod timeline;
-pub mod identity;
-pub mod entities;
 pub mod derive;
+pub mod entities;
+pub mod identity;
+pub mod records;
+pub mod timeline;
+pub mod usable;
 pub mod views;
 
-pub use derive::{environment_state, environment_state_budgeted, environment_state_for};
+pub use derive::{
+    environment_state, environment_state_budgeted, environment_state_for, environment_state_view,
+};
 
 #[cfg(test)]
-mod kinto_tests;
+pub(crate) mod kinto_tests;
+#[cfg(test)]
+mod rules_tests;

@@ -78,7 +78,11 @@ impl Record {
         let url_redacted = url_value.is_some_and(Value::is_null);
         let url = url_value.and_then(Value::as_str);
         let (origin, path, query) = match url.map(recorded_url::parse) {
-            Some(Ok(u)) => (Some(u.origin), Some(u.path.to_string()), u.query.map(str::to_string)),
+            Some(Ok(u)) => (
+                Some(u.origin),
+                Some(u.path.to_string()),
+                u.query.map(str::to_string),
+            ),
             _ => (None, None, None),
         };
         let started_ms = entry
@@ -86,7 +90,10 @@ impl Record {
             .and_then(Value::as_str)
             .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
             .map(|t| t.timestamp_micros() as f64 / 1000.0);
-        let time_ms = entry.get("time").and_then(Value::as_f64).filter(|t| *t >= 0.0);
+        let time_ms = entry
+            .get("time")
+            .and_then(Value::as_f64)
+            .filter(|t| *t >= 0.0);
         let status = response
             .and_then(|r| r.get("status"))
             .and_then(Value::as_u64)
@@ -99,7 +106,10 @@ impl Record {
             .filter(|s| !s.is_empty())
             .map(str::to_string)
             .or_else(|| header(request, "content-type"));
-        let request_text = post.and_then(|p| p.get("text")).and_then(Value::as_str).map(str::to_string);
+        let request_text = post
+            .and_then(|p| p.get("text"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let content = response.and_then(|r| r.get("content"));
         let response_content_type = content
             .and_then(|c| c.get("mimeType"))
@@ -173,7 +183,9 @@ fn body_of(content: Option<&Value>) -> Body {
     let Some(text) = content.and_then(|c| c.get("text")).and_then(Value::as_str) else {
         return Body::None;
     };
-    let encoding = content.and_then(|c| c.get("encoding")).and_then(Value::as_str);
+    let encoding = content
+        .and_then(|c| c.get("encoding"))
+        .and_then(Value::as_str);
     if encoding == Some("base64") {
         return match base64::engine::general_purpose::STANDARD.decode(text.trim()) {
             Ok(bytes) => match String::from_utf8(bytes) {

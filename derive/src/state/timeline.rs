@@ -15,7 +15,9 @@ pub const QUERY_SEGMENTS: &[&str] = &["search", "query", "list", "find", "fuzzy"
 
 /// True when a path segment names a query.
 pub fn is_query_segment(segment: &str) -> bool {
-    QUERY_SEGMENTS.iter().any(|q| q.eq_ignore_ascii_case(segment))
+    QUERY_SEGMENTS
+        .iter()
+        .any(|q| q.eq_ignore_ascii_case(segment))
 }
 
 /// True for a `POST` whose path has a query segment.
@@ -25,7 +27,10 @@ pub fn is_query_post(method: &str, path: &str) -> bool {
 
 /// True for a method that may change state.
 pub fn is_mutating_method(method: &str) -> bool {
-    matches!(method.to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH" | "DELETE")
+    matches!(
+        method.to_ascii_uppercase().as_str(),
+        "POST" | "PUT" | "PATCH" | "DELETE"
+    )
 }
 
 /// True when a tool's requests may change state (a write tool): a
@@ -81,12 +86,23 @@ impl Timeline {
         let by_start_time = order.iter().all(|&i| records[i].started_ms.is_some());
         if by_start_time {
             order.sort_by(|&a, &b| {
-                let (x, y) = (records[a].started_ms.unwrap_or(0.0), records[b].started_ms.unwrap_or(0.0));
+                let (x, y) = (
+                    records[a].started_ms.unwrap_or(0.0),
+                    records[b].started_ms.unwrap_or(0.0),
+                );
                 x.total_cmp(&y)
             });
         }
-        let position = order.iter().enumerate().map(|(p, &i)| (records[i].ordinal, p)).collect();
-        Timeline { order, by_start_time, position }
+        let position = order
+            .iter()
+            .enumerate()
+            .map(|(p, &i)| (records[i].ordinal, p))
+            .collect();
+        Timeline {
+            order,
+            by_start_time,
+            position,
+        }
     }
 }
 
@@ -108,13 +124,19 @@ impl Roots {
                     Segment::Param(_) => None,
                 })
                 .collect();
-            let Some(first) = literals.first().cloned() else { continue };
+            let Some(first) = literals.first().cloned() else {
+                continue;
+            };
             match bases.get_mut(&first) {
                 None => {
                     bases.insert(first, literals);
                 }
                 Some(base) => {
-                    let common = base.iter().zip(&literals).take_while(|(a, b)| a == b).count();
+                    let common = base
+                        .iter()
+                        .zip(&literals)
+                        .take_while(|(a, b)| a == b)
+                        .count();
                     base.truncate(common);
                 }
             }
@@ -126,7 +148,9 @@ impl Roots {
     /// more segment (fewer when the path is shorter).
     pub fn root_of(&self, path: &str) -> String {
         let segs = path_segments(path);
-        let Some(first) = segs.first() else { return "/".to_string() };
+        let Some(first) = segs.first() else {
+            return "/".to_string();
+        };
         let base_len = self
             .bases
             .get(*first)
@@ -185,14 +209,28 @@ mod tests {
 
     #[test]
     fn roots_use_the_api_base_versions_and_one_more_segment() {
-        let tools = vec![tool("GET", "/api/v1/books"), tool("GET", "/api/v1/authors/{id}"), tool("GET", "/other/x")];
+        let tools = vec![
+            tool("GET", "/api/v1/books"),
+            tool("GET", "/api/v1/authors/{id}"),
+            tool("GET", "/other/x"),
+        ];
         let roots = Roots::new(&tools);
         assert_eq!(roots.root_of("/api/v1/books/7/pages"), "/api/v1/books");
         assert_eq!(roots.root_of("/api/v1/authors"), "/api/v1/authors");
-        assert!(!roots_related(&roots.root_of("/api/v1/books"), &roots.root_of("/api/v1/authors/3")));
-        let kinto = vec![tool("GET", "/v1/"), tool("GET", "/v1/buckets/shop"), tool("POST", "/v1/buckets/shop/collections/products/records")];
+        assert!(!roots_related(
+            &roots.root_of("/api/v1/books"),
+            &roots.root_of("/api/v1/authors/3")
+        ));
+        let kinto = vec![
+            tool("GET", "/v1/"),
+            tool("GET", "/v1/buckets/shop"),
+            tool("POST", "/v1/buckets/shop/collections/products/records"),
+        ];
         let roots = Roots::new(&kinto);
-        assert_eq!(roots.root_of("/v1/buckets/shop/collections/orders/records"), "/v1/buckets");
+        assert_eq!(
+            roots.root_of("/v1/buckets/shop/collections/orders/records"),
+            "/v1/buckets"
+        );
         assert_eq!(roots.root_of("/v1/"), "/v1");
         let api = vec![tool("GET", "/api/items"), tool("GET", "/api/settings")];
         let roots = Roots::new(&api);
@@ -211,7 +249,10 @@ mod tests {
 
     #[test]
     fn writes_by_method_and_status() {
-        let mut r = Record::from_entry(0, &serde_json::json!({"request":{"method":"PUT","url":"http://h/api/items/1"},"response":{"status":204}}));
+        let mut r = Record::from_entry(
+            0,
+            &serde_json::json!({"request":{"method":"PUT","url":"http://h/api/items/1"},"response":{"status":204}}),
+        );
         assert!(is_state_write(&r));
         r.status = Some(422);
         assert!(!is_state_write(&r));

@@ -21,7 +21,12 @@ pub enum Unusable {
 /// A JSON-like content type: `application/json`, `application/*+json`,
 /// `text/json` or `text/x-json` (parameters ignored, case-insensitive).
 pub fn json_like(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     essence == "application/json"
         || essence == "text/json"
         || essence == "text/x-json"
@@ -33,7 +38,9 @@ pub fn usable_body(content_type: Option<&str>, text: Option<&str>) -> Result<Val
     if !content_type.is_some_and(json_like) {
         return Err(Unusable::NotJsonLike);
     }
-    let Some(text) = text else { return Err(Unusable::NotText) };
+    let Some(text) = text else {
+        return Err(Unusable::NotText);
+    };
     if text.len() > BODY_LIMIT {
         return Err(Unusable::TooLarge);
     }
@@ -71,7 +78,9 @@ fn numbers_exact(text: &str) -> bool {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                while i < bytes.len()
+                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
                     i += 1;
                 }
                 if !is_safe_number(&text[start..i]) {
@@ -84,22 +93,8 @@ fn numbers_exact(text: &str) -> bool {
     true
 }
 
-/// The one number-safety test (lossless-json's `isSafeNumber`): the
-/// lexeme's significant digits equal those of the nearest double's
-/// shortest spelling.
-pub fn is_safe_number(lexeme: &str) -> bool {
-    let Ok(parsed) = lexeme.parse::<f64>() else { return false };
-    if !parsed.is_finite() {
-        return false;
-    }
-    significant_digits(lexeme) == significant_digits(&format!("{parsed:e}"))
-}
-
-fn significant_digits(lexeme: &str) -> String {
-    let mantissa = lexeme.split(['e', 'E']).next().unwrap_or("");
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    digits.trim_start_matches('0').trim_end_matches('0').to_string()
-}
+/// The one number-safety test, shared with the decoder.
+pub use rea_core::is_safe_number;
 
 #[cfg(test)]
 mod tests {
@@ -117,26 +112,56 @@ mod tests {
     fn usability_both_sides() {
         let ct = Some("application/json");
         assert!(usable_body(ct, Some(r#"{"n":12.50,"m":1e300,"s":"9007199254740993"}"#)).is_ok());
-        assert_eq!(usable_body(Some("text/html"), Some("{}")), Err(Unusable::NotJsonLike));
+        assert_eq!(
+            usable_body(Some("text/html"), Some("{}")),
+            Err(Unusable::NotJsonLike)
+        );
         assert_eq!(usable_body(ct, None), Err(Unusable::NotText));
         let big = format!("\"{}\"", "x".repeat(BODY_LIMIT));
         assert_eq!(usable_body(ct, Some(&big)), Err(Unusable::TooLarge));
         let fits = format!("\"{}\"", "x".repeat(BODY_LIMIT - 2));
         assert!(usable_body(ct, Some(&fits)).is_ok());
-        assert_eq!(usable_body(ct, Some(r#"{"n":9007199254740993}"#)), Err(Unusable::InexactNumber));
-        assert_eq!(usable_body(ct, Some(r#"{"n":1e400}"#)), Err(Unusable::InexactNumber));
-        assert_eq!(usable_body(ct, Some(r#"{"n":1e-400}"#)), Err(Unusable::InexactNumber));
-        assert_eq!(usable_body(ct, Some(r#"{"a":{"__proto__":{}}}"#)), Err(Unusable::ProtoMember));
+        assert_eq!(
+            usable_body(ct, Some(r#"{"n":9007199254740993}"#)),
+            Err(Unusable::InexactNumber)
+        );
+        assert_eq!(
+            usable_body(ct, Some(r#"{"n":1e400}"#)),
+            Err(Unusable::InexactNumber)
+        );
+        assert_eq!(
+            usable_body(ct, Some(r#"{"n":1e-400}"#)),
+            Err(Unusable::InexactNumber)
+        );
+        assert_eq!(
+            usable_body(ct, Some(r#"{"a":{"__proto__":{}}}"#)),
+            Err(Unusable::ProtoMember)
+        );
         assert_eq!(usable_body(ct, Some(r#"{"a":"__proto__"}"#)).is_ok(), true);
         assert_eq!(usable_body(ct, Some("{")), Err(Unusable::NotJson));
     }
 
     #[test]
     fn safe_numbers() {
-        for ok in ["0", "-0", "12.50", "1e300", "0.1", "9007199254740992", "18.0", "1796059557780"] {
+        for ok in [
+            "0",
+            "-0",
+            "12.50",
+            "1e300",
+            "0.1",
+            "9007199254740991",
+            "18.0",
+            "1796059557780",
+        ] {
             assert!(is_safe_number(ok), "{ok}");
         }
-        for bad in ["9007199254740993", "1e400", "1e-400", "0.1000000000000000055511"] {
+        for bad in [
+            "9007199254740992",
+            "9007199254740993",
+            "1e400",
+            "1e-400",
+            "0.1000000000000000055511",
+        ] {
             assert!(!is_safe_number(bad), "{bad}");
         }
     }

@@ -3,16 +3,18 @@
 //! from the initial state, reproduces the latest initial recording of each
 //! of the tool's request lines.
 
+use crate::budget::Budget;
 use crate::engine::route::normalize_path;
 use crate::engine::world::id_matches;
 use crate::engine::{AnswerBody, Call, Engine, World};
-use crate::budget::Budget;
 use crate::error::DeriveError;
 use crate::state::derive::kept_charge;
 use crate::state::derive::Ctx;
 use crate::state::identity::list_at;
 use crate::state::usable::BODY_LIMIT;
-use crate::state::{Document, DocumentPlan, ItemPlan, ListLine, ListPlan, RecordedPlan, State, ViewPlan};
+use crate::state::{
+    Document, DocumentPlan, ItemPlan, ListLine, ListPlan, RecordedPlan, State, ViewPlan,
+};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -57,14 +59,36 @@ pub(crate) struct ReadTool {
 }
 
 /// Query parameters that only page through a list.
-pub const PAGING_PARAMETERS: &[&str] =
-    &["limit", "offset", "page", "per_page", "perpage", "page_size", "pagesize", "size", "start", "_start", "_end"];
+pub const PAGING_PARAMETERS: &[&str] = &[
+    "limit",
+    "offset",
+    "page",
+    "per_page",
+    "perpage",
+    "page_size",
+    "pagesize",
+    "size",
+    "start",
+    "_start",
+    "_end",
+];
 
 /// Envelope members that give a list's item total.
-pub const ITEM_TOTAL_MEMBERS: &[&str] = &["total", "count", "totalCount", "item_count", "totalcount", "itemcount"];
+pub const ITEM_TOTAL_MEMBERS: &[&str] = &[
+    "total",
+    "count",
+    "totalCount",
+    "item_count",
+    "totalcount",
+    "itemcount",
+];
 
 fn recorded(tool: &str, reason: &str, r: &ReadTool) -> ViewPlan {
-    ViewPlan::Recorded(RecordedPlan { tool: tool.to_string(), reason: reason.to_string(), record_ordinals: r.ordinals.clone() })
+    ViewPlan::Recorded(RecordedPlan {
+        tool: tool.to_string(),
+        reason: reason.to_string(),
+        record_ordinals: r.ordinals.clone(),
+    })
 }
 
 /// The latest initial response of each request line, in first-line order.
@@ -82,7 +106,9 @@ fn latest_per_line(initial: &[Obs]) -> Vec<&Obs> {
 }
 
 fn query_names(line: &str) -> Vec<String> {
-    let Some((_, q)) = line.split_once('?') else { return Vec::new() };
+    let Some((_, q)) = line.split_once('?') else {
+        return Vec::new();
+    };
     q.split('&')
         .filter(|p| !p.is_empty())
         .map(|p| crate::engine::route::percent_decode(p.split('=').next().unwrap_or("")))
@@ -92,7 +118,9 @@ fn query_names(line: &str) -> Vec<String> {
 fn is_digit_string(v: &Value) -> Option<u64> {
     match v {
         Value::Number(n) => n.as_u64(),
-        Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
+        Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            s.parse().ok()
+        }
         _ => None,
     }
 }
@@ -100,9 +128,15 @@ fn is_digit_string(v: &Value) -> Option<u64> {
 /// True when an envelope marks more pages: `has_more`/`hasMore` true, or a
 /// `next…` member (`next`, `next_page_token`, `nextCursor`, …) set.
 fn marks_next_page(envelope: &Value) -> bool {
-    let Some(obj) = envelope.as_object() else { return false };
+    let Some(obj) = envelope.as_object() else {
+        return false;
+    };
     obj.iter().any(|(k, v)| {
-        let key: String = k.chars().filter(|c| *c != '_').collect::<String>().to_ascii_lowercase();
+        let key: String = k
+            .chars()
+            .filter(|c| *c != '_')
+            .collect::<String>()
+            .to_ascii_lowercase();
         let set = !matches!(v, Value::Null | Value::Bool(false)) && v.as_str() != Some("");
         set && (key == "hasmore" || key.starts_with("next"))
     })
@@ -125,20 +159,28 @@ pub(crate) fn plan_views(
         tools.iter().find_map(|&i| {
             let mut ords: Vec<u64> = ctx.manifest.tools[i].record_ordinals.clone();
             ords.sort_by_key(|o| ctx.pos(*o).unwrap_or(usize::MAX));
-            ords.into_iter().find(|o| ctx.record(*o).is_some_and(|r| matches!(r.status, Some(404 | 410))))
+            ords.into_iter().find(|o| {
+                ctx.record(*o)
+                    .is_some_and(|r| matches!(r.status, Some(404 | 410)))
+            })
         })
     };
     for r in reads {
         let tool = &ctx.manifest.tools[r.index];
         let name = tool.name.as_str();
-        let ty = state.types.iter().find(|t| t.collection_template == r.collection_template);
+        let ty = state
+            .types
+            .iter()
+            .find(|t| t.collection_template == r.collection_template);
         let plan = match r.kind {
             ToolKind::QueryPost => recorded(name, "query-body", r),
             ToolKind::OtherMethod => recorded(name, "body-unusable", r),
             _ if r.unusable => recorded(name, "body-unusable", r),
             _ if r.initial.is_empty() => recorded(name, "no-init-recording", r),
             ToolKind::Item => match (ty, item_pointers.get(&r.index)) {
-                (Some(t), Some(_)) if t.recorded_reason.is_some() => recorded(name, t.recorded_reason.as_deref().unwrap_or(""), r),
+                (Some(t), Some(_)) if t.recorded_reason.is_some() => {
+                    recorded(name, t.recorded_reason.as_deref().unwrap_or(""), r)
+                }
                 (Some(t), Some(pointer)) => {
                     let lines = latest_per_line(&r.initial);
                     let envelope = |o: &Obs| {
@@ -148,15 +190,28 @@ pub(crate) fn plan_views(
                         }
                         v
                     };
-                    let base = lines.iter().max_by_key(|o| o.pos).copied().unwrap_or(&r.initial[0]);
+                    let base = lines
+                        .iter()
+                        .max_by_key(|o| o.pos)
+                        .copied()
+                        .unwrap_or(&r.initial[0]);
                     let base_envelope = envelope(base);
                     if r.initial.iter().any(|o| envelope(o) != base_envelope) {
                         recorded(name, "envelope-varies", r)
                     } else {
                         let mut fields: Vec<String> = Vec::new();
-                        let objects: Vec<&Map<String, Value>> =
-                            r.initial.iter().filter_map(|o| o.value.pointer(pointer).and_then(Value::as_object)).collect();
-                        for k in base.value.pointer(pointer).and_then(Value::as_object).into_iter().flat_map(|m| m.keys()) {
+                        let objects: Vec<&Map<String, Value>> = r
+                            .initial
+                            .iter()
+                            .filter_map(|o| o.value.pointer(pointer).and_then(Value::as_object))
+                            .collect();
+                        for k in base
+                            .value
+                            .pointer(pointer)
+                            .and_then(Value::as_object)
+                            .into_iter()
+                            .flat_map(|m| m.keys())
+                        {
                             fields.push(k.clone());
                         }
                         for o in &objects {
@@ -166,9 +221,22 @@ pub(crate) fn plan_views(
                                 }
                             }
                         }
-                        let required_fields = fields.iter().filter(|f| objects.iter().all(|o| o.contains_key(*f))).cloned().collect();
+                        let required_fields = fields
+                            .iter()
+                            .filter(|f| objects.iter().all(|o| o.contains_key(*f)))
+                            .cloned()
+                            .collect();
                         let same_type: Vec<usize> = std::iter::once(r.index)
-                            .chain(reads.iter().filter(|x| x.kind == ToolKind::Item && x.collection_template == t.collection_template && x.index != r.index).map(|x| x.index))
+                            .chain(
+                                reads
+                                    .iter()
+                                    .filter(|x| {
+                                        x.kind == ToolKind::Item
+                                            && x.collection_template == t.collection_template
+                                            && x.index != r.index
+                                    })
+                                    .map(|x| x.index),
+                            )
                             .collect();
                         ViewPlan::Item(ItemPlan {
                             tool: name.to_string(),
@@ -185,11 +253,17 @@ pub(crate) fn plan_views(
                 _ => recorded(name, "no-identity", r),
             },
             ToolKind::List => match (ty, list_pointers.get(&r.index)) {
-                (Some(t), Some(_)) if t.recorded_reason.is_some() => recorded(name, t.recorded_reason.as_deref().unwrap_or(""), r),
+                (Some(t), Some(_)) if t.recorded_reason.is_some() => {
+                    recorded(name, t.recorded_reason.as_deref().unwrap_or(""), r)
+                }
                 (Some(t), Some(pointer)) => {
                     let lines = latest_per_line(&r.initial);
                     let mut fields: Vec<String> = Vec::new();
-                    for o in lines.iter().rev().chain(r.initial.iter().collect::<Vec<_>>().iter()) {
+                    for o in lines
+                        .iter()
+                        .rev()
+                        .chain(r.initial.iter().collect::<Vec<_>>().iter())
+                    {
                         for item in list_at(&o.value, pointer).unwrap_or_default() {
                             for k in item.keys() {
                                 if !fields.contains(k) {
@@ -209,7 +283,8 @@ pub(crate) fn plan_views(
                             .filter(|k| {
                                 r.initial.iter().all(|o| {
                                     let n = list_at(&o.value, pointer).map(|l| l.len() as u64);
-                                    o.value.get(k.as_str()).and_then(is_digit_string).is_some() && o.value.get(k.as_str()).and_then(is_digit_string) == n
+                                    o.value.get(k.as_str()).and_then(is_digit_string).is_some()
+                                        && o.value.get(k.as_str()).and_then(is_digit_string) == n
                                 })
                             })
                             .map(|k| format!("/{}", crate::state::identity::escape(k)))
@@ -222,13 +297,28 @@ pub(crate) fn plan_views(
                             .iter()
                             .filter_map(|i| i.get(&t.id_field).cloned())
                             .collect();
-                        let held: Vec<&Value> = world.list(&t.name, &o.collection).iter().map(|e| &e.id).collect();
-                        let exact = held.len() == listed.len() && held.iter().zip(&listed).all(|(a, b)| crate::engine::world::same_id(a, b));
-                        let paging_only = query_names(&o.line).iter().all(|n| PAGING_PARAMETERS.contains(&n.as_str()));
+                        let held: Vec<&Value> = world
+                            .list(&t.name, &o.collection)
+                            .iter()
+                            .map(|e| &e.id)
+                            .collect();
+                        let exact = held.len() == listed.len()
+                            && held
+                                .iter()
+                                .zip(&listed)
+                                .all(|(a, b)| crate::engine::world::same_id(a, b));
+                        let paging_only = query_names(&o.line)
+                            .iter()
+                            .all(|n| PAGING_PARAMETERS.contains(&n.as_str()));
                         let total_differs = o.value.as_object().is_some_and(|m| {
-                            ITEM_TOTAL_MEMBERS.iter().any(|k| m.get(*k).and_then(is_digit_string).is_some_and(|n| n != listed.len() as u64))
+                            ITEM_TOTAL_MEMBERS.iter().any(|k| {
+                                m.get(*k)
+                                    .and_then(is_digit_string)
+                                    .is_some_and(|n| n != listed.len() as u64)
+                            })
                         });
-                        let all = exact && paging_only && !total_differs && !marks_next_page(&o.value);
+                        let all =
+                            exact && paging_only && !total_differs && !marks_next_page(&o.value);
                         list_lines.push(ListLine {
                             line: o.line.clone(),
                             base_ordinal: o.ordinal,
@@ -237,7 +327,11 @@ pub(crate) fn plan_views(
                             listed,
                         });
                     }
-                    let membership = if list_lines.iter().all(|l| l.membership == "all") { "all" } else { "recorded" };
+                    let membership = if list_lines.iter().all(|l| l.membership == "all") {
+                        "all"
+                    } else {
+                        "recorded"
+                    };
                     ViewPlan::List(ListPlan {
                         tool: name.to_string(),
                         type_name: t.name.clone(),
@@ -251,17 +345,28 @@ pub(crate) fn plan_views(
                     })
                 }
                 _ => {
-                    let paths: Vec<String> = dedup(r.initial.iter().map(|o| normalize_path(&o.path)));
+                    let paths: Vec<String> =
+                        dedup(r.initial.iter().map(|o| normalize_path(&o.path)));
                     let lines: Vec<String> = dedup(r.initial.iter().map(|o| o.line.clone()));
                     if paths.len() > 1 {
                         recorded(name, "path-varies", r)
                     } else if lines.len() > 1 {
                         recorded(name, "query-varies", r)
-                    } else if r.initial.windows(2).any(|w| w[0].value != w[1].value && ctx.writes_between(w[0].pos, w[1].pos)) {
+                    } else if r
+                        .initial
+                        .windows(2)
+                        .any(|w| w[0].value != w[1].value && ctx.writes_between(w[0].pos, w[1].pos))
+                    {
                         recorded(name, "fields-differ", r)
                     } else {
-                        let latest = r.initial.iter().max_by_key(|o| o.pos).unwrap_or(&r.initial[0]);
-                        let rendered = serde_json::to_string(&latest.value).map(|s| s.len()).unwrap_or(usize::MAX);
+                        let latest = r
+                            .initial
+                            .iter()
+                            .max_by_key(|o| o.pos)
+                            .unwrap_or(&r.initial[0]);
+                        let rendered = serde_json::to_string(&latest.value)
+                            .map(|s| s.len())
+                            .unwrap_or(usize::MAX);
                         if rendered > BODY_LIMIT {
                             recorded(name, "rendered-oversize", r)
                         } else {
@@ -324,13 +429,21 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
             ViewPlan::Recorded(_) => {}
         }
     }
-    let records = needed.iter().filter_map(|o| ctx.record(*o).map(|r| (*o, r.clone()))).collect();
+    let records = needed
+        .iter()
+        .filter_map(|o| ctx.record(*o).map(|r| (*o, r.clone())))
+        .collect();
     let engine = Engine::from_records(records, ctx.manifest.clone(), state.clone())
         .map_err(|e| DeriveError::invalid_request("", e.message))?;
     let world = engine.initial_world();
     let mut failed: Vec<(usize, &'static str)> = Vec::new();
     for (vi, view) in state.views.iter().enumerate() {
-        let Some(r) = reads.iter().find(|r| ctx.manifest.tools[r.index].name == view.tool()) else { continue };
+        let Some(r) = reads
+            .iter()
+            .find(|r| ctx.manifest.tools[r.index].name == view.tool())
+        else {
+            continue;
+        };
         let tool = &ctx.manifest.tools[r.index];
         let volatile: Vec<String> = state
             .types
@@ -348,7 +461,12 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
                 Some((p, q)) => (p.to_string(), Some(q.to_string())),
                 None => (o.line.clone(), None),
             };
-            let call = Call { method: tool.method.clone(), path, query, body: None };
+            let call = Call {
+                method: tool.method.clone(),
+                path,
+                query,
+                body: None,
+            };
             let params = crate::engine::route::Router::new(std::slice::from_ref(tool))
                 .route(&tool.method, &call.path, |_| true)
                 .map(|(_, p)| p)
@@ -361,7 +479,9 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
             let mut recorded_value = o.value.clone();
             strip_volatile(&mut rendered, &pointer, is_list, &volatile);
             strip_volatile(&mut recorded_value, &pointer, is_list, &volatile);
-            if rendered != recorded_value || answer.status != ctx.record(o.ordinal).and_then(|r| r.status).unwrap_or(0) {
+            if rendered != recorded_value
+                || answer.status != ctx.record(o.ordinal).and_then(|r| r.status).unwrap_or(0)
+            {
                 failed.push((vi, reason));
                 break;
             }
@@ -374,7 +494,11 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
             .find(|r| ctx.manifest.tools[r.index].name == tool)
             .map(|r| r.ordinals.clone())
             .unwrap_or_default();
-        state.views[vi] = ViewPlan::Recorded(RecordedPlan { tool, reason: reason.to_string(), record_ordinals: ordinals });
+        state.views[vi] = ViewPlan::Recorded(RecordedPlan {
+            tool,
+            reason: reason.to_string(),
+            record_ordinals: ordinals,
+        });
     }
     Ok(())
 }
@@ -383,7 +507,9 @@ fn strip_volatile(value: &mut Value, pointer: &str, is_list: bool, volatile: &[S
     if volatile.is_empty() {
         return;
     }
-    let Some(target) = value.pointer_mut(pointer) else { return };
+    let Some(target) = value.pointer_mut(pointer) else {
+        return;
+    };
     let strip = |v: &mut Value| {
         if let Value::Object(m) = v {
             for f in volatile {

@@ -77,7 +77,9 @@ fn is_iso_date(s: &str) -> bool {
         return false;
     }
     let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
+        b[r].iter().try_fold(0u32, |acc, c| {
+            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+        })
     };
     let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
         return false;
@@ -101,13 +103,22 @@ mod tests {
     fn spec_examples() {
         assert_eq!(classify("42"), Some(FormatRule::Numeric));
         assert_eq!(classify("４２"), None);
-        assert_eq!(classify("550E8400-E29B-41D4-A716-446655440000"), Some(FormatRule::Uuid));
-        assert_eq!(classify("d41d8cd98f00b204e9800998ecf8427e"), Some(FormatRule::Hex));
+        assert_eq!(
+            classify("550E8400-E29B-41D4-A716-446655440000"),
+            Some(FormatRule::Uuid)
+        );
+        assert_eq!(
+            classify("d41d8cd98f00b204e9800998ecf8427e"),
+            Some(FormatRule::Hex)
+        );
         assert_eq!(classify("d41d8cd98f00b204e9800998ecf8427"), None);
         assert_eq!(classify("2024-02-29"), Some(FormatRule::IsoDate));
         assert_eq!(classify("2023-02-29"), None);
         assert_eq!(classify("2023-13-01"), None);
-        assert_eq!(classify("12345678901234567890123456789012"), Some(FormatRule::Numeric));
+        assert_eq!(
+            classify("12345678901234567890123456789012"),
+            Some(FormatRule::Numeric)
+        );
         assert_eq!(classify(""), None);
         assert_eq!(classify("v2"), None);
         assert_eq!(classify("oauth2"), None);

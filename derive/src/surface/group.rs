@@ -162,11 +162,24 @@ fn admit_charged(
         .map(|s| classify(s).map_or_else(|| Seg::Lit(s.to_string()), Seg::Fmt))
         .collect();
     let template = template_of(&segs);
-    let key: Key = (sample.url.origin.clone(), template, sample.method.to_string(), segs);
+    let key: Key = (
+        sample.url.origin.clone(),
+        template,
+        sample.method.to_string(),
+        segs,
+    );
     if !map.contains_key(&key) {
-        let literal_bytes: u64 = key.3.iter().map(|s| escaped_size(s.spelling()) + SLOT).sum();
+        let literal_bytes: u64 = key
+            .3
+            .iter()
+            .map(|s| escaped_size(s.spelling()) + SLOT)
+            .sum();
         budget.charge(
-            SLOT * 16 + escaped_size(&key.0) + escaped_size(&key.1) + escaped_size(&key.2) + literal_bytes,
+            SLOT * 16
+                + escaped_size(&key.0)
+                + escaped_size(&key.1)
+                + escaped_size(&key.2)
+                + literal_bytes,
         )?;
         let group = Group {
             origin: key.0.clone(),
@@ -184,7 +197,9 @@ fn admit_charged(
         };
         map.insert(key.clone(), group);
     }
-    let Some(group) = map.get_mut(&key) else { return Ok(()) };
+    let Some(group) = map.get_mut(&key) else {
+        return Ok(());
+    };
     let literals: Vec<&str> = body.split('/').collect();
     for (i, seg) in key.3.iter().enumerate() {
         if matches!(seg, Seg::Fmt(_)) {
@@ -220,7 +235,11 @@ fn admit_charged(
     if include_query {
         if let Some(q) = sample.url.query {
             for name in query::names(q) {
-                let entry_cost = if group.query.contains_key(&name) { 0 } else { escaped_size(&name) + SLOT };
+                let entry_cost = if group.query.contains_key(&name) {
+                    0
+                } else {
+                    escaped_size(&name) + SLOT
+                };
                 budget.charge(entry_cost + 8)?;
                 group.query.entry(name).or_default().push(sample.ordinal);
             }

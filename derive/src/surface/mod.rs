@@ -112,7 +112,12 @@ fn render(grouping: &Grouping, view: &ApiSurfaceView) -> Value {
 
 /// Query names as `[{name, record_ordinals}]`, sorted by code point.
 pub(crate) fn query_json(group_query: &std::collections::BTreeMap<String, Vec<u64>>) -> Value {
-    Value::Array(group_query.iter().map(|(n, o)| json!({"name": n, "record_ordinals": o})).collect())
+    Value::Array(
+        group_query
+            .iter()
+            .map(|(n, o)| json!({"name": n, "record_ordinals": o}))
+            .collect(),
+    )
 }
 
 fn render_group(g: &Group, include_query: bool) -> Value {

@@ -27,7 +27,10 @@ pub fn form_decode(text: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() && hex(bytes[i + 1]).is_some() && hex(bytes[i + 2]).is_some() => {
+            b'%' if i + 2 < bytes.len()
+                && hex(bytes[i + 1]).is_some()
+                && hex(bytes[i + 2]).is_some() =>
+            {
                 let hi = hex(bytes[i + 1]).unwrap_or(0);
                 let lo = hex(bytes[i + 2]).unwrap_or(0);
                 out.push(hi * 16 + lo);
@@ -50,7 +53,10 @@ mod tests {
 
     #[test]
     fn spec_examples() {
-        assert_eq!(names("a+b=1&%2B=2&caf%C3%A9=3&=4"), vec!["a b", "+", "café", ""]);
+        assert_eq!(
+            names("a+b=1&%2B=2&caf%C3%A9=3&=4"),
+            vec!["a b", "+", "café", ""]
+        );
         assert_eq!(names("&&x=1&"), vec!["x"]);
         assert_eq!(names("b=1&a=1&a=2"), vec!["b", "a"]);
         assert_eq!(names("a"), vec!["a"]);

@@ -43,8 +43,14 @@ pub(crate) fn read(record: &Value) -> (u64, Result<Sample<'_>, Exclusion>) {
 }
 
 fn sample(ordinal: u64, record: &Value) -> Result<Sample<'_>, Exclusion> {
-    let entry = record.get("reported").filter(|v| v.is_object()).ok_or(Exclusion::RequestUnavailable)?;
-    let request = entry.get("request").filter(|v| v.is_object()).ok_or(Exclusion::RequestUnavailable)?;
+    let entry = record
+        .get("reported")
+        .filter(|v| v.is_object())
+        .ok_or(Exclusion::RequestUnavailable)?;
+    let request = entry
+        .get("request")
+        .filter(|v| v.is_object())
+        .ok_or(Exclusion::RequestUnavailable)?;
     let method = request
         .get("method")
         .and_then(Value::as_str)
@@ -67,19 +73,30 @@ fn sample(ordinal: u64, record: &Value) -> Result<Sample<'_>, Exclusion> {
         .and_then(|c| c.get("mimeType"))
         .and_then(Value::as_str)
         .and_then(mime_essence);
-    Ok(Sample { ordinal, method, url, status, mime })
+    Ok(Sample {
+        ordinal,
+        method,
+        url,
+        status,
+        mime,
+    })
 }
 
 /// HTTP token characters (RFC 9110).
 pub(crate) fn is_token(s: &str) -> bool {
     !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The lowercase `type/subtype` of a MIME type, parameters dropped; `None`
 /// when the essence is not `token/token`.
 pub(crate) fn mime_essence(text: &str) -> Option<String> {
-    let essence = text.split(';').next().unwrap_or("").trim_matches([' ', '\t']);
+    let essence = text
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim_matches([' ', '\t']);
     let (ty, sub) = essence.split_once('/')?;
     (is_token(ty) && is_token(sub)).then(|| essence.to_ascii_lowercase())
 }
@@ -91,7 +108,10 @@ mod tests {
 
     #[test]
     fn mime_essences() {
-        assert_eq!(mime_essence("Application/JSON; charset=UTF-8").as_deref(), Some("application/json"));
+        assert_eq!(
+            mime_essence("Application/JSON; charset=UTF-8").as_deref(),
+            Some("application/json")
+        );
         assert_eq!(mime_essence("json"), None);
         assert_eq!(mime_essence(""), None);
         assert_eq!(mime_essence("text/"), None);
@@ -111,14 +131,32 @@ mod tests {
         let mut e = har_entry("GET", "http://a.example/x", 200, "application/json");
         let ev = |e: Value| evidence(vec![e]);
         e["request"]["url"] = Value::Null;
-        assert_eq!(read(&ev(e.clone())["records"][0]).1.unwrap_err(), Exclusion::UrlRedacted);
-        for bad in ["not a url", "data:text/plain,hi", "https:host/path", "https://ho\tst/x"] {
+        assert_eq!(
+            read(&ev(e.clone())["records"][0]).1.unwrap_err(),
+            Exclusion::UrlRedacted
+        );
+        for bad in [
+            "not a url",
+            "data:text/plain,hi",
+            "https:host/path",
+            "https://ho\tst/x",
+        ] {
             e["request"]["url"] = bad.into();
-            assert_eq!(read(&ev(e.clone())["records"][0]).1.unwrap_err(), Exclusion::UrlUnparseable, "{bad}");
+            assert_eq!(
+                read(&ev(e.clone())["records"][0]).1.unwrap_err(),
+                Exclusion::UrlUnparseable,
+                "{bad}"
+            );
         }
         e["request"]["method"] = Value::Null;
-        assert_eq!(read(&ev(e.clone())["records"][0]).1.unwrap_err(), Exclusion::MethodUnavailable);
+        assert_eq!(
+            read(&ev(e.clone())["records"][0]).1.unwrap_err(),
+            Exclusion::MethodUnavailable
+        );
         e["request"] = Value::Null;
-        assert_eq!(read(&ev(e)["records"][0]).1.unwrap_err(), Exclusion::RequestUnavailable);
+        assert_eq!(
+            read(&ev(e)["records"][0]).1.unwrap_err(),
+            Exclusion::RequestUnavailable
+        );
     }
 }

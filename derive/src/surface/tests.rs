@@ -8,7 +8,10 @@ fn surface(ev: &Value, view: ApiSurfaceView) -> Value {
 }
 
 fn with_names() -> ApiSurfaceView {
-    ApiSurfaceView { include_query_parameter_names: true, ..ApiSurfaceView::default() }
+    ApiSurfaceView {
+        include_query_parameter_names: true,
+        ..ApiSurfaceView::default()
+    }
 }
 
 fn keys(v: &Value) -> Vec<String> {
@@ -16,30 +19,60 @@ fn keys(v: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| format!("{} {}{}", g["method"].as_str().unwrap(), g["origin"].as_str().unwrap(), g["path_template"].as_str().unwrap()))
+        .map(|g| {
+            format!(
+                "{} {}{}",
+                g["method"].as_str().unwrap(),
+                g["origin"].as_str().unwrap(),
+                g["path_template"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
 #[test]
 fn defaults_offset_zero_limit_fifty() {
-    let pairs: Vec<(String, String)> = (0..60).map(|i| ("GET".to_string(), format!("http://a.example/p{i:02}"))).collect();
-    let refs: Vec<(&str, &str)> = pairs.iter().map(|(m, u)| (m.as_str(), u.as_str())).collect();
+    let pairs: Vec<(String, String)> = (0..60)
+        .map(|i| ("GET".to_string(), format!("http://a.example/p{i:02}")))
+        .collect();
+    let refs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(m, u)| (m.as_str(), u.as_str()))
+        .collect();
     let v = surface(&lines(&refs), ApiSurfaceView::default());
     assert_eq!(v["groups"].as_array().unwrap().len(), 50);
     assert_eq!(v["coverage"]["offset"], 0);
     assert_eq!(v["coverage"]["limit"], 50);
     assert_eq!(v["coverage"]["total_groups"], 60);
     assert_eq!(v["coverage"]["next_offset"], 50);
-    let v = surface(&lines(&refs), ApiSurfaceView { offset: 50, limit: 50, ..Default::default() });
+    let v = surface(
+        &lines(&refs),
+        ApiSurfaceView {
+            offset: 50,
+            limit: 50,
+            ..Default::default()
+        },
+    );
     assert_eq!(v["groups"].as_array().unwrap().len(), 10);
     assert_eq!(v["coverage"]["complete"], true);
 }
 
 #[test]
 fn sorted_by_origin_template_method() {
-    let ev = lines(&[("GET", "https://b.example/x"), ("POST", "https://a.example/y"), ("GET", "https://a.example/y")]);
+    let ev = lines(&[
+        ("GET", "https://b.example/x"),
+        ("POST", "https://a.example/y"),
+        ("GET", "https://a.example/y"),
+    ]);
     let v = surface(&ev, ApiSurfaceView::default());
-    assert_eq!(keys(&v), ["GET https://a.example/y", "POST https://a.example/y", "GET https://b.example/x"]);
+    assert_eq!(
+        keys(&v),
+        [
+            "GET https://a.example/y",
+            "POST https://a.example/y",
+            "GET https://b.example/x"
+        ]
+    );
 }
 
 #[test]
@@ -50,8 +83,13 @@ fn no_query_fragment_or_credentials_in_groups() {
     let text = v.to_string();
     assert!(!text.contains("q=1") && !text.contains("#f") && !text.contains("u:p"));
     assert!(v["groups"][0].get("query_parameter_names").is_none());
-    let explicit = ApiSurfaceView { include_query_parameter_names: false, ..Default::default() };
-    assert!(surface(&ev, explicit)["groups"][0].get("query_parameter_names").is_none());
+    let explicit = ApiSurfaceView {
+        include_query_parameter_names: false,
+        ..Default::default()
+    };
+    assert!(surface(&ev, explicit)["groups"][0]
+        .get("query_parameter_names")
+        .is_none());
 }
 
 #[test]
@@ -69,24 +107,49 @@ fn query_names_inventory() {
     for value in ["books", "games", "price"] {
         assert!(!text.contains(value));
     }
-    assert!(v["groups"][0]["query_parameter_names"][0].get("required").is_none());
+    assert!(v["groups"][0]["query_parameter_names"][0]
+        .get("required")
+        .is_none());
 }
 
 #[test]
 fn query_names_sorted_once_per_record_and_decoded() {
-    let mut entries: Vec<Value> = (0..5).map(|_| har_entry("GET", "http://a.example/z", 200, "application/json")).collect();
-    entries[4] = har_entry("GET", "http://a.example/x?b=1&a=1&a=2", 200, "application/json");
-    entries[3] = har_entry("GET", "http://a.example/y?a+b=1&%2B=2&caf%C3%A9=3&=4&&", 200, "application/json");
+    let mut entries: Vec<Value> = (0..5)
+        .map(|_| har_entry("GET", "http://a.example/z", 200, "application/json"))
+        .collect();
+    entries[4] = har_entry(
+        "GET",
+        "http://a.example/x?b=1&a=1&a=2",
+        200,
+        "application/json",
+    );
+    entries[3] = har_entry(
+        "GET",
+        "http://a.example/y?a+b=1&%2B=2&caf%C3%A9=3&=4&&",
+        200,
+        "application/json",
+    );
     let v = surface(&evidence(entries), with_names());
     let groups = v["groups"].as_array().unwrap();
-    assert_eq!(groups[0]["query_parameter_names"], json!([{"name":"a","record_ordinals":[4]},{"name":"b","record_ordinals":[4]}]));
-    let names: Vec<&str> = groups[1]["query_parameter_names"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        groups[0]["query_parameter_names"],
+        json!([{"name":"a","record_ordinals":[4]},{"name":"b","record_ordinals":[4]}])
+    );
+    let names: Vec<&str> = groups[1]["query_parameter_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["", "+", "a b", "café"]);
 }
 
 #[test]
 fn name_decoding_keeps_recorded_path() {
-    let v = surface(&lines(&[("GET", "http://a.example/a%20b?x=1")]), with_names());
+    let v = surface(
+        &lines(&[("GET", "http://a.example/a%20b?x=1")]),
+        with_names(),
+    );
     assert_eq!(v["groups"][0]["path_template"], "/a%20b");
 }
 
@@ -96,51 +159,116 @@ fn format_rules_and_observed_segments() {
         ("GET", "http://a.example/users/42"),
         ("GET", "http://a.example/users/7"),
         ("GET", "http://a.example/users/%EF%BC%94%EF%BC%92"),
-        ("GET", "http://a.example/o/550E8400-E29B-41D4-A716-446655440000"),
+        (
+            "GET",
+            "http://a.example/o/550E8400-E29B-41D4-A716-446655440000",
+        ),
         ("GET", "http://a.example/b/d41d8cd98f00b204e9800998ecf8427e"),
         ("GET", "http://a.example/d/2024-02-29"),
         ("GET", "http://a.example/d/2023-02-29"),
         ("GET", "http://a.example/v2/oauth2/ab12"),
     ]);
     let v = surface(&ev, ApiSurfaceView::default());
-    let templates: Vec<&str> = v["groups"].as_array().unwrap().iter().map(|g| g["path_template"].as_str().unwrap()).collect();
+    let templates: Vec<&str> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["path_template"].as_str().unwrap())
+        .collect();
     assert_eq!(
         templates,
-        ["/b/{hex}", "/d/2023-02-29", "/d/{iso-date}", "/o/{uuid}", "/users/%EF%BC%94%EF%BC%92", "/users/{numeric}", "/v2/oauth2/ab12"]
+        [
+            "/b/{hex}",
+            "/d/2023-02-29",
+            "/d/{iso-date}",
+            "/o/{uuid}",
+            "/users/%EF%BC%94%EF%BC%92",
+            "/users/{numeric}",
+            "/v2/oauth2/ab12"
+        ]
     );
-    let users = v["groups"].as_array().unwrap().iter().find(|g| g["path_template"] == "/users/{numeric}").unwrap();
-    assert_eq!(users["templated_segments"], json!([{"index":1,"rule":"numeric","observed":["42","7"],"basis":"inferred"}]));
+    let users = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["path_template"] == "/users/{numeric}")
+        .unwrap();
+    assert_eq!(
+        users["templated_segments"],
+        json!([{"index":1,"rule":"numeric","observed":["42","7"],"basis":"inferred"}])
+    );
     assert_eq!(v["templated_groups"], 4);
     assert_eq!(v["basis"], "inferred");
 }
 
 #[test]
 fn dot_segments_stay_distinct() {
-    let v = surface(&lines(&[("GET", "http://a.example/a/%2e%2e/admin"), ("GET", "http://a.example/admin")]), ApiSurfaceView::default());
-    assert_eq!(keys(&v), ["GET http://a.example/a/%2e%2e/admin", "GET http://a.example/admin"]);
+    let v = surface(
+        &lines(&[
+            ("GET", "http://a.example/a/%2e%2e/admin"),
+            ("GET", "http://a.example/admin"),
+        ]),
+        ApiSurfaceView::default(),
+    );
+    assert_eq!(
+        keys(&v),
+        [
+            "GET http://a.example/a/%2e%2e/admin",
+            "GET http://a.example/admin"
+        ]
+    );
 }
 
 #[test]
 fn merge_needs_same_method_and_rules() {
-    let ev = lines(&[("GET", "http://a.example/users/alice"), ("GET", "http://a.example/users/bob"), ("GET", "http://a.example/a/1"), ("POST", "http://a.example/a/2")]);
-    assert_eq!(surface(&ev, ApiSurfaceView::default())["groups"].as_array().unwrap().len(), 4);
+    let ev = lines(&[
+        ("GET", "http://a.example/users/alice"),
+        ("GET", "http://a.example/users/bob"),
+        ("GET", "http://a.example/a/1"),
+        ("POST", "http://a.example/a/2"),
+    ]);
+    assert_eq!(
+        surface(&ev, ApiSurfaceView::default())["groups"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
 }
 
 #[test]
 fn templated_total_spans_pages() {
-    let ev = lines(&[("GET", "http://a.example/a"), ("GET", "http://a.example/z/1")]);
-    let v = surface(&ev, ApiSurfaceView { offset: 0, limit: 1, ..Default::default() });
+    let ev = lines(&[
+        ("GET", "http://a.example/a"),
+        ("GET", "http://a.example/z/1"),
+    ]);
+    let v = surface(
+        &ev,
+        ApiSurfaceView {
+            offset: 0,
+            limit: 1,
+            ..Default::default()
+        },
+    );
     assert_eq!(v["groups"][0]["path_template"], "/a");
     assert_eq!(v["templated_groups"], 1);
     assert_eq!(v["basis"], "inferred");
-    let v = surface(&lines(&[("GET", "http://a.example/a")]), ApiSurfaceView::default());
+    let v = surface(
+        &lines(&[("GET", "http://a.example/a")]),
+        ApiSurfaceView::default(),
+    );
     assert_eq!(v["basis"], "derived");
 }
 
 #[test]
 fn statuses_mimes_and_flags() {
     let ev = evidence(vec![
-        har_entry("GET", "http://a.example/x", 200, "Application/JSON; charset=UTF-8"),
+        har_entry(
+            "GET",
+            "http://a.example/x",
+            200,
+            "Application/JSON; charset=UTF-8",
+        ),
         har_entry("GET", "http://a.example/x", 404, "text/html"),
         har_entry("GET", "http://a.example/y", 0, ""),
         har_entry("GET", "http://a.example/z", 200, "json"),
@@ -161,7 +289,16 @@ fn statuses_mimes_and_flags() {
 
 #[test]
 fn records_tally_and_exclusions() {
-    let mut entries: Vec<Value> = (0..10).map(|i| har_entry("GET", &format!("http://a.example/{i}"), 200, "application/json")).collect();
+    let mut entries: Vec<Value> = (0..10)
+        .map(|i| {
+            har_entry(
+                "GET",
+                &format!("http://a.example/{i}"),
+                200,
+                "application/json",
+            )
+        })
+        .collect();
     entries[3]["request"]["url"] = Value::Null;
     entries[5]["request"]["url"] = json!("https:host/path");
     entries[6]["request"]["url"] = json!("data:text/plain,hi");
@@ -185,20 +322,39 @@ fn records_tally_and_exclusions() {
 
 #[test]
 fn subset_parent_gets_a_limitation_and_keeps_order() {
-    let entries: Vec<Value> = (0..5).map(|i| har_entry("GET", &format!("http://a.example/x?i={i}"), 200, "application/json")).collect();
+    let entries: Vec<Value> = (0..5)
+        .map(|i| {
+            har_entry(
+                "GET",
+                &format!("http://a.example/x?i={i}"),
+                200,
+                "application/json",
+            )
+        })
+        .collect();
     let mut ev = evidence(entries);
     let records = ev["records"].as_array().unwrap().clone();
     ev["records"] = json!([records[4], records[1]]);
     ev["parameters"]["record_ordinals"] = json!([4, 1]);
     let v = surface(&ev, with_names());
     assert_eq!(v["groups"][0]["record_ordinals"], json!([4, 1]));
-    assert_eq!(v["groups"][0]["query_parameter_names"][0]["record_ordinals"], json!([4, 1]));
-    assert!(v["limitations"][0].as_str().unwrap().contains("retains 2 of the capture's 5 records"));
+    assert_eq!(
+        v["groups"][0]["query_parameter_names"][0]["record_ordinals"],
+        json!([4, 1])
+    );
+    assert!(v["limitations"][0]
+        .as_str()
+        .unwrap()
+        .contains("retains 2 of the capture's 5 records"));
 }
 
 #[test]
 fn limitations_are_deduplicated() {
-    let mut ev = lines(&[("GET", "http://a.example/a"), ("GET", "http://a.example/b"), ("GET", "http://a.example/c")]);
+    let mut ev = lines(&[
+        ("GET", "http://a.example/a"),
+        ("GET", "http://a.example/b"),
+        ("GET", "http://a.example/c"),
+    ]);
     for i in 0..3 {
         ev["records"][i]["limitations"] = json!(["same note"]);
     }
@@ -226,27 +382,73 @@ fn budget_admission() {
     // Paths full of control characters are charged at their escaped size.
     let raw = format!("http://a.example/{}/x", "\u{1}".repeat(1000));
     let mut wide = Budget::new(u64::MAX);
-    api_surface_budgeted(&lines(&[("GET", raw.as_str())]), &ApiSurfaceView::default(), false, &mut wide).unwrap();
+    api_surface_budgeted(
+        &lines(&[("GET", raw.as_str())]),
+        &ApiSurfaceView::default(),
+        false,
+        &mut wide,
+    )
+    .unwrap();
     assert!(wide.used() > 6 * 1000, "{}", wide.used());
     // A small budget: resource_constraint and no partial view.
-    let err = api_surface_budgeted(&ev, &ApiSurfaceView::default(), false, &mut Budget::new(10_000)).unwrap_err();
+    let err = api_surface_budgeted(
+        &ev,
+        &ApiSurfaceView::default(),
+        false,
+        &mut Budget::new(10_000),
+    )
+    .unwrap_err();
     assert_eq!(err.to_report().code, "resource_constraint");
 }
 
 #[test]
 fn only_the_requested_page_is_materialized() {
-    let pairs: Vec<(String, String)> = (0..5000).map(|i| ("GET".to_string(), format!("http://a.example/p/x{i}"))).collect();
-    let refs: Vec<(&str, &str)> = pairs.iter().map(|(m, u)| (m.as_str(), u.as_str())).collect();
-    let v = surface(&lines(&refs), ApiSurfaceView { offset: 0, limit: 1, ..Default::default() });
+    let pairs: Vec<(String, String)> = (0..5000)
+        .map(|i| ("GET".to_string(), format!("http://a.example/p/x{i}")))
+        .collect();
+    let refs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(m, u)| (m.as_str(), u.as_str()))
+        .collect();
+    let v = surface(
+        &lines(&refs),
+        ApiSurfaceView {
+            offset: 0,
+            limit: 1,
+            ..Default::default()
+        },
+    );
     assert_eq!(v["groups"].as_array().unwrap().len(), 1);
     assert_eq!(v["coverage"]["total_groups"], 5000);
 }
 
 #[test]
 fn repeated_query_name_cites_ordinal_once() {
-    let mut entries: Vec<Value> = (0..10).map(|i| har_entry("GET", &format!("http://a.example/{i}"), 200, "application/json")).collect();
-    entries[9] = har_entry("GET", "http://a.example/q?a=1&a=2&a=3", 200, "application/json");
+    let mut entries: Vec<Value> = (0..10)
+        .map(|i| {
+            har_entry(
+                "GET",
+                &format!("http://a.example/{i}"),
+                200,
+                "application/json",
+            )
+        })
+        .collect();
+    entries[9] = har_entry(
+        "GET",
+        "http://a.example/q?a=1&a=2&a=3",
+        200,
+        "application/json",
+    );
     let v = surface(&evidence(entries), with_names());
-    let q = v["groups"].as_array().unwrap().iter().find(|g| g["path_template"] == "/q").unwrap();
-    assert_eq!(q["query_parameter_names"], json!([{"name":"a","record_ordinals":[9]}]));
+    let q = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["path_template"] == "/q")
+        .unwrap();
+    assert_eq!(
+        q["query_parameter_names"],
+        json!([{"name":"a","record_ordinals":[9]}])
+    );
 }

@@ -9,11 +9,11 @@
 //! - `sibling`: the two sibling-comparison rules.
 //! - `prefix`: `prefix-variance`.
 
-pub mod words;
 pub(crate) mod prefix;
 pub(crate) mod route;
 pub(crate) mod segment;
 pub(crate) mod sibling;
+pub mod words;
 
 use crate::error::DeriveError;
 pub(crate) use route::{Route, TSeg};
@@ -65,7 +65,10 @@ impl TemplateRule {
                 DeriveError::invalid_request(&pointer, format!("unknown template rule `{name}`"))
             })?;
             if rules.contains(&rule) {
-                return Err(DeriveError::invalid_request(&pointer, format!("template rule `{name}` is listed twice")));
+                return Err(DeriveError::invalid_request(
+                    &pointer,
+                    format!("template rule `{name}` is listed twice"),
+                ));
             }
             rules.push(rule);
         }
@@ -75,7 +78,10 @@ impl TemplateRule {
 
     /// Rank of a parameter rule label, for "the earliest parameter" ties.
     pub(crate) fn rank_of_label(label: &str) -> usize {
-        TemplateRule::ALL.iter().position(|r| r.name() == label).unwrap_or(TemplateRule::ALL.len())
+        TemplateRule::ALL
+            .iter()
+            .position(|r| r.name() == label)
+            .unwrap_or(TemplateRule::ALL.len())
     }
 }
 
@@ -94,7 +100,9 @@ pub(crate) fn apply(mut routes: Vec<Route>, rules: &[TemplateRule]) -> (Vec<Rout
         }
         if matches!(
             rule,
-            TemplateRule::SiblingPairVariance | TemplateRule::SiblingVariance | TemplateRule::PrefixVariance
+            TemplateRule::SiblingPairVariance
+                | TemplateRule::SiblingVariance
+                | TemplateRule::PrefixVariance
         ) {
             skipped_long |= routes.iter().any(|r| r.segs.len() > MAX_COMPARED_SEGMENTS);
         }

@@ -38,7 +38,9 @@ pub(crate) fn spelled_like(lit: &str, observed: &BTreeSet<String>) -> bool {
     let len = lit.chars().count();
     let mine = classes(lit);
     if lit.bytes().any(|b| b.is_ascii_digit())
-        && observed.iter().any(|v| v.chars().count() == len && classes(v) == mine)
+        && observed
+            .iter()
+            .any(|v| v.chars().count() == len && classes(v) == mine)
     {
         return true;
     }
@@ -55,7 +57,12 @@ fn choose<'s>(lit: &str, sources: &'s [Source]) -> Option<&'s Source> {
         .iter()
         .filter(|s| s.observed.contains(lit))
         .min_by_key(|s| s.rank)
-        .or_else(|| sources.iter().filter(|s| spelled_like(lit, &s.observed)).min_by_key(|s| s.rank))
+        .or_else(|| {
+            sources
+                .iter()
+                .filter(|s| spelled_like(lit, &s.observed))
+                .min_by_key(|s| s.rank)
+        })
 }
 
 /// Runs `prefix-variance` position by position, shallow first, so deeper
@@ -70,14 +77,29 @@ pub(crate) fn variance(routes: &mut [Route]) {
             if route.segs.len() > MAX_COMPARED_SEGMENTS || route.segs.len() <= i {
                 continue;
             }
-            if let TSeg::Param { name, rule, observed } = &route.segs[i] {
+            if let TSeg::Param {
+                name,
+                rule,
+                observed,
+            } = &route.segs[i]
+            {
                 let rank = TemplateRule::rank_of_label(rule);
                 if rank < prefix_rank {
                     let prefix: Vec<SegKey> = route.segs[..i].iter().map(TSeg::key).collect();
                     let list = sources.entry(prefix).or_default();
-                    match list.iter_mut().find(|(_, s)| s.name == *name && s.rank == rank) {
+                    match list
+                        .iter_mut()
+                        .find(|(_, s)| s.name == *name && s.rank == rank)
+                    {
                         Some((_, s)) => s.observed.extend(observed.iter().cloned()),
-                        None => list.push((r, Source { rank, name: name.clone(), observed: observed.clone() })),
+                        None => list.push((
+                            r,
+                            Source {
+                                rank,
+                                name: name.clone(),
+                                observed: observed.clone(),
+                            },
+                        )),
                     }
                 }
             }
@@ -85,21 +107,29 @@ pub(crate) fn variance(routes: &mut [Route]) {
         if sources.is_empty() {
             continue;
         }
-        for r in 0..routes.len() {
-            let route = &routes[r];
+        for (r, route) in routes.iter_mut().enumerate() {
             if route.segs.len() > MAX_COMPARED_SEGMENTS || route.segs.len() <= i {
                 continue;
             }
-            let Some(lit) = route.segs[i].literal() else { continue };
+            let Some(lit) = route.segs[i].literal() else {
+                continue;
+            };
             if lit.is_empty() || is_stop_word(lit) || is_version(lit) {
                 continue;
             }
             let prefix: Vec<SegKey> = route.segs[..i].iter().map(TSeg::key).collect();
-            let Some(list) = sources.get(&prefix) else { continue };
-            let candidates: Vec<Source> = list.iter().filter(|(owner, _)| *owner != r).map(|(_, s)| s.clone()).collect();
+            let Some(list) = sources.get(&prefix) else {
+                continue;
+            };
+            // Another tool's parameter (a route with a literal here is never a source).
+            let candidates: Vec<Source> = list
+                .iter()
+                .filter(|(owner, _)| *owner != r)
+                .map(|(_, s)| s.clone())
+                .collect();
             if let Some(source) = choose(lit, &candidates) {
                 let lit = lit.to_string();
-                routes[r].segs[i] = TSeg::param(&source.name, "prefix-variance", &lit);
+                route.segs[i] = TSeg::param(&source.name, "prefix-variance", &lit);
             }
         }
     }

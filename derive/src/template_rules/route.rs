@@ -9,9 +9,16 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TSeg {
     Lit(String),
-    Fmt { rule: FormatRule, observed: BTreeSet<String> },
+    Fmt {
+        rule: FormatRule,
+        observed: BTreeSet<String>,
+    },
     /// An opt-in parameter; `rule` is its label (e.g. `sibling-variance`).
-    Param { name: String, rule: &'static str, observed: BTreeSet<String> },
+    Param {
+        name: String,
+        rule: &'static str,
+        observed: BTreeSet<String>,
+    },
 }
 
 /// How a segment compares: literal text, format rule or parameter name.
@@ -39,13 +46,26 @@ impl TSeg {
     }
 
     pub(crate) fn param(name: &str, rule: &'static str, literal: &str) -> TSeg {
-        TSeg::Param { name: name.to_string(), rule, observed: BTreeSet::from([literal.to_string()]) }
+        TSeg::Param {
+            name: name.to_string(),
+            rule,
+            observed: BTreeSet::from([literal.to_string()]),
+        }
     }
 
     fn absorb(&mut self, other: &TSeg) {
         match (self, other) {
-            (TSeg::Fmt { observed, .. }, TSeg::Fmt { observed: more, .. }) => observed.extend(more.iter().cloned()),
-            (TSeg::Param { rule, observed, .. }, TSeg::Param { rule: other_rule, observed: more, .. }) => {
+            (TSeg::Fmt { observed, .. }, TSeg::Fmt { observed: more, .. }) => {
+                observed.extend(more.iter().cloned())
+            }
+            (
+                TSeg::Param { rule, observed, .. },
+                TSeg::Param {
+                    rule: other_rule,
+                    observed: more,
+                    ..
+                },
+            ) => {
                 observed.extend(more.iter().cloned());
                 // A merged tool's own rule wins over the shared label.
                 if *rule == "prefix-variance" && *other_rule != "prefix-variance" {

@@ -22,7 +22,9 @@ pub(crate) fn after_uid_literal(routes: &mut [Route]) {
 /// letters and digits, not a `v1`-style version.
 pub(crate) fn is_opaque_token(segment: &str) -> bool {
     segment.len() >= 12
-        && segment.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         && segment.bytes().any(|b| b.is_ascii_digit())
         && segment.bytes().any(|b| b.is_ascii_lowercase())
         && !is_version(segment)

@@ -46,14 +46,22 @@ pub(crate) fn pair_variance(routes: &mut Vec<Route>) {
                 continue;
             };
             if qualifies(a) && qualifies(b) {
-                buckets.entry(scope_key(route, &[i, i + 1])).or_default().push(r);
+                buckets
+                    .entry(scope_key(route, &[i, i + 1]))
+                    .or_default()
+                    .push(r);
             }
         }
         let mut changed = false;
         for members in buckets.values() {
             let pairs: BTreeSet<(&str, &str)> = members
                 .iter()
-                .filter_map(|&r| Some((routes[r].segs[i].literal()?, routes[r].segs[i + 1].literal()?)))
+                .filter_map(|&r| {
+                    Some((
+                        routes[r].segs[i].literal()?,
+                        routes[r].segs[i + 1].literal()?,
+                    ))
+                })
                 .collect();
             let firsts: BTreeSet<&str> = pairs.iter().map(|p| p.0).collect();
             let seconds: BTreeSet<&str> = pairs.iter().map(|p| p.1).collect();
@@ -61,11 +69,16 @@ pub(crate) fn pair_variance(routes: &mut Vec<Route>) {
                 continue;
             }
             let members = members.clone();
-            let Some(base) = routes[members[0]].segs[i - 1].literal().and_then(singular) else { continue };
+            let Some(base) = routes[members[0]].segs[i - 1].literal().and_then(singular) else {
+                continue;
+            };
             let (ns, name) = (format!("{base}_namespace"), format!("{base}_name"));
             for r in members {
                 let route = &mut routes[r];
-                let (Some(a), Some(b)) = (route.segs[i].literal(), route.segs[i + 1].literal()) else { continue };
+                let (Some(a), Some(b)) = (route.segs[i].literal(), route.segs[i + 1].literal())
+                else {
+                    continue;
+                };
                 let (a, b) = (a.to_string(), b.to_string());
                 route.segs[i] = TSeg::param(&ns, "sibling-pair-variance", &a);
                 route.segs[i + 1] = TSeg::param(&name, "sibling-pair-variance", &b);
@@ -132,7 +145,9 @@ fn variance_pass(routes: &mut [Route]) -> bool {
             let mut params: Vec<(usize, String, &'static str)> = members
                 .iter()
                 .filter_map(|&r| match &routes[r].segs[i] {
-                    TSeg::Param { name, rule, .. } => Some((TemplateRule::rank_of_label(rule), name.clone(), *rule)),
+                    TSeg::Param { name, rule, .. } => {
+                        Some((TemplateRule::rank_of_label(rule), name.clone(), *rule))
+                    }
                     _ => None,
                 })
                 .collect();
@@ -153,13 +168,22 @@ fn variance_pass(routes: &mut [Route]) -> bool {
                 }
                 continue;
             }
-            let under_plural = |r: usize| routes[r].segs[i - 1].literal().and_then(singular).is_some();
+            let under_plural =
+                |r: usize| routes[r].segs[i - 1].literal().and_then(singular).is_some();
             let ids: Vec<usize> = literals
                 .into_iter()
-                .filter(|&r| identifier_like(routes[r].segs[i].literal().unwrap_or(""), under_plural(r)))
+                .filter(|&r| {
+                    identifier_like(routes[r].segs[i].literal().unwrap_or(""), under_plural(r))
+                })
                 .collect();
-            let distinct: BTreeSet<&str> = ids.iter().filter_map(|&r| routes[r].segs[i].literal()).collect();
-            let existing = params.iter().find(|p| p.2 == "sibling-variance").map(|p| p.1.clone());
+            let distinct: BTreeSet<&str> = ids
+                .iter()
+                .filter_map(|&r| routes[r].segs[i].literal())
+                .collect();
+            let existing = params
+                .iter()
+                .find(|p| p.2 == "sibling-variance")
+                .map(|p| p.1.clone());
             if ids.is_empty() || (existing.is_none() && distinct.len() < 2) {
                 continue;
             }

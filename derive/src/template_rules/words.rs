@@ -5,11 +5,57 @@
 /// Route words that name an action or a fixed resource rather than an
 /// identifier; no opt-in rule ever templates them.
 pub const STOP_WORDS: &[&str] = &[
-    "actions", "admin", "all", "any", "api", "apis", "auth", "batch", "bulk", "config", "count", "create",
-    "current", "default", "delete", "edit", "export", "find", "health", "home", "id", "ids", "import", "index",
-    "info", "latest", "list", "login", "logout", "me", "mine", "new", "none", "null", "preferences", "private",
-    "public", "query", "refresh", "remove", "search", "self", "settings", "stats", "status", "summary", "token",
-    "uid", "undefined", "update", "v",
+    "actions",
+    "admin",
+    "all",
+    "any",
+    "api",
+    "apis",
+    "auth",
+    "batch",
+    "bulk",
+    "config",
+    "count",
+    "create",
+    "current",
+    "default",
+    "delete",
+    "edit",
+    "export",
+    "find",
+    "health",
+    "home",
+    "id",
+    "ids",
+    "import",
+    "index",
+    "info",
+    "latest",
+    "list",
+    "login",
+    "logout",
+    "me",
+    "mine",
+    "new",
+    "none",
+    "null",
+    "preferences",
+    "private",
+    "public",
+    "query",
+    "refresh",
+    "remove",
+    "search",
+    "self",
+    "settings",
+    "stats",
+    "status",
+    "summary",
+    "token",
+    "uid",
+    "undefined",
+    "update",
+    "v",
 ];
 
 /// True for a stop word (compared ASCII-case-insensitively).
@@ -21,7 +67,9 @@ pub fn is_stop_word(segment: &str) -> bool {
 /// A `v1`-style version: `v` or `V`, one or more digits, then optionally a
 /// lowercase stage word and more digits (`v2`, `v10`, `v1beta1`, `v2alpha`).
 pub fn is_version(segment: &str) -> bool {
-    let Some(rest) = segment.strip_prefix(['v', 'V']) else { return false };
+    let Some(rest) = segment.strip_prefix(['v', 'V']) else {
+        return false;
+    };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 {
         return false;
@@ -37,14 +85,18 @@ pub fn is_version(segment: &str) -> bool {
 /// `boxes` → `box`; `status`, `class`, `analysis` are not plurals).
 pub fn singular(segment: &str) -> Option<String> {
     let s = segment;
-    if s.len() < 3 || !s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-') {
+    if s.len() < 3
+        || !s
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+    {
         return None;
     }
     if s.ends_with("ss") || s.ends_with("us") || s.ends_with("is") {
         return None;
     }
     if let Some(stem) = s.strip_suffix("ies") {
-        return (stem.len() >= 1).then(|| format!("{stem}y"));
+        return (!stem.is_empty()).then(|| format!("{stem}y"));
     }
     for suffix in ["sses", "xes", "ches", "shes", "zes"] {
         if s.ends_with(suffix) {

@@ -5,14 +5,26 @@
 
 use super::classify::{classify_effect, is_write_tool, may_change_state, Effect};
 use super::created::{explain_created, rule, CreateContext};
-use super::input::{body_entity, id_text, normalize_path, parent_path, path_params, TimelineRecord};
+use super::input::{
+    body_entity, id_text, normalize_path, parent_path, path_params, TimelineRecord,
+};
 use super::insert::choose_insert;
 use super::observe::{path_names_entity, LastSeen, TypeShape};
 use super::shapes::clock_near;
 use super::updated::{explain_update, UpdateObservation};
 use crate::manifest::Tool;
-use crate::state::model::{Document, Entity, EntityType, FieldRule, Insert, ViewPlan, WriteAnswer, WritePlan};
+use crate::state::model::{
+    Document, Entity, EntityType, FieldRule, Insert, ViewPlan, WriteAnswer, WritePlan,
+};
 use serde_json::{json, Map, Value};
+
+/// An update call's body, entity before, entity after and start time.
+type OwnedObservation = (
+    Map<String, Value>,
+    Option<Map<String, Value>>,
+    Map<String, Value>,
+    Option<i64>,
+);
 
 /// What the plan builder reads.
 #[derive(Debug, Clone, Copy)]
@@ -56,19 +68,27 @@ struct CallObs {
 /// Builds the plans of every write tool, in tool order.
 pub fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
     let shapes = TypeShape::all(input.types, input.views);
-    let collections: Vec<&str> = input.types.iter().map(|t| t.collection_template.as_str()).collect();
+    let collections: Vec<&str> = input
+        .types
+        .iter()
+        .map(|t| t.collection_template.as_str())
+        .collect();
     let documents: Vec<&str> = input.documents.iter().map(|d| d.path.as_str()).collect();
     input
         .tools
         .iter()
         .filter(|t| is_write_tool(&t.method, &t.path_template))
         .map(|tool| {
-            let (effect, target) = classify_effect(&tool.method, &tool.path_template, &collections, &documents);
+            let (effect, target) =
+                classify_effect(&tool.method, &tool.path_template, &collections, &documents);
             let mut plan = empty_plan(tool, effect);
             match (effect, target) {
                 (Effect::None, _) | (_, None) => {
                     plan.reason = Some("no-state-target".into());
-                    Built { plan, incomplete_entities: false }
+                    Built {
+                        plan,
+                        incomplete_entities: false,
+                    }
                 }
                 (Effect::Document, Some(i)) => {
                     plan.document_path = Some(input.documents[i].path.clone());
@@ -115,13 +135,21 @@ fn next_write(timeline: &[TimelineRecord], after: usize) -> usize {
         .iter()
         .enumerate()
         .skip(after + 1)
-        .find(|(_, r)| r.path.is_none() || may_change_state(&r.method, r.path.as_deref().unwrap_or(""), r.status))
+        .find(|(_, r)| {
+            r.path.is_none()
+                || may_change_state(&r.method, r.path.as_deref().unwrap_or(""), r.status)
+        })
         .map(|(i, _)| i)
         .unwrap_or(timeline.len())
 }
 
 /// Observes every successful call of `tool` along the timeline.
-fn observe_calls(input: &BuildInput<'_>, tool: &Tool, effect: Effect, shape: &TypeShape<'_>) -> Vec<CallObs> {
+fn observe_calls(
+    input: &BuildInput<'_>,
+    tool: &Tool,
+    effect: Effect,
+    shape: &TypeShape<'_>,
+) -> Vec<CallObs> {
     let mut seen = LastSeen::default();
     let t = shape.entity_type;
     for e in input.entities.iter().filter(|e| e.type_name == t.name) {
@@ -132,12 +160,22 @@ fn observe_calls(input: &BuildInput<'_>, tool: &Tool, effect: Effect, shape: &Ty
     for (i, rec) in input.timeline.iter().enumerate() {
         let is_call = rec.tool.as_deref() == Some(tool.name.as_str()) && rec.succeeded();
         if let (true, Some(path)) = (is_call, rec.path.as_deref()) {
-            let mut obs = CallObs { index: i, ..CallObs::default() };
+            let mut obs = CallObs {
+                index: i,
+                ..CallObs::default()
+            };
             let answer = rec.response_body.json().and_then(|v| shape.entity_in(v));
             // The body's entity sits where the item view's entity does,
             // else where this call's answer shows it.
-            let pointer = shape.item_pointer.clone().or_else(|| answer.as_ref().map(|(p, _)| p.clone()));
-            obs.body = rec.request_body.json().and_then(|b| body_entity(b, pointer.as_deref())).cloned();
+            let pointer = shape
+                .item_pointer
+                .clone()
+                .or_else(|| answer.as_ref().map(|(p, _)| p.clone()));
+            obs.body = rec
+                .request_body
+                .json()
+                .and_then(|b| body_entity(b, pointer.as_deref()))
+                .cloned();
             let end = next_write(input.timeline, i);
             let later = &input.timeline[i + 1..end];
             let all_collections: Vec<String> = seen.order.keys().cloned().collect();
@@ -151,15 +189,23 @@ fn observe_calls(input: &BuildInput<'_>, tool: &Tool, effect: Effect, shape: &Ty
                         obs.answer_entity = Some(entity.clone());
                         obs.after = Some(entity.clone());
                     } else {
-                        obs.after = later.iter().find_map(|r| new_entity_in(shape, r, &collection, &seen));
+                        obs.after = later
+                            .iter()
+                            .find_map(|r| new_entity_in(shape, r, &collection, &seen));
                     }
                 }
                 Effect::Update | Effect::Delete => {
                     let collection = parent_path(path);
-                    let id = path.split('/').rfind(|s| !s.is_empty()).map(super::input::percent_decode).unwrap_or_default();
+                    let id = path
+                        .split('/')
+                        .rfind(|s| !s.is_empty())
+                        .map(super::input::percent_decode)
+                        .unwrap_or_default();
                     obs.before = seen.get(&collection, &id).cloned();
                     obs.collection = seen.collection(&collection).into_iter().cloned().collect();
-                    if let Some((pointer, entity)) = answer.filter(|(_, e)| path_names_entity(path, e, id_field)) {
+                    if let Some((pointer, entity)) =
+                        answer.filter(|(_, e)| path_names_entity(path, e, id_field))
+                    {
                         obs.answer_pointer = Some(pointer);
                         obs.answer_entity = Some(entity.clone());
                         if effect == Effect::Update {
@@ -167,10 +213,14 @@ fn observe_calls(input: &BuildInput<'_>, tool: &Tool, effect: Effect, shape: &Ty
                         }
                     }
                     if effect == Effect::Update && obs.after.is_none() {
-                        obs.after = later.iter().find_map(|r| entity_read(shape, r, &collection, &id));
+                        obs.after = later
+                            .iter()
+                            .find_map(|r| entity_read(shape, r, &collection, &id));
                     }
                     if effect == Effect::Delete {
-                        obs.absence_seen = later.iter().any(|r| absence_read(shape, r, &collection, &id));
+                        obs.absence_seen = later
+                            .iter()
+                            .any(|r| absence_read(shape, r, &collection, &id));
                     }
                 }
                 Effect::Document | Effect::None => {}
@@ -183,68 +233,124 @@ fn observe_calls(input: &BuildInput<'_>, tool: &Tool, effect: Effect, shape: &Ty
 }
 
 /// The entity a later read shows that the collection did not hold before.
-fn new_entity_in(shape: &TypeShape<'_>, rec: &TimelineRecord, collection: &str, seen: &LastSeen) -> Option<Map<String, Value>> {
-    let (path, tool, body) = (rec.path.as_deref()?, rec.tool.as_deref()?, rec.response_body.json()?);
+fn new_entity_in(
+    shape: &TypeShape<'_>,
+    rec: &TimelineRecord,
+    collection: &str,
+    seen: &LastSeen,
+) -> Option<Map<String, Value>> {
+    let (path, tool, body) = (
+        rec.path.as_deref()?,
+        rec.tool.as_deref()?,
+        rec.response_body.json()?,
+    );
     if !rec.succeeded() || rec.method != "GET" {
         return None;
     }
     let unseen = |e: &&Map<String, Value>| {
-        e.get(shape.id_field()).and_then(id_text).is_some_and(|id| seen.get(collection, &id).is_none())
+        e.get(shape.id_field())
+            .and_then(id_text)
+            .is_some_and(|id| seen.get(collection, &id).is_none())
     };
     if let Some(items) = shape.list_in(tool, body) {
-        return (normalize_path(path) == collection).then(|| items.into_iter().find(unseen).cloned()).flatten();
+        return (normalize_path(path) == collection)
+            .then(|| items.into_iter().find(unseen).cloned())
+            .flatten();
     }
     if shape.is_item_tool(tool) && parent_path(path) == collection {
-        return shape.entity_in(body).map(|(_, e)| e).filter(unseen).cloned();
+        return shape
+            .entity_in(body)
+            .map(|(_, e)| e)
+            .filter(unseen)
+            .cloned();
     }
     None
 }
 
 /// The entity `id` as a later read shows it.
-fn entity_read(shape: &TypeShape<'_>, rec: &TimelineRecord, collection: &str, id: &str) -> Option<Map<String, Value>> {
-    let (path, tool, body) = (rec.path.as_deref()?, rec.tool.as_deref()?, rec.response_body.json()?);
+fn entity_read(
+    shape: &TypeShape<'_>,
+    rec: &TimelineRecord,
+    collection: &str,
+    id: &str,
+) -> Option<Map<String, Value>> {
+    let (path, tool, body) = (
+        rec.path.as_deref()?,
+        rec.tool.as_deref()?,
+        rec.response_body.json()?,
+    );
     if !rec.succeeded() || rec.method != "GET" {
         return None;
     }
-    let is_it = |e: &&Map<String, Value>| e.get(shape.id_field()).and_then(id_text).as_deref() == Some(id);
+    let is_it =
+        |e: &&Map<String, Value>| e.get(shape.id_field()).and_then(id_text).as_deref() == Some(id);
     if shape.is_item_tool(tool) && parent_path(path) == collection {
         return shape.entity_in(body).map(|(_, e)| e).filter(is_it).cloned();
     }
     let items = shape.list_in(tool, body)?;
-    (normalize_path(path) == collection && rec.query.is_none()).then(|| items.into_iter().find(is_it).cloned()).flatten()
+    (normalize_path(path) == collection && rec.query.is_none())
+        .then(|| items.into_iter().find(is_it).cloned())
+        .flatten()
 }
 
 /// True when a later read shows entity `id` gone.
 fn absence_read(shape: &TypeShape<'_>, rec: &TimelineRecord, collection: &str, id: &str) -> bool {
-    let (Some(path), Some(tool)) = (rec.path.as_deref(), rec.tool.as_deref()) else { return false };
+    let (Some(path), Some(tool)) = (rec.path.as_deref(), rec.tool.as_deref()) else {
+        return false;
+    };
     if rec.method != "GET" {
         return false;
     }
     if shape.is_item_tool(tool) && parent_path(path) == collection {
-        let last = path.split('/').rfind(|s| !s.is_empty()).map(super::input::percent_decode);
+        let last = path
+            .split('/')
+            .rfind(|s| !s.is_empty())
+            .map(super::input::percent_decode);
         return last.as_deref() == Some(id) && rec.shows_absence();
     }
-    match (rec.succeeded(), rec.response_body.json().and_then(|b| shape.list_in(tool, b))) {
-        (true, Some(items)) if normalize_path(path) == collection && rec.query.is_none() => {
-            !items.iter().any(|e| e.get(shape.id_field()).and_then(id_text).as_deref() == Some(id))
-        }
+    match (
+        rec.succeeded(),
+        rec.response_body
+            .json()
+            .and_then(|b| shape.list_in(tool, b)),
+    ) {
+        (true, Some(items)) if normalize_path(path) == collection && rec.query.is_none() => !items
+            .iter()
+            .any(|e| e.get(shape.id_field()).and_then(id_text).as_deref() == Some(id)),
         _ => false,
     }
 }
 
-fn build_entity_plan(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, effect: Effect, shape: &TypeShape<'_>) -> Built {
+fn build_entity_plan(
+    input: &BuildInput<'_>,
+    tool: &Tool,
+    mut plan: WritePlan,
+    effect: Effect,
+    shape: &TypeShape<'_>,
+) -> Built {
     let calls = observe_calls(input, tool, effect, shape);
     let Some(first) = calls.first() else {
         plan.reason = Some("no-call".into());
-        return Built { plan, incomplete_entities: false };
+        return Built {
+            plan,
+            incomplete_entities: false,
+        };
     };
     let rec = &input.timeline[first.index];
     plan.example_ordinal = Some(rec.ordinal);
     let empty = Map::new();
     let needs_body = effect != Effect::Delete;
-    let Some(body) = first.body.as_ref().filter(|_| needs_body).or(if needs_body { None } else { Some(&empty) }) else {
+    let Some(body) = first
+        .body
+        .as_ref()
+        .filter(|_| needs_body)
+        .or(if needs_body { None } else { Some(&empty) })
+    else {
         plan.reason = Some("body-unusable".into());
-        return Built { plan, incomplete_entities: false };
+        return Built {
+            plan,
+            incomplete_entities: false,
+        };
     };
     plan.answer = Some(WriteAnswer {
         status: rec.status.unwrap_or(200),
@@ -257,10 +363,17 @@ fn build_entity_plan(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, e
     };
     if !observed {
         plan.reason = Some("no-observation".into());
-        return Built { plan, incomplete_entities: false };
+        return Built {
+            plan,
+            incomplete_entities: false,
+        };
     }
     let t = shape.entity_type;
-    let params = rec.path.as_deref().and_then(|p| path_params(&tool.path_template, p)).unwrap_or_default();
+    let params = rec
+        .path
+        .as_deref()
+        .and_then(|p| path_params(&tool.path_template, p))
+        .unwrap_or_default();
     let collections = initial_collections(input.entities, &t.name);
     let mut incomplete = false;
     match effect {
@@ -281,13 +394,23 @@ fn build_entity_plan(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, e
             plan.insert = Some(choose_insert(&collections, &plan.field_rules));
         }
         Effect::Update => {
-            let obs = |c: &CallObs| -> Option<(Map<String, Value>, Option<Map<String, Value>>, Map<String, Value>, Option<i64>)> {
-                Some((c.body.clone()?, c.before.clone(), c.after.clone()?, input.timeline[c.index].start_ms))
+            let obs = |c: &CallObs| -> Option<OwnedObservation> {
+                Some((
+                    c.body.clone()?,
+                    c.before.clone(),
+                    c.after.clone()?,
+                    input.timeline[c.index].start_ms,
+                ))
             };
             let owned: Vec<_> = calls.iter().skip(1).filter_map(obs).collect();
             let others: Vec<UpdateObservation<'_>> = owned
                 .iter()
-                .map(|(b, x, a, ms)| UpdateObservation { body: b, before: x.as_ref(), after: a, request_ms: *ms })
+                .map(|(b, x, a, ms)| UpdateObservation {
+                    body: b,
+                    before: x.as_ref(),
+                    after: a,
+                    request_ms: *ms,
+                })
                 .collect();
             let first_obs = UpdateObservation {
                 body,
@@ -303,7 +426,10 @@ fn build_entity_plan(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, e
                 Err(field) => {
                     plan.reason = Some("unexplained-change".into());
                     plan.field_rules = vec![rule(&field, "unexplained", json!({}))];
-                    return Built { plan, incomplete_entities: false };
+                    return Built {
+                        plan,
+                        incomplete_entities: false,
+                    };
                 }
             }
             if tool.method == "PUT" {
@@ -313,26 +439,39 @@ fn build_entity_plan(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, e
             if let Some(answer) = &first.answer_entity {
                 let from_entity: Vec<&String> = answer
                     .keys()
-                    .filter(|k| !body.contains_key(*k) && !plan.field_rules.iter().any(|r| &r.field == *k))
+                    .filter(|k| {
+                        !body.contains_key(*k) && !plan.field_rules.iter().any(|r| &r.field == *k)
+                    })
                     .collect();
                 incomplete = !holds_all(input.entities, &t.name, &from_entity);
             }
         }
         Effect::Delete => {
             if let Some(answer) = &first.answer_entity {
-                plan.field_rules = explain_delete_answer(answer, first.before.as_ref(), &params, rec.start_ms);
-                let from_entity: Vec<&String> =
-                    plan.field_rules.iter().filter(|r| r.rule == "entity").map(|r| &r.field).collect();
+                plan.field_rules =
+                    explain_delete_answer(answer, first.before.as_ref(), &params, rec.start_ms);
+                let from_entity: Vec<&String> = plan
+                    .field_rules
+                    .iter()
+                    .filter(|r| r.rule == "entity")
+                    .map(|r| &r.field)
+                    .collect();
                 incomplete = !holds_all(input.entities, &t.name, &from_entity);
             }
         }
         Effect::Document | Effect::None => {}
     }
-    Built { plan, incomplete_entities: incomplete }
+    Built {
+        plan,
+        incomplete_entities: incomplete,
+    }
 }
 
 /// The initial collections of a type, each its entities in state order.
-fn initial_collections<'a>(entities: &'a [Entity], type_name: &str) -> Vec<Vec<&'a Map<String, Value>>> {
+fn initial_collections<'a>(
+    entities: &'a [Entity],
+    type_name: &str,
+) -> Vec<Vec<&'a Map<String, Value>>> {
     let mut out: Vec<(String, Vec<&Map<String, Value>>)> = Vec::new();
     for e in entities.iter().filter(|e| e.type_name == type_name) {
         match out.iter_mut().find(|(c, _)| c == &e.collection) {
@@ -355,7 +494,11 @@ fn holds_all(entities: &[Entity], type_name: &str, fields: &[&String]) -> bool {
 /// An update moves its entity when the collection's recorded order follows
 /// a clock the update sets (a list sorted by modification time).
 fn reposition(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> Option<Insert> {
-    let clocks: Vec<FieldRule> = rules.iter().filter(|r| r.rule == "clock").cloned().collect();
+    let clocks: Vec<FieldRule> = rules
+        .iter()
+        .filter(|r| r.rule == "clock")
+        .cloned()
+        .collect();
     if clocks.is_empty() {
         return None;
     }
@@ -377,7 +520,10 @@ fn explain_delete_answer(
         .map(|(field, value)| {
             if before.and_then(|b| b.get(field)) == Some(value) {
                 rule(field, "entity", json!({}))
-            } else if let Some((name, _)) = params.iter().find(|(_, v)| value.as_str() == Some(v.as_str())) {
+            } else if let Some((name, _)) = params
+                .iter()
+                .find(|(_, v)| value.as_str() == Some(v.as_str()))
+            {
                 rule(field, "path", json!({ "param": name, "as": "string" }))
             } else if let Some((_, format)) = request_ms.and_then(|ms| clock_near(value, ms)) {
                 rule(field, "clock", json!({ "format": format }))
@@ -388,13 +534,21 @@ fn explain_delete_answer(
         .collect()
 }
 
-fn build_document(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, document: &Document) -> Built {
+fn build_document(
+    input: &BuildInput<'_>,
+    tool: &Tool,
+    mut plan: WritePlan,
+    document: &Document,
+) -> Built {
     let doc_path = normalize_path(document.path.split('?').next().unwrap_or(""));
     let mut current: Option<Value> = None;
     let mut first: Option<usize> = None;
     for (i, rec) in input.timeline.iter().enumerate() {
         let path = rec.path.as_deref().map(normalize_path);
-        if rec.tool.as_deref() == Some(tool.name.as_str()) && rec.succeeded() && path.as_deref() == Some(doc_path.as_str()) {
+        if rec.tool.as_deref() == Some(tool.name.as_str())
+            && rec.succeeded()
+            && path.as_deref() == Some(doc_path.as_str())
+        {
             first = Some(i);
             break;
         }
@@ -405,28 +559,53 @@ fn build_document(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, docu
     let current = current.unwrap_or_else(|| document.value.clone());
     let Some(i) = first else {
         plan.reason = Some("no-call".into());
-        return Built { plan, incomplete_entities: false };
+        return Built {
+            plan,
+            incomplete_entities: false,
+        };
     };
     let rec = &input.timeline[i];
     plan.example_ordinal = Some(rec.ordinal);
     let Some(body) = rec.request_body.json().and_then(Value::as_object) else {
         plan.reason = Some("body-unusable".into());
-        return Built { plan, incomplete_entities: false };
+        return Built {
+            plan,
+            incomplete_entities: false,
+        };
     };
-    plan.answer = Some(WriteAnswer { status: rec.status.unwrap_or(200), envelope_ordinal: rec.ordinal, pointer: None });
+    plan.answer = Some(WriteAnswer {
+        status: rec.status.unwrap_or(200),
+        envelope_ordinal: rec.ordinal,
+        pointer: None,
+    });
     let end = next_write(input.timeline, i);
-    let after = rec.response_body.json().and_then(Value::as_object).cloned().or_else(|| {
-        input.timeline[i + 1..end].iter().find_map(|r| {
-            (r.method == "GET" && r.succeeded() && r.path.as_deref().map(normalize_path).as_deref() == Some(doc_path.as_str()))
+    let after = rec
+        .response_body
+        .json()
+        .and_then(Value::as_object)
+        .cloned()
+        .or_else(|| {
+            input.timeline[i + 1..end].iter().find_map(|r| {
+                (r.method == "GET"
+                    && r.succeeded()
+                    && r.path.as_deref().map(normalize_path).as_deref() == Some(doc_path.as_str()))
                 .then(|| r.response_body.json().and_then(Value::as_object).cloned())
                 .flatten()
-        })
-    });
+            })
+        });
     let Some(after) = after else {
         plan.reason = Some("no-observation".into());
-        return Built { plan, incomplete_entities: false };
+        return Built {
+            plan,
+            incomplete_entities: false,
+        };
     };
-    let first_obs = UpdateObservation { body, before: current.as_object(), after: &after, request_ms: rec.start_ms };
+    let first_obs = UpdateObservation {
+        body,
+        before: current.as_object(),
+        after: &after,
+        request_ms: rec.start_ms,
+    };
     match explain_update(&first_obs, &[]) {
         Ok(rules) => {
             plan.field_rules = rules.rules;
@@ -438,5 +617,8 @@ fn build_document(input: &BuildInput<'_>, tool: &Tool, mut plan: WritePlan, docu
         }
     }
     plan.required_members = body.keys().cloned().collect();
-    Built { plan, incomplete_entities: false }
+    Built {
+        plan,
+        incomplete_entities: false,
+    }
 }

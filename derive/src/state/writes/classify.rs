@@ -22,7 +22,11 @@ pub fn is_query_post(method: &str, path: &str) -> bool {
             .next()
             .unwrap_or("")
             .split('/')
-            .any(|segment| QUERY_SEGMENTS.iter().any(|q| segment.eq_ignore_ascii_case(q)))
+            .any(|segment| {
+                QUERY_SEGMENTS
+                    .iter()
+                    .any(|q| segment.eq_ignore_ascii_case(q))
+            })
 }
 
 /// True when a status (none for an unanswered request) lets a write happen:
@@ -70,7 +74,13 @@ fn segments(template: &str) -> Vec<Seg<'_>> {
     template
         .split('/')
         .filter(|s| !s.is_empty())
-        .map(|s| if s.starts_with('{') && s.ends_with('}') && s.len() >= 2 { Seg::Param } else { Seg::Lit(s) })
+        .map(|s| {
+            if s.starts_with('{') && s.ends_with('}') && s.len() >= 2 {
+                Seg::Param
+            } else {
+                Seg::Lit(s)
+            }
+        })
         .collect()
 }
 
@@ -123,7 +133,10 @@ pub fn classify_effect(
         }
     }
     if matches!(method, "PUT" | "PATCH" | "POST") {
-        if let Some(i) = document_paths.iter().position(|p| template_matches_path(template, p)) {
+        if let Some(i) = document_paths
+            .iter()
+            .position(|p| template_matches_path(template, p))
+        {
             return (Effect::Document, Some(i));
         }
     }
@@ -172,29 +185,59 @@ mod tests {
         let cols = ["/api/items", "/api/boards/{board_id}/cards"];
         let docs = ["/api/settings"];
         // WRITE-02
-        assert_eq!(classify_effect("POST", "/api/items", &cols, &docs), (Effect::Create, Some(0)));
-        assert_eq!(classify_effect("POST", "/api/items/", &cols, &docs), (Effect::Create, Some(0)));
+        assert_eq!(
+            classify_effect("POST", "/api/items", &cols, &docs),
+            (Effect::Create, Some(0))
+        );
+        assert_eq!(
+            classify_effect("POST", "/api/items/", &cols, &docs),
+            (Effect::Create, Some(0))
+        );
         assert_eq!(
             classify_effect("POST", "/api/boards/{id}/cards", &cols, &docs),
             (Effect::Create, Some(1))
         );
         // WRITE-03
         for m in ["PUT", "PATCH", "POST"] {
-            assert_eq!(classify_effect(m, "/api/items/{item_id}", &cols, &docs), (Effect::Update, Some(0)));
+            assert_eq!(
+                classify_effect(m, "/api/items/{item_id}", &cols, &docs),
+                (Effect::Update, Some(0))
+            );
         }
         // WRITE-04
-        assert_eq!(classify_effect("DELETE", "/api/items/{item_id}", &cols, &docs), (Effect::Delete, Some(0)));
+        assert_eq!(
+            classify_effect("DELETE", "/api/items/{item_id}", &cols, &docs),
+            (Effect::Delete, Some(0))
+        );
         // A DELETE of the collection itself is not a delete of one entity.
-        assert_eq!(classify_effect("DELETE", "/api/items", &cols, &docs).0, Effect::None);
+        assert_eq!(
+            classify_effect("DELETE", "/api/items", &cols, &docs).0,
+            Effect::None
+        );
         // WRITE-05
-        assert_eq!(classify_effect("PUT", "/api/settings", &cols, &docs), (Effect::Document, Some(0)));
-        assert_eq!(classify_effect("DELETE", "/api/settings", &cols, &docs).0, Effect::None);
+        assert_eq!(
+            classify_effect("PUT", "/api/settings", &cols, &docs),
+            (Effect::Document, Some(0))
+        );
+        assert_eq!(
+            classify_effect("DELETE", "/api/settings", &cols, &docs).0,
+            Effect::None
+        );
         // WRITE-06
-        assert_eq!(classify_effect("POST", "/api/logout", &cols, &docs), (Effect::None, None));
+        assert_eq!(
+            classify_effect("POST", "/api/logout", &cols, &docs),
+            (Effect::None, None)
+        );
         // Two trailing parameters are not an item of the collection.
-        assert_eq!(classify_effect("PATCH", "/api/items/{a}/{b}", &cols, &docs).0, Effect::None);
+        assert_eq!(
+            classify_effect("PATCH", "/api/items/{a}/{b}", &cols, &docs).0,
+            Effect::None
+        );
         // A literal trailing segment is not an item.
-        assert_eq!(classify_effect("POST", "/api/items/archive", &cols, &docs).0, Effect::None);
+        assert_eq!(
+            classify_effect("POST", "/api/items/archive", &cols, &docs).0,
+            Effect::None
+        );
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! `identity`, `echo`, `copy`, `path`, `slug`, `clock`, `sequence`,
 //! `unique`, `template`; any other field keeps its `observed` value.
 
-use super::shapes::{clock_near, is_token, is_uuid, sequence_value, slug_separator, token_alphabet};
+use super::shapes::{
+    clock_near, is_token, is_uuid, sequence_value, slug_separator, token_alphabet,
+};
 use crate::state::model::FieldRule;
 use serde_json::{json, Map, Value};
 
@@ -32,7 +34,11 @@ pub fn rule(field: &str, name: &str, with: Value) -> FieldRule {
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    FieldRule { field: field.to_string(), rule: name.to_string(), with }
+    FieldRule {
+        field: field.to_string(),
+        rule: name.to_string(),
+        with,
+    }
 }
 
 /// One rule per field of the created entity, in the entity's field order.
@@ -65,13 +71,25 @@ fn identity(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<Field
         return None;
     }
     if sequence_value(value).is_some() {
-        let kind = if value.is_string() { "string" } else { "number" };
-        return Some(rule(field, "identity", json!({ "generator": "sequence", "as": kind })));
+        let kind = if value.is_string() {
+            "string"
+        } else {
+            "number"
+        };
+        return Some(rule(
+            field,
+            "identity",
+            json!({ "generator": "sequence", "as": kind }),
+        ));
     }
     let text = value.as_str()?;
     if is_uuid(text) {
         let upper = text.chars().any(|c| c.is_ascii_uppercase());
-        return Some(rule(field, "identity", json!({ "generator": "uuid", "uppercase": upper })));
+        return Some(rule(
+            field,
+            "identity",
+            json!({ "generator": "uuid", "uppercase": upper }),
+        ));
     }
     is_token(text).then(|| {
         rule(
@@ -91,14 +109,23 @@ fn copy(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule
     if text.chars().count() < COPY_MIN_CHARS {
         return None;
     }
-    let member = ctx.body.iter().find(|(_, v)| v.as_str() == Some(text)).map(|(k, _)| k)?;
+    let member = ctx
+        .body
+        .iter()
+        .find(|(_, v)| v.as_str() == Some(text))
+        .map(|(k, _)| k)?;
     Some(rule(field, "copy", json!({ "member": member })))
 }
 
 fn path_param_for<'a>(value: &Value, ctx: &CreateContext<'a>) -> Option<(&'a str, &'static str)> {
     ctx.path_params.iter().find_map(|(name, raw)| match value {
         Value::String(s) if s == raw => Some((name.as_str(), "string")),
-        Value::Number(n) if sequence_value(&Value::String(raw.clone())).map(Value::from).as_ref() == Some(&Value::Number(n.clone())) => {
+        Value::Number(n)
+            if sequence_value(&Value::String(raw.clone()))
+                .map(Value::from)
+                .as_ref()
+                == Some(&Value::Number(n.clone())) =>
+        {
             Some((name.as_str(), "number"))
         }
         _ => None,
@@ -114,7 +141,11 @@ fn slug(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule
     let text = value.as_str()?;
     ctx.body.iter().find_map(|(member, v)| {
         let sep = slug_separator(v.as_str()?, text)?;
-        Some(rule(field, "slug", json!({ "member": member, "separator": sep.to_string() })))
+        Some(rule(
+            field,
+            "slug",
+            json!({ "member": member, "separator": sep.to_string() }),
+        ))
     })
 }
 
@@ -127,7 +158,10 @@ fn clock(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRul
 fn sequence(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule> {
     let n = sequence_value(value)?;
     let max_of = |entities: &[&Map<String, Value>]| {
-        entities.iter().filter_map(|e| e.get(field).and_then(sequence_value)).max()
+        entities
+            .iter()
+            .filter_map(|e| e.get(field).and_then(sequence_value))
+            .max()
     };
     let scope = if max_of(ctx.collection).map(|m| m + 1) == Some(n) {
         "collection"
@@ -136,8 +170,16 @@ fn sequence(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<Field
     } else {
         return None;
     };
-    let kind = if value.is_string() { "string" } else { "number" };
-    Some(rule(field, "sequence", json!({ "scope": scope, "as": kind })))
+    let kind = if value.is_string() {
+        "string"
+    } else {
+        "number"
+    };
+    Some(rule(
+        field,
+        "sequence",
+        json!({ "scope": scope, "as": kind }),
+    ))
 }
 
 /// A fresh UUID: UUID-shaped and equal to nothing the body sent or the
@@ -147,35 +189,46 @@ fn unique(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRu
     if !is_uuid(text) || body_has_value(ctx, value) {
         return None;
     }
-    let seen = ctx.type_entities.iter().any(|e| e.values().any(|v| v == value));
+    let seen = ctx
+        .type_entities
+        .iter()
+        .any(|e| e.values().any(|v| v == value));
     let upper = text.chars().any(|c| c.is_ascii_uppercase());
     (!seen).then(|| rule(field, "unique", json!({ "uppercase": upper })))
 }
 
 /// A string built around a value generated for an earlier field
 /// (`identity` or `unique`): `prefix` + generated + `suffix`.
-fn template(field: &str, value: &Value, entity: &Map<String, Value>, rules: &[FieldRule]) -> Option<FieldRule> {
+fn template(
+    field: &str,
+    value: &Value,
+    entity: &Map<String, Value>,
+    rules: &[FieldRule],
+) -> Option<FieldRule> {
     let text = value.as_str()?;
-    rules.iter().filter(|r| r.rule == "identity" || r.rule == "unique").find_map(|r| {
-        let generated = match entity.get(&r.field)? {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            _ => return None,
-        };
-        if generated.is_empty() || generated == text {
-            return None;
-        }
-        let at = text.find(&generated)?;
-        Some(rule(
-            field,
-            "template",
-            json!({
-                "source": r.field,
-                "prefix": &text[..at],
-                "suffix": &text[at + generated.len()..],
-            }),
-        ))
-    })
+    rules
+        .iter()
+        .filter(|r| r.rule == "identity" || r.rule == "unique")
+        .find_map(|r| {
+            let generated = match entity.get(&r.field)? {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return None,
+            };
+            if generated.is_empty() || generated == text {
+                return None;
+            }
+            let at = text.find(&generated)?;
+            Some(rule(
+                field,
+                "template",
+                json!({
+                    "source": r.field,
+                    "prefix": &text[..at],
+                    "suffix": &text[at + generated.len()..],
+                }),
+            ))
+        })
 }
 
 #[cfg(test)]
@@ -215,8 +268,18 @@ mod tests {
     fn identity_by_shape() {
         // WRITE-11
         let r = explain(json!({"id": 43}), json!({}), &[json!({"id": 42})]);
-        assert_eq!(rule_of(&r, "id"), ("identity".into(), json!({"generator": "sequence", "as": "number"})));
-        let r = explain(json!({"id": "550e8400-e29b-41d4-a716-446655440000"}), json!({}), &[]);
+        assert_eq!(
+            rule_of(&r, "id"),
+            (
+                "identity".into(),
+                json!({"generator": "sequence", "as": "number"})
+            )
+        );
+        let r = explain(
+            json!({"id": "550e8400-e29b-41d4-a716-446655440000"}),
+            json!({}),
+            &[],
+        );
         assert_eq!(rule_of(&r, "id").1["generator"], "uuid");
         let r = explain(json!({"id": "a8Xk2Pq9Zt"}), json!({}), &[]);
         assert_eq!(rule_of(&r, "id").1["generator"], "token");
@@ -238,14 +301,29 @@ mod tests {
             "board_id": 9, "board": "9", "slug": "hello-world"
         });
         let r = explain(entity, body, &[]);
-        assert_eq!(rule_of(&r, "title"), ("echo".into(), json!({"member": "title"})));
+        assert_eq!(
+            rule_of(&r, "title"),
+            ("echo".into(), json!({"member": "title"}))
+        );
         assert_eq!(rule_of(&r, "n").0, "echo");
-        assert_eq!(rule_of(&r, "label"), ("copy".into(), json!({"member": "title"})));
+        assert_eq!(
+            rule_of(&r, "label"),
+            ("copy".into(), json!({"member": "title"}))
+        );
         // Fewer than 8 characters: not a copy.
         assert_eq!(rule_of(&r, "tiny").0, "observed");
-        assert_eq!(rule_of(&r, "board_id"), ("path".into(), json!({"param": "board_id", "as": "number"})));
-        assert_eq!(rule_of(&r, "board"), ("path".into(), json!({"param": "board_id", "as": "string"})));
-        assert_eq!(rule_of(&r, "slug"), ("slug".into(), json!({"member": "title", "separator": "-"})));
+        assert_eq!(
+            rule_of(&r, "board_id"),
+            ("path".into(), json!({"param": "board_id", "as": "number"}))
+        );
+        assert_eq!(
+            rule_of(&r, "board"),
+            ("path".into(), json!({"param": "board_id", "as": "string"}))
+        );
+        assert_eq!(
+            rule_of(&r, "slug"),
+            ("slug".into(), json!({"member": "title", "separator": "-"}))
+        );
     }
 
     #[test]
@@ -266,14 +344,32 @@ mod tests {
         assert_eq!(rule_of(&r, "id").0, "identity");
         assert_eq!(
             rule_of(&r, "created_at"),
-            ("clock".into(), json!({"format": {"kind": "date-time", "separator": "T", "digits": 0, "zone": "Z"}}))
+            (
+                "clock".into(),
+                json!({"format": {"kind": "date-time", "separator": "T", "digits": 0, "zone": "Z"}})
+            )
         );
         assert_eq!(rule_of(&r, "stale_at").0, "observed");
-        assert_eq!(rule_of(&r, "position"), ("sequence".into(), json!({"scope": "collection", "as": "number"})));
+        assert_eq!(
+            rule_of(&r, "position"),
+            (
+                "sequence".into(),
+                json!({"scope": "collection", "as": "number"})
+            )
+        );
         assert_eq!(rule_of(&r, "rank").0, "observed");
         assert_eq!(rule_of(&r, "request_id").0, "unique");
-        assert_eq!(rule_of(&r, "url"), ("template".into(), json!({"source": "id", "prefix": "/items/", "suffix": ""})));
-        assert_eq!(rule_of(&r, "status"), ("observed".into(), json!({"value": "draft"})));
+        assert_eq!(
+            rule_of(&r, "url"),
+            (
+                "template".into(),
+                json!({"source": "id", "prefix": "/items/", "suffix": ""})
+            )
+        );
+        assert_eq!(
+            rule_of(&r, "status"),
+            ("observed".into(), json!({"value": "draft"}))
+        );
     }
 
     #[test]
@@ -281,7 +377,11 @@ mod tests {
         // A body-sent UUID is an echo, never unique; a clock-shaped body
         // member is an echo, never a clock.
         let uuid = "7d444840-9dc0-11d1-b245-5ffdce74fad2";
-        let r = explain(json!({"ref": uuid, "at": 1714564800000i64}), json!({"ref": uuid, "at": 1714564800000i64}), &[]);
+        let r = explain(
+            json!({"ref": uuid, "at": 1714564800000i64}),
+            json!({"ref": uuid, "at": 1714564800000i64}),
+            &[],
+        );
         assert_eq!(rule_of(&r, "ref").0, "echo");
         assert_eq!(rule_of(&r, "at").0, "echo");
         // A UUID the collection already holds is not unique.

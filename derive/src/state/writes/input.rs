@@ -54,7 +54,12 @@ pub struct TimelineRecord {
 impl TimelineRecord {
     /// The path's non-empty segments.
     pub fn segments(&self) -> Vec<&str> {
-        self.path.as_deref().unwrap_or("").split('/').filter(|s| !s.is_empty()).collect()
+        self.path
+            .as_deref()
+            .unwrap_or("")
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .collect()
     }
 
     /// True for a 2xx answer.
@@ -64,7 +69,8 @@ impl TimelineRecord {
 
     /// True for an answer that agrees with absence: 400, 404, 410 or a `null` body.
     pub fn shows_absence(&self) -> bool {
-        matches!(self.status, Some(400 | 404 | 410)) || (self.succeeded() && self.response_body.json() == Some(&Value::Null))
+        matches!(self.status, Some(400 | 404 | 410))
+            || (self.succeeded() && self.response_body.json() == Some(&Value::Null))
     }
 }
 
@@ -100,7 +106,9 @@ pub fn percent_decode(segment: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             if let Some(b) = hex {
                 out.push(b);
                 i += 3;
@@ -169,17 +177,25 @@ mod tests {
         assert!(body_entity(&json!([1]), Some("")).is_none());
         // A wrapper that is not an object falls back to the root.
         let arr = json!({"data": [1, 2]});
-        assert!(body_entity(&arr, Some("/data")).unwrap().contains_key("data"));
+        assert!(body_entity(&arr, Some("/data"))
+            .unwrap()
+            .contains_key("data"));
     }
 
     #[test]
     fn paths_and_params() {
         assert_eq!(
             path_params("/v1/{b}/x/{id}", "/v1/shop/x/a%20b"),
-            Some(vec![("b".into(), "shop".into()), ("id".into(), "a b".into())])
+            Some(vec![
+                ("b".into(), "shop".into()),
+                ("id".into(), "a b".into())
+            ])
         );
         assert_eq!(path_params("/v1/{b}", "/v2/shop"), None);
-        assert_eq!(path_params("/v1/{b}", "/v1/shop/"), Some(vec![("b".into(), "shop".into())]));
+        assert_eq!(
+            path_params("/v1/{b}", "/v1/shop/"),
+            Some(vec![("b".into(), "shop".into())])
+        );
         assert_eq!(percent_decode("100%"), "100%");
         assert_eq!(percent_decode("%zz%41"), "%zzA");
         assert_eq!(parent_path("/a/b/c/"), "/a/b");
@@ -189,7 +205,10 @@ mod tests {
 
     #[test]
     fn absence_answers() {
-        let mut r = TimelineRecord { status: Some(404), ..Default::default() };
+        let mut r = TimelineRecord {
+            status: Some(404),
+            ..Default::default()
+        };
         assert!(r.shows_absence());
         r.status = Some(410);
         assert!(r.shows_absence());

@@ -36,20 +36,36 @@ fn direction(values: &[&Value]) -> Option<Ordering> {
 /// the other qualifying fields in the created entity's field order.
 pub fn choose_insert(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> Insert {
     let generated_in_order = |r: &FieldRule| {
-        r.rule == "clock" || r.rule == "sequence" || (r.rule == "identity" && r.with.get("generator").and_then(Value::as_str) == Some("sequence"))
+        r.rule == "clock"
+            || r.rule == "sequence"
+            || (r.rule == "identity"
+                && r.with.get("generator").and_then(Value::as_str) == Some("sequence"))
     };
     let preferred = rules.iter().filter(|r| generated_in_order(r));
-    let others = rules.iter().filter(|r| !generated_in_order(r) && r.rule != "identity" && r.rule != "unique");
+    let others = rules
+        .iter()
+        .filter(|r| !generated_in_order(r) && r.rule != "identity" && r.rule != "unique");
     for rule in preferred.chain(others) {
         if let Some(dir) = field_direction(collections, &rule.field) {
             return Insert {
                 position: "sorted".into(),
                 field: Some(rule.field.clone()),
-                order: Some(if dir == Ordering::Less { "ascending" } else { "descending" }.into()),
+                order: Some(
+                    if dir == Ordering::Less {
+                        "ascending"
+                    } else {
+                        "descending"
+                    }
+                    .into(),
+                ),
             };
         }
     }
-    Insert { position: "last".into(), field: None, order: None }
+    Insert {
+        position: "last".into(),
+        field: None,
+        order: None,
+    }
 }
 
 fn field_direction(collections: &[Vec<&Map<String, Value>>], field: &str) -> Option<Ordering> {
@@ -80,7 +96,10 @@ pub fn insert_index(insert: &Insert, existing: &[Option<&Value>], value: Option<
         Some(Ordering::Greater) => order == "descending",
         _ => false,
     };
-    existing.iter().position(|e| e.is_some_and(goes_before)).unwrap_or(existing.len())
+    existing
+        .iter()
+        .position(|e| e.is_some_and(goes_before))
+        .unwrap_or(existing.len())
 }
 
 /// The end of the last timed record (start ms + duration ms), moved to the
@@ -102,7 +121,10 @@ mod tests {
     use serde_json::json;
 
     fn objs(values: &[Value]) -> Vec<Map<String, Value>> {
-        values.iter().map(|v| v.as_object().cloned().unwrap()).collect()
+        values
+            .iter()
+            .map(|v| v.as_object().cloned().unwrap())
+            .collect()
     }
 
     #[test]
@@ -119,36 +141,57 @@ mod tests {
             rule("name", "echo", json!({"member": "name"})),
             rule("created_at", "clock", json!({})),
         ];
-        let insert = choose_insert(&[refs.clone()], &rules);
+        let insert = choose_insert(std::slice::from_ref(&refs), &rules);
         assert_eq!(insert.position, "sorted");
         assert_eq!(insert.field.as_deref(), Some("created_at"));
         assert_eq!(insert.order.as_deref(), Some("descending"));
         let existing: Vec<Option<&Value>> = refs.iter().map(|e| e.get("created_at")).collect();
-        assert_eq!(insert_index(&insert, &existing, Some(&json!("2024-05-04"))), 0);
-        assert_eq!(insert_index(&insert, &existing, Some(&json!("2024-05-01T12"))), 2);
+        assert_eq!(
+            insert_index(&insert, &existing, Some(&json!("2024-05-04"))),
+            0
+        );
+        assert_eq!(
+            insert_index(&insert, &existing, Some(&json!("2024-05-01T12"))),
+            2
+        );
         // No visible order: last.
         let shuffled = objs(&[json!({"n": 2}), json!({"n": 1}), json!({"n": 3})]);
         let refs: Vec<&Map<String, Value>> = shuffled.iter().collect();
         let insert = choose_insert(&[refs], &[rule("n", "sequence", json!({}))]);
         assert_eq!(insert.position, "last");
-        assert_eq!(insert_index(&insert, &[Some(&json!(1))], Some(&json!(0))), 1);
+        assert_eq!(
+            insert_index(&insert, &[Some(&json!(1))], Some(&json!(0))),
+            1
+        );
         // Echoed fields count when nothing generated is ordered.
         let by_name = objs(&[json!({"name": "a"}), json!({"name": "b"})]);
         let refs: Vec<&Map<String, Value>> = by_name.iter().collect();
         let insert = choose_insert(&[refs], &[rule("name", "echo", json!({}))]);
-        assert_eq!((insert.field.as_deref(), insert.order.as_deref()), (Some("name"), Some("ascending")));
+        assert_eq!(
+            (insert.field.as_deref(), insert.order.as_deref()),
+            (Some("name"), Some("ascending"))
+        );
         // Directions must agree across collections.
         let up = objs(&[json!({"n": 1}), json!({"n": 2})]);
         let down = objs(&[json!({"n": 2}), json!({"n": 1})]);
-        let cols = vec![up.iter().collect::<Vec<_>>(), down.iter().collect::<Vec<_>>()];
-        assert_eq!(choose_insert(&cols, &[rule("n", "clock", json!({}))]).position, "last");
+        let cols = vec![
+            up.iter().collect::<Vec<_>>(),
+            down.iter().collect::<Vec<_>>(),
+        ];
+        assert_eq!(
+            choose_insert(&cols, &[rule("n", "clock", json!({}))]).position,
+            "last"
+        );
     }
 
     #[test]
     fn write_clock_rounds_up_to_the_next_second() {
         // CHECK-16: last record ends 12:00:03.200 → 12:00:04.
         let start = 1_714_564_803_000i64; // 2024-05-01T12:00:03Z
-        assert_eq!(write_clock([(start - 5000, 10.0), (start, 200.0)]), Some(start + 1000));
+        assert_eq!(
+            write_clock([(start - 5000, 10.0), (start, 200.0)]),
+            Some(start + 1000)
+        );
         assert_eq!(write_clock([(start, 0.0)]), Some(start + 1000));
         assert_eq!(write_clock([(start, 0.4)]), Some(start + 1000));
         assert_eq!(write_clock(Vec::<(i64, f64)>::new()), None);

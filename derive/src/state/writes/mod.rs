@@ -18,6 +18,8 @@ pub mod classify;
 pub mod created;
 pub mod input;
 pub mod insert;
+#[cfg(test)]
+mod kinto;
 pub mod observe;
 pub mod replay_gen;
 pub mod shapes;
@@ -25,22 +27,29 @@ pub mod shapes;
 pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod kinto;
 pub mod updated;
 
 use crate::engine::Engine;
+use crate::error::DeriveError;
 use crate::manifest::Manifest;
 use crate::state::records::{Body as RecordBody, Record};
 use crate::state::usable::usable_body;
 use crate::state::{State, WritePlan};
 use input::{Body, TimelineRecord};
-use rea_core::ErrorReport;
 use std::collections::HashMap;
 
 /// The decoded timeline: the state's `timeline` ordinals in order, each
 /// with its tool and its bodies put through the usability test.
-pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline: &[u64]) -> Vec<TimelineRecord> {
+///
+/// Only records for which `needs_bodies(path)` holds have their bodies
+/// read; the others keep `Body::Absent` (the write side never looks at
+/// them: they are neither writes to a modelled target nor reads of one).
+pub fn timeline_of(
+    manifest: &Manifest,
+    records: &HashMap<u64, Record>,
+    timeline: &[u64],
+    needs_bodies: &dyn Fn(&str) -> bool,
+) -> Vec<TimelineRecord> {
     let mut tool_of: HashMap<u64, &str> = HashMap::new();
     for tool in &manifest.tools {
         for &o in &tool.record_ordinals {
@@ -51,14 +60,20 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
         .iter()
         .filter_map(|o| records.get(o))
         .map(|r| {
-            let request_body = match r.request_text.as_deref() {
+            let wanted = r.path.as_deref().is_some_and(needs_bodies);
+            let request_body = match r.request_text.as_deref().filter(|_| wanted) {
                 None | Some("") => Body::Absent,
-                Some(text) => usable_body(r.request_content_type.as_deref(), Some(text)).map(Body::Json).unwrap_or(Body::Unusable),
+                Some(text) => usable_body(r.request_content_type.as_deref(), Some(text))
+                    .map(Body::Json)
+                    .unwrap_or(Body::Unusable),
             };
             let response_body = match &r.response_body {
+                _ if !wanted => Body::Absent,
                 RecordBody::None => Body::Absent,
                 RecordBody::Text(t) if t.is_empty() => Body::Absent,
-                RecordBody::Text(t) => usable_body(r.response_content_type.as_deref(), Some(t)).map(Body::Json).unwrap_or(Body::Unusable),
+                RecordBody::Text(t) => usable_body(r.response_content_type.as_deref(), Some(t))
+                    .map(Body::Json)
+                    .unwrap_or(Body::Unusable),
                 RecordBody::Bytes(_) => Body::Unusable,
             };
             TimelineRecord {
@@ -70,10 +85,13 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
                 start_ms: r.started_ms.map(|ms| ms.floor() as i64),
                 time_ms: r.time_ms,
                 tool: tool_of.get(&r.ordinal).map(|s| s.to_string()),
-                request_content_type: r
-                    .request_content_type
-                    .as_deref()
-                    .map(|c| c.split(';').next().unwrap_or("").trim().to_ascii_lowercase()),
+                request_content_type: r.request_content_type.as_deref().map(|c| {
+                    c.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_ascii_lowercase()
+                }),
                 request_body,
                 response_body,
             }
@@ -83,9 +101,69 @@ pub fn timeline_of(manifest: &Manifest, records: &HashMap<u64, Record>, timeline
 
 /// Builds every write plan of `state` and runs the replay check: the final
 /// plans, in tool order, with `status`, `reason` and the checked ordinals.
-pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> Result<Vec<WritePlan>, ErrorReport> {
+///
+/// Fails only when the state names a tool the manifest lacks (the two were
+/// derived with different template rules).
+pub fn derive_writes(
+    manifest: &Manifest,
+    records: &[Record],
+    state: &State,
+) -> Result<Vec<WritePlan>, DeriveError> {
+    // When no write tool has a state target, every plan is `none`: the
+    // bodies need not be read and there is nothing to replay.
+    let collections: Vec<&str> = state
+        .types
+        .iter()
+        .map(|t| t.collection_template.as_str())
+        .collect();
+    let documents: Vec<&str> = state.documents.iter().map(|d| d.path.as_str()).collect();
+    let any_target = manifest.tools.iter().any(|t| {
+        classify::is_write_tool(&t.method, &t.path_template)
+            && classify::classify_effect(&t.method, &t.path_template, &collections, &documents)
+                .1
+                .is_some()
+    });
+    if !any_target {
+        let input = build::BuildInput {
+            tools: &manifest.tools,
+            types: &state.types,
+            entities: &state.entities,
+            documents: &state.documents,
+            views: &state.views,
+            timeline: &[],
+        };
+        return Ok(build::build_plans(&input)
+            .into_iter()
+            .map(|b| b.plan)
+            .collect());
+    }
     let records: HashMap<u64, Record> = records.iter().map(|r| (r.ordinal, r.clone())).collect();
-    let timeline = timeline_of(manifest, &records, &state.timeline);
+    // Bodies matter only under a write tool's target: a collection
+    // template, an item of one, or a document path.
+    let targets: Vec<(&str, bool)> = manifest
+        .tools
+        .iter()
+        .filter(|t| classify::is_write_tool(&t.method, &t.path_template))
+        .filter_map(|t| {
+            match classify::classify_effect(&t.method, &t.path_template, &collections, &documents) {
+                (classify::Effect::Document, Some(i)) => Some((documents[i], false)),
+                (_, Some(i)) => Some((collections[i], true)),
+                _ => None,
+            }
+        })
+        .collect();
+    let needs_bodies = |path: &str| {
+        targets.iter().any(|(template, collection)| {
+            let path_only = path.split('?').next().unwrap_or("");
+            let template = template.split('?').next().unwrap_or("");
+            classify::template_matches_path(template, path_only)
+                || (*collection && {
+                    let parent = input::parent_path(path_only);
+                    classify::template_matches_path(template, &parent)
+                })
+        })
+    };
+    let timeline = timeline_of(manifest, &records, &state.timeline, &needs_bodies);
     let input = build::BuildInput {
         tools: &manifest.tools,
         types: &state.types,
@@ -97,6 +175,7 @@ pub fn derive_writes(manifest: &Manifest, records: &[Record], state: &State) -> 
     let built = build::build_plans(&input);
     let mut candidate = state.clone();
     candidate.writes = built.iter().map(|b| b.plan.clone()).collect();
-    let engine = Engine::from_records(records, manifest.clone(), candidate)?;
+    let engine = Engine::from_records(records, manifest.clone(), candidate)
+        .map_err(|e| DeriveError::invalid_request("/view/template_rules", e.message))?;
     Ok(crate::state::check::check(&engine, &timeline, &built))
 }

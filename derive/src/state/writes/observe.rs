@@ -23,12 +23,20 @@ impl<'a> TypeShape<'a> {
         types
             .iter()
             .map(|t| {
-                let mut shape = TypeShape { entity_type: t, item_pointer: None, list_pointers: HashMap::new() };
+                let mut shape = TypeShape {
+                    entity_type: t,
+                    item_pointer: None,
+                    list_pointers: HashMap::new(),
+                };
                 for view in views {
                     match view {
-                        ViewPlan::Item(p) if p.type_name == t.name => shape.item_pointer = Some(p.pointer.clone()),
+                        ViewPlan::Item(p) if p.type_name == t.name => {
+                            shape.item_pointer = Some(p.pointer.clone())
+                        }
                         ViewPlan::List(p) if p.type_name == t.name => {
-                            shape.list_pointers.insert(p.tool.clone(), p.pointer.clone());
+                            shape
+                                .list_pointers
+                                .insert(p.tool.clone(), p.pointer.clone());
                         }
                         _ => {}
                     }
@@ -56,16 +64,28 @@ impl<'a> TypeShape<'a> {
         if holds(root) {
             return Some((String::new(), root));
         }
-        let mut wrapped = root.iter().filter_map(|(k, v)| Some((k, v.as_object()?))).filter(|(_, m)| holds(m));
+        let mut wrapped = root
+            .iter()
+            .filter_map(|(k, v)| Some((k, v.as_object()?)))
+            .filter(|(_, m)| holds(m));
         let (k, m) = wrapped.next()?;
-        wrapped.next().is_none().then(|| (format!("/{}", escape(k)), m))
+        wrapped
+            .next()
+            .is_none()
+            .then(|| (format!("/{}", escape(k)), m))
     }
 
     /// The listed entities of a list response of `tool`.
     pub fn list_in<'v>(&self, tool: &str, value: &'v Value) -> Option<Vec<&'v Map<String, Value>>> {
         let pointer = self.list_pointers.get(tool)?;
         let items = super::input::at_pointer(value, pointer)?.as_array()?;
-        Some(items.iter().filter_map(Value::as_object).filter(|m| m.contains_key(self.id_field())).collect())
+        Some(
+            items
+                .iter()
+                .filter_map(Value::as_object)
+                .filter(|m| m.contains_key(self.id_field()))
+                .collect(),
+        )
     }
 
     /// True when `tool` is this type's item tool.
@@ -93,10 +113,15 @@ impl LastSeen {
     /// Records one observed entity (later values replace earlier ones
     /// member by member, so sparse views keep what others supplied).
     pub fn see(&mut self, collection: &str, entity: &Map<String, Value>, id_field: &str) {
-        let Some(id) = entity.get(id_field).and_then(id_text) else { return };
+        let Some(id) = entity.get(id_field).and_then(id_text) else {
+            return;
+        };
         let key = (collection.to_string(), id.clone());
         let slot = self.entities.entry(key).or_insert_with(|| {
-            self.order.entry(collection.to_string()).or_default().push(id.clone());
+            self.order
+                .entry(collection.to_string())
+                .or_default()
+                .push(id.clone());
             Map::new()
         });
         for (k, v) in entity {
@@ -107,11 +132,20 @@ impl LastSeen {
     /// Replaces an entity's values wholesale (a write answer or item read
     /// shows the whole entity).
     pub fn replace(&mut self, collection: &str, entity: &Map<String, Value>, id_field: &str) {
-        let Some(id) = entity.get(id_field).and_then(id_text) else { return };
-        if !self.entities.contains_key(&(collection.to_string(), id.clone())) {
-            self.order.entry(collection.to_string()).or_default().push(id.clone());
+        let Some(id) = entity.get(id_field).and_then(id_text) else {
+            return;
+        };
+        if !self
+            .entities
+            .contains_key(&(collection.to_string(), id.clone()))
+        {
+            self.order
+                .entry(collection.to_string())
+                .or_default()
+                .push(id.clone());
         }
-        self.entities.insert((collection.to_string(), id), entity.clone());
+        self.entities
+            .insert((collection.to_string(), id), entity.clone());
     }
 
     pub fn get(&self, collection: &str, id: &str) -> Option<&Map<String, Value>> {
@@ -122,18 +156,29 @@ impl LastSeen {
     pub fn collection(&self, collection: &str) -> Vec<&Map<String, Value>> {
         self.order
             .get(collection)
-            .map(|ids| ids.iter().filter_map(|id| self.get(collection, id)).collect())
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|id| self.get(collection, id))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
     /// Entities of every collection of the type (collections listed).
     pub fn all(&self, collections: &[String]) -> Vec<&Map<String, Value>> {
-        collections.iter().flat_map(|c| self.collection(c)).collect()
+        collections
+            .iter()
+            .flat_map(|c| self.collection(c))
+            .collect()
     }
 
     /// Takes in what a successful record shows about `shape`'s type.
     pub fn observe(&mut self, shape: &TypeShape<'_>, rec: &TimelineRecord) {
-        let (Some(path), Some(tool), Some(body)) = (rec.path.as_deref(), rec.tool.as_deref(), rec.response_body.json()) else {
+        let (Some(path), Some(tool), Some(body)) = (
+            rec.path.as_deref(),
+            rec.tool.as_deref(),
+            rec.response_body.json(),
+        ) else {
             return;
         };
         if !rec.succeeded() {
@@ -146,7 +191,10 @@ impl LastSeen {
             }
         } else if shape.is_item_tool(tool) || rec.method != "GET" {
             if let Some((_, entity)) = shape.entity_in(body) {
-                let collection = if rec.method == "POST" && !shape.is_item_tool(tool) && !path_names_entity(path, entity, shape.id_field()) {
+                let collection = if rec.method == "POST"
+                    && !shape.is_item_tool(tool)
+                    && !path_names_entity(path, entity, shape.id_field())
+                {
                     normalize_path(path)
                 } else {
                     parent_path(path)
@@ -159,6 +207,12 @@ impl LastSeen {
 
 /// True when the path's last segment is the entity's identity.
 pub fn path_names_entity(path: &str, entity: &Map<String, Value>, id_field: &str) -> bool {
-    let last = path.split('/').rfind(|s| !s.is_empty()).map(super::input::percent_decode);
-    entity.get(id_field).and_then(id_text).is_some_and(|id| Some(id) == last)
+    let last = path
+        .split('/')
+        .rfind(|s| !s.is_empty())
+        .map(super::input::percent_decode);
+    entity
+        .get(id_field)
+        .and_then(id_text)
+        .is_some_and(|id| Some(id) == last)
 }

@@ -24,7 +24,11 @@ impl RecordedGenerator {
     /// plan's field order; the clock is the first clock field's recorded
     /// instant, else the request's start time.
     pub fn for_call(plan: &WritePlan, rec: &TimelineRecord, seed: u64) -> RecordedGenerator {
-        let mut gen = RecordedGenerator { now_ms: rec.start_ms.unwrap_or(0), counter: seed, ..Default::default() };
+        let mut gen = RecordedGenerator {
+            now_ms: rec.start_ms.unwrap_or(0),
+            counter: seed,
+            ..Default::default()
+        };
         let entity = plan
             .answer
             .as_ref()
@@ -34,7 +38,9 @@ impl RecordedGenerator {
         let Some(entity) = entity else { return gen };
         let mut clock_set = false;
         for rule in &plan.field_rules {
-            let Some(value) = entity.get(&rule.field) else { continue };
+            let Some(value) = entity.get(&rule.field) else {
+                continue;
+            };
             let generator = rule.with.get("generator").and_then(Value::as_str);
             match (rule.rule.as_str(), generator, value) {
                 ("identity", Some("uuid"), Value::String(s)) | ("unique", _, Value::String(s)) => {

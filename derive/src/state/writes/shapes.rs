@@ -24,7 +24,10 @@ pub fn sequence_value(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().filter(|i| *i >= 0),
         Value::String(s)
-            if !s.is_empty() && s.len() <= 18 && s.bytes().all(|c| c.is_ascii_digit()) && (s == "0" || !s.starts_with('0')) =>
+            if !s.is_empty()
+                && s.len() <= 18
+                && s.bytes().all(|c| c.is_ascii_digit())
+                && (s == "0" || !s.starts_with('0')) =>
         {
             s.parse().ok()
         }
@@ -49,7 +52,15 @@ pub fn token_alphabet(s: &str) -> &'static str {
     const UPPER_ALNUM: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     const ALNUM: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     const URLSAFE: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
-    for alphabet in [DIGITS, HEX, HEX_UPPER, LOWER_ALNUM, UPPER_ALNUM, ALNUM, URLSAFE] {
+    for alphabet in [
+        DIGITS,
+        HEX,
+        HEX_UPPER,
+        LOWER_ALNUM,
+        UPPER_ALNUM,
+        ALNUM,
+        URLSAFE,
+    ] {
         if s.chars().all(|c| alphabet.contains(c)) {
             return alphabet;
         }
@@ -60,7 +71,9 @@ pub fn token_alphabet(s: &str) -> &'static str {
 /// True when a string can be a generated token: 6 to 128 characters of the
 /// URL-safe alphabet.
 pub fn is_token(s: &str) -> bool {
-    (6..=128).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+    (6..=128).contains(&s.len())
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
 }
 
 /// The slug of a text with the given separator: ASCII letters and digits
@@ -87,7 +100,9 @@ pub fn slug_separator(text: &str, slug: &str) -> Option<char> {
     if slug.is_empty() || text == slug {
         return None;
     }
-    ['-', '_'].into_iter().find(|sep| slugify(text, *sep) == slug)
+    ['-', '_']
+        .into_iter()
+        .find(|sep| slugify(text, *sep) == slug)
 }
 
 /// How a clock value is written.
@@ -108,7 +123,11 @@ pub enum ClockFormat {
     EpochSFraction { digits: u8 },
     /// `YYYY-MM-DDTHH:MM:SS[.f]` with `separator` between date and time,
     /// `digits` fraction digits and a `zone` suffix (`Z`, `+00:00` or none).
-    DateTime { separator: String, digits: u8, zone: String },
+    DateTime {
+        separator: String,
+        digits: u8,
+        zone: String,
+    },
     /// An RFC 7231 HTTP date, `Mon, 30 Nov 2026 17:25:58 GMT`.
     HttpDate,
 }
@@ -126,7 +145,10 @@ pub fn parse_clock(v: &Value) -> Option<(i64, ClockFormat)> {
                 }
                 let text = n.to_string();
                 let digits = text.split('.').nth(1).map(|d| d.len()).unwrap_or(0).min(9) as u8;
-                Some(((f * 1000.0).round() as i64, ClockFormat::EpochSFraction { digits }))
+                Some((
+                    (f * 1000.0).round() as i64,
+                    ClockFormat::EpochSFraction { digits },
+                ))
             }
         }
         Value::String(s) if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) => {
@@ -134,7 +156,8 @@ pub fn parse_clock(v: &Value) -> Option<(i64, ClockFormat)> {
         }
         Value::String(s) => parse_datetime(s).or_else(|| {
             let dt = DateTime::parse_from_rfc2822(s).ok()?;
-            s.ends_with(" GMT").then(|| (dt.timestamp_millis(), ClockFormat::HttpDate))
+            s.ends_with(" GMT")
+                .then(|| (dt.timestamp_millis(), ClockFormat::HttpDate))
         }),
         _ => None,
     }
@@ -158,7 +181,9 @@ fn parse_datetime(s: &str) -> Option<(i64, ClockFormat)> {
     if separator != "T" && separator != " " {
         return None;
     }
-    let base = NaiveDateTime::parse_from_str(&format!("{}T{}", &s[..10], &s[11..19]), "%Y-%m-%dT%H:%M:%S").ok()?;
+    let base =
+        NaiveDateTime::parse_from_str(&format!("{}T{}", &s[..10], &s[11..19]), "%Y-%m-%dT%H:%M:%S")
+            .ok()?;
     let mut rest = &s[19..];
     let mut digits = 0u8;
     let mut nanos: i64 = 0;
@@ -182,7 +207,14 @@ fn parse_datetime(s: &str) -> Option<(i64, ClockFormat)> {
         _ => return None,
     };
     let ms = base.and_utc().timestamp_millis() + nanos / 1_000_000 - offset_ms;
-    Some((ms, ClockFormat::DateTime { separator: separator.to_string(), digits, zone: rest.to_string() }))
+    Some((
+        ms,
+        ClockFormat::DateTime {
+            separator: separator.to_string(),
+            digits,
+            zone: rest.to_string(),
+        },
+    ))
 }
 
 /// Writes an instant in a recorded clock format. A zone offset other than
@@ -196,11 +228,20 @@ pub fn format_clock(ms: i64, format: &ClockFormat) -> Value {
         ClockFormat::EpochSFraction { digits } => {
             let scale = 10f64.powi(i32::from((*digits).min(3)));
             let secs = ((ms as f64 / 1000.0) * scale).round() / scale;
-            serde_json::Number::from_f64(secs).map(Value::Number).unwrap_or(Value::from(ms / 1000))
+            serde_json::Number::from_f64(secs)
+                .map(Value::Number)
+                .unwrap_or(Value::from(ms / 1000))
         }
-        ClockFormat::DateTime { separator, digits, zone } => {
+        ClockFormat::DateTime {
+            separator,
+            digits,
+            zone,
+        } => {
             let offset_ms = zone_offset_ms(zone);
-            let local = Utc.timestamp_millis_opt(ms + offset_ms).single().unwrap_or_default();
+            let local = Utc
+                .timestamp_millis_opt(ms + offset_ms)
+                .single()
+                .unwrap_or_default();
             let mut text = local.format("%Y-%m-%d").to_string();
             text.push_str(separator);
             text.push_str(&local.format("%H:%M:%S").to_string());
@@ -238,7 +279,10 @@ pub fn clock_near(v: &Value, request_ms: i64) -> Option<(i64, ClockFormat)> {
 
 /// An RFC 3339 UTC spelling of an instant, whole seconds, for documents.
 pub fn rfc3339_seconds(ms: i64) -> String {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default().to_rfc3339_opts(SecondsFormat::Secs, true)
+    Utc.timestamp_millis_opt(ms)
+        .single()
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 #[cfg(test)]
@@ -252,7 +296,10 @@ mod tests {
         assert!(!is_uuid("550e8400e29b41d4a716446655440000"));
         assert!(!is_uuid("550e8400-e29b-41d4-a716-44665544000g"));
         assert_eq!(token_alphabet("00af9c"), "0123456789abcdef");
-        assert_eq!(token_alphabet("aZ09"), "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+        assert_eq!(
+            token_alphabet("aZ09"),
+            "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+        );
         assert!(is_token("Xy_9-abc"));
         assert!(!is_token("abc"));
         assert!(!is_token("has space"));

@@ -22,7 +22,13 @@ pub(crate) struct Ex {
 }
 
 pub(crate) fn ex(method: &'static str, path: &str, status: u16) -> Ex {
-    Ex { method, path: path.to_string(), status, request: None, response: None }
+    Ex {
+        method,
+        path: path.to_string(),
+        status,
+        request: None,
+        response: None,
+    }
 }
 
 impl Ex {
@@ -42,8 +48,11 @@ impl Ex {
 
 /// A HAR entry for one exchange, starting `i` seconds after `T0` and lasting 5 ms.
 fn entry(i: usize, e: &Ex) -> Value {
-    let started = chrono::DateTime::from_timestamp_millis(T0 + i as i64 * 1000).unwrap_or_default().to_rfc3339();
-    let mut request = json!({"method": e.method, "url": format!("http://app.test{}", e.path), "headers": []});
+    let started = chrono::DateTime::from_timestamp_millis(T0 + i as i64 * 1000)
+        .unwrap_or_default()
+        .to_rfc3339();
+    let mut request =
+        json!({"method": e.method, "url": format!("http://app.test{}", e.path), "headers": []});
     if let Some((ct, text)) = &e.request {
         request["postData"] = json!({"mimeType": ct, "text": text});
     }
@@ -73,7 +82,8 @@ pub(crate) const TOOLS: &[(&str, &str, &str)] = &[
 ];
 
 fn fits(template: &str, path: &str) -> bool {
-    crate::state::writes::input::path_params(template, path.split('?').next().unwrap_or("")).is_some()
+    crate::state::writes::input::path_params(template, path.split('?').next().unwrap_or(""))
+        .is_some()
 }
 
 /// A built scenario: the manifest, the records and the initial state.
@@ -121,13 +131,26 @@ impl Scenario {
             records.insert(ordinal, Record::from_entry(ordinal, &entry(i, e)));
             let literal_first = tools
                 .iter()
-                .position(|t| t.method == e.method && !t.path_template.contains('{') && fits(&t.path_template, &e.path))
-                .or_else(|| tools.iter().position(|t| t.method == e.method && fits(&t.path_template, &e.path)));
+                .position(|t| {
+                    t.method == e.method
+                        && !t.path_template.contains('{')
+                        && fits(&t.path_template, &e.path)
+                })
+                .or_else(|| {
+                    tools
+                        .iter()
+                        .position(|t| t.method == e.method && fits(&t.path_template, &e.path))
+                });
             if let Some(t) = literal_first {
                 tools[t].record_ordinals.push(ordinal);
             }
         }
-        let first_of = |tool: &str| tools.iter().find(|t| t.name == tool).and_then(|t| t.record_ordinals.first().copied());
+        let first_of = |tool: &str| {
+            tools
+                .iter()
+                .find(|t| t.name == tool)
+                .and_then(|t| t.record_ordinals.first().copied())
+        };
         let entities: Vec<Entity> = entities
             .iter()
             .map(|v| Entity {
@@ -139,7 +162,10 @@ impl Scenario {
                 record_ordinals: vec![],
             })
             .collect();
-        let fields: Vec<String> = entities.first().map(|e| e.fields.keys().cloned().collect()).unwrap_or_default();
+        let fields: Vec<String> = entities
+            .first()
+            .map(|e| e.fields.keys().cloned().collect())
+            .unwrap_or_default();
         let mut views = vec![
             ViewPlan::List(ListPlan {
                 tool: "list_items".into(),
@@ -177,7 +203,12 @@ impl Scenario {
                 base_ordinal: first_of("get_settings").unwrap_or(0),
                 checked_record_ordinals: vec![],
             }));
-            documents.push(crate::state::Document { path: "/api/settings".into(), tool: "get_settings".into(), value: v, record_ordinals: vec![] });
+            documents.push(crate::state::Document {
+                path: "/api/settings".into(),
+                tool: "get_settings".into(),
+                value: v,
+                record_ordinals: vec![],
+            });
         }
         let state = State {
             view: "environment-state".into(),
@@ -221,12 +252,18 @@ impl Scenario {
             unknowns: vec![],
             limitations: vec![],
         };
-        Scenario { manifest, records, state }
+        Scenario {
+            manifest,
+            records,
+            state,
+        }
     }
 
     /// Runs the write side: every plan, checked.
     pub(crate) fn plans(&self) -> Vec<WritePlan> {
-        let records: Vec<Record> = (0..self.records.len() as u64).filter_map(|o| self.records.get(&o).cloned()).collect();
+        let records: Vec<Record> = (0..self.records.len() as u64)
+            .filter_map(|o| self.records.get(&o).cloned())
+            .collect();
         match super::derive_writes(&self.manifest, &records, &self.state) {
             Ok(plans) => plans,
             Err(e) => panic!("derive_writes failed: {e:?}"),
@@ -235,6 +272,9 @@ impl Scenario {
 
     /// The plan of one tool.
     pub(crate) fn plan(&self, tool: &str) -> WritePlan {
-        self.plans().into_iter().find(|p| p.tool == tool).unwrap_or_else(|| panic!("no plan for {tool}"))
+        self.plans()
+            .into_iter()
+            .find(|p| p.tool == tool)
+            .unwrap_or_else(|| panic!("no plan for {tool}"))
     }
 }

@@ -5,7 +5,10 @@ use super::testkit::{ex, Scenario};
 use serde_json::{json, Value};
 
 fn items() -> Vec<Value> {
-    vec![json!({"id": 1, "title": "a", "done": false}), json!({"id": 2, "title": "b", "done": false})]
+    vec![
+        json!({"id": 1, "title": "a", "done": false}),
+        json!({"id": 2, "title": "b", "done": false}),
+    ]
 }
 
 fn list(items: &[Value]) -> Value {
@@ -21,9 +24,13 @@ fn happy() -> Scenario {
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
             ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
-            ex("POST", "/api/items", 201).body(json!({"title": "Hello World", "done": false})).answer(created.clone()),
+            ex("POST", "/api/items", 201)
+                .body(json!({"title": "Hello World", "done": false}))
+                .answer(created.clone()),
             ex("GET", "/api/items", 200).answer(list(&after_create)),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": false})),
             ex("DELETE", "/api/items/2", 204),
             ex("GET", "/api/items/2", 404).answer(json!({"error": "not found"})),
@@ -38,7 +45,17 @@ fn writes_are_one_plan_per_write_tool_in_tool_order() {
     // WRITE-01
     let plans = happy().plans();
     let tools: Vec<&str> = plans.iter().map(|p| p.tool.as_str()).collect();
-    assert_eq!(tools, ["create_item", "update_item", "replace_item", "delete_item", "put_settings", "logout"]);
+    assert_eq!(
+        tools,
+        [
+            "create_item",
+            "update_item",
+            "replace_item",
+            "delete_item",
+            "put_settings",
+            "logout"
+        ]
+    );
 }
 
 #[test]
@@ -46,19 +63,45 @@ fn confirmed_writes_are_served() {
     // CHECK-01, CHECK-05, CHECK-06, CHECK-07, CHECK-10, CHECK-14, WRITE-02..04
     let s = happy();
     let create = s.plan("create_item");
-    assert_eq!((create.effect.as_str(), create.status.as_str(), create.reason.as_deref()), ("create", "served", None));
+    assert_eq!(
+        (
+            create.effect.as_str(),
+            create.status.as_str(),
+            create.reason.as_deref()
+        ),
+        ("create", "served", None)
+    );
     assert_eq!(create.checked_record_ordinals, vec![3]);
     assert_eq!(create.example_ordinal, Some(2));
-    let rules: Vec<(&str, &str)> = create.field_rules.iter().map(|r| (r.field.as_str(), r.rule.as_str())).collect();
-    assert_eq!(rules, [("id", "identity"), ("title", "echo"), ("done", "echo"), ("slug", "slug"), ("created_at", "clock")]);
+    let rules: Vec<(&str, &str)> = create
+        .field_rules
+        .iter()
+        .map(|r| (r.field.as_str(), r.rule.as_str()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("id", "identity"),
+            ("title", "echo"),
+            ("done", "echo"),
+            ("slug", "slug"),
+            ("created_at", "clock")
+        ]
+    );
     assert_eq!(create.required_members, ["title", "done"]);
     let update = s.plan("update_item");
-    assert_eq!((update.effect.as_str(), update.status.as_str()), ("update", "served"));
+    assert_eq!(
+        (update.effect.as_str(), update.status.as_str()),
+        ("update", "served")
+    );
     assert_eq!(update.checked_record_ordinals, vec![5]);
     // WRITE-24: a PATCH requires nothing.
     assert!(update.required_members.is_empty());
     let delete = s.plan("delete_item");
-    assert_eq!((delete.effect.as_str(), delete.status.as_str()), ("delete", "served"));
+    assert_eq!(
+        (delete.effect.as_str(), delete.status.as_str()),
+        ("delete", "served")
+    );
     assert_eq!(delete.checked_record_ordinals, vec![7]);
 }
 
@@ -67,17 +110,30 @@ fn build_reasons() {
     let s = happy();
     // WRITE-06
     let logout = s.plan("logout");
-    assert_eq!((logout.effect.as_str(), logout.reason.as_deref()), ("none", Some("no-state-target")));
+    assert_eq!(
+        (logout.effect.as_str(), logout.reason.as_deref()),
+        ("none", Some("no-state-target"))
+    );
     // WRITE-07: no successful call at all.
     let put = s.plan("replace_item");
     assert_eq!(put.reason.as_deref(), Some("no-call"));
     // WRITE-05 without a call.
-    let s = Scenario::new(&[ex("GET", "/api/settings", 200).answer(json!({"theme": "dark"}))], &items(), Some(json!({"theme": "dark"})));
+    let s = Scenario::new(
+        &[ex("GET", "/api/settings", 200).answer(json!({"theme": "dark"}))],
+        &items(),
+        Some(json!({"theme": "dark"})),
+    );
     let doc = s.plan("put_settings");
-    assert_eq!((doc.effect.as_str(), doc.reason.as_deref()), ("document", Some("no-call")));
+    assert_eq!(
+        (doc.effect.as_str(), doc.reason.as_deref()),
+        ("document", Some("no-call"))
+    );
     // WRITE-07: only a redirect recorded.
     let s = Scenario::new(
-        &[ex("GET", "/api/items", 200).answer(list(&items())), ex("POST", "/api/items", 302).body(json!({"title": "x"}))],
+        &[
+            ex("GET", "/api/items", 200).answer(list(&items())),
+            ex("POST", "/api/items", 302).body(json!({"title": "x"})),
+        ],
         &items(),
         None,
     );
@@ -86,19 +142,30 @@ fn build_reasons() {
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
-            ex("POST", "/api/items", 201).raw_body("application/x-www-form-urlencoded", "title=x").answer(json!({"id": 3, "title": "x"})),
+            ex("POST", "/api/items", 201)
+                .raw_body("application/x-www-form-urlencoded", "title=x")
+                .answer(json!({"id": 3, "title": "x"})),
         ],
         &items(),
         None,
     );
-    assert_eq!(s.plan("create_item").reason.as_deref(), Some("body-unusable"));
+    assert_eq!(
+        s.plan("create_item").reason.as_deref(),
+        Some("body-unusable")
+    );
     // WRITE-09: 201 with an empty body and no later read.
     let s = Scenario::new(
-        &[ex("GET", "/api/items", 200).answer(list(&items())), ex("POST", "/api/items", 201).body(json!({"title": "x"}))],
+        &[
+            ex("GET", "/api/items", 200).answer(list(&items())),
+            ex("POST", "/api/items", 201).body(json!({"title": "x"})),
+        ],
         &items(),
         None,
     );
-    assert_eq!(s.plan("create_item").reason.as_deref(), Some("no-observation"));
+    assert_eq!(
+        s.plan("create_item").reason.as_deref(),
+        Some("no-observation")
+    );
 }
 
 #[test]
@@ -127,12 +194,17 @@ fn unsent_changes_must_be_explained() {
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&items)),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "score": 17})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "score": 17})),
         ],
         &items,
         None,
     );
-    assert_eq!(s.plan("update_item").reason.as_deref(), Some("unexplained-change"));
+    assert_eq!(
+        s.plan("update_item").reason.as_deref(),
+        Some("unexplained-change")
+    );
 }
 
 #[test]
@@ -142,10 +214,15 @@ fn contradicted_plans_name_the_reads() {
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
             ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": false})),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "C"})).answer(json!({"id": 1, "title": "C", "done": false})),
-            ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "c (normalized)", "done": false})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "C"}))
+                .answer(json!({"id": 1, "title": "C", "done": false})),
+            ex("GET", "/api/items/1", 200)
+                .answer(json!({"id": 1, "title": "c (normalized)", "done": false})),
         ],
         &items(),
         None,
@@ -163,13 +240,18 @@ fn unconfirmed_without_a_later_read() {
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
-            ex("POST", "/api/items", 201).body(json!({"title": "x"})).answer(json!({"id": 3, "title": "x"})),
+            ex("POST", "/api/items", 201)
+                .body(json!({"title": "x"}))
+                .answer(json!({"id": 3, "title": "x"})),
         ],
         &items(),
         None,
     );
     let plan = s.plan("create_item");
-    assert_eq!((plan.status.as_str(), plan.reason.as_deref()), ("unserved", Some("unconfirmed")));
+    assert_eq!(
+        (plan.status.as_str(), plan.reason.as_deref()),
+        ("unserved", Some("unconfirmed"))
+    );
 }
 
 #[test]
@@ -181,7 +263,9 @@ fn non_2xx_writes_are_not_modelled() {
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
             ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": false})),
             ex("PATCH", "/api/items/1", 302).body(json!({"title": "Q"})),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "Q", "done": true})),
@@ -191,7 +275,11 @@ fn non_2xx_writes_are_not_modelled() {
     );
     let plan = s.plan("update_item");
     assert_eq!(plan.example_ordinal, Some(2));
-    assert_eq!((plan.status.as_str(), plan.reason.as_deref()), ("served", None), "{plan:?}");
+    assert_eq!(
+        (plan.status.as_str(), plan.reason.as_deref()),
+        ("served", None),
+        "{plan:?}"
+    );
 }
 
 #[test]
@@ -202,7 +290,9 @@ fn a_later_unmodelled_write_limits_the_check_to_sent_members() {
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
             ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
             ex("POST", "/api/items/1/archive", 0),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": true})),
         ],
@@ -210,20 +300,29 @@ fn a_later_unmodelled_write_limits_the_check_to_sent_members() {
         None,
     );
     let plan = s.plan("update_item");
-    assert_eq!((plan.status.as_str(), plan.reason.as_deref()), ("served", None), "{plan:?}");
+    assert_eq!(
+        (plan.status.as_str(), plan.reason.as_deref()),
+        ("served", None),
+        "{plan:?}"
+    );
     // The other side: the member it sent differs → contradicted.
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
             ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
             ex("POST", "/api/items/1/archive", 0),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "Z", "done": true})),
         ],
         &items(),
         None,
     );
-    assert_eq!(s.plan("update_item").reason.as_deref(), Some("contradicted"));
+    assert_eq!(
+        s.plan("update_item").reason.as_deref(),
+        Some("contradicted")
+    );
 }
 
 #[test]
@@ -231,13 +330,18 @@ fn mismatches_no_write_explains_are_side_effects() {
     // CHECK-09: the create is confirmed by its item read, but the list
     // read after it shows item 1 changed, which no write touched.
     let created = json!({"id": 3, "title": "x", "done": false});
-    let mut after = vec![json!({"id": 1, "title": "a", "done": true}), items()[1].clone()];
+    let mut after = vec![
+        json!({"id": 1, "title": "a", "done": true}),
+        items()[1].clone(),
+    ];
     after.push(created.clone());
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
             ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
-            ex("POST", "/api/items", 201).body(json!({"title": "x", "done": false})).answer(created.clone()),
+            ex("POST", "/api/items", 201)
+                .body(json!({"title": "x", "done": false}))
+                .answer(created.clone()),
             ex("GET", "/api/items/3", 200).answer(created),
             ex("GET", "/api/items", 200).answer(list(&after)),
         ],
@@ -255,21 +359,30 @@ fn updates_answering_fields_no_initial_entity_holds_are_incomplete() {
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&items())),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false, "owner": "ann"})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false, "owner": "ann"})),
             ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": false})),
         ],
         &items(),
         None,
     );
     let plan = s.plan("update_item");
-    assert_eq!(plan.reason.as_deref(), Some("incomplete-entities"), "{plan:?}");
+    assert_eq!(
+        plan.reason.as_deref(),
+        Some("incomplete-entities"),
+        "{plan:?}"
+    );
     // Other side: the initial entities hold `owner`.
     let held = vec![json!({"id": 1, "title": "a", "done": false, "owner": "ann"})];
     let s = Scenario::new(
         &[
             ex("GET", "/api/items", 200).answer(list(&held)),
-            ex("PATCH", "/api/items/1", 200).body(json!({"title": "B"})).answer(json!({"id": 1, "title": "B", "done": false, "owner": "ann"})),
-            ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": false, "owner": "ann"})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false, "owner": "ann"})),
+            ex("GET", "/api/items/1", 200)
+                .answer(json!({"id": 1, "title": "B", "done": false, "owner": "ann"})),
         ],
         &held,
         None,
@@ -294,7 +407,13 @@ fn put_requires_every_member_the_first_call_sent() {
     let plan = s.plan("replace_item");
     assert_eq!(plan.required_members, ["title", "done"]);
     assert_eq!(plan.body_fixed.len(), 1);
-    assert_eq!((plan.body_fixed[0].sent.clone(), plan.body_fixed[0].value.clone()), (json!("yes"), json!(true)));
+    assert_eq!(
+        (
+            plan.body_fixed[0].sent.clone(),
+            plan.body_fixed[0].value.clone()
+        ),
+        (json!("yes"), json!(true))
+    );
     assert_eq!(plan.status, "served", "{plan:?}");
 }
 
@@ -304,14 +423,19 @@ fn document_writes() {
     let s = Scenario::new(
         &[
             ex("GET", "/api/settings", 200).answer(json!({"theme": "dark", "lang": "en"})),
-            ex("PUT", "/api/settings", 200).body(json!({"theme": "light"})).answer(json!({"theme": "light", "lang": "en"})),
+            ex("PUT", "/api/settings", 200)
+                .body(json!({"theme": "light"}))
+                .answer(json!({"theme": "light", "lang": "en"})),
             ex("GET", "/api/settings", 200).answer(json!({"theme": "light", "lang": "en"})),
         ],
         &items(),
         Some(json!({"theme": "dark", "lang": "en"})),
     );
     let plan = s.plan("put_settings");
-    assert_eq!((plan.effect.as_str(), plan.document_path.as_deref()), ("document", Some("/api/settings")));
+    assert_eq!(
+        (plan.effect.as_str(), plan.document_path.as_deref()),
+        ("document", Some("/api/settings"))
+    );
     assert_eq!(plan.required_members, ["theme"]);
     assert_eq!(plan.status, "served", "{plan:?}");
 }
@@ -342,7 +466,12 @@ mod apply {
     }
 
     fn call(method: &str, path: &str, body: Option<Value>) -> Call {
-        Call { method: method.into(), path: path.into(), query: None, body }
+        Call {
+            method: method.into(),
+            path: path.into(),
+            query: None,
+            body,
+        }
     }
 
     fn json_of(body: &AnswerBody) -> Value {
@@ -357,10 +486,21 @@ mod apply {
         let s = happy();
         let engine = engine(&s);
         let mut world = engine.initial_world();
-        let answer = engine.call(&mut world, &call("POST", "/api/items", Some(json!({"title": "New Item", "done": true}))), &mut Fixed);
+        let answer = engine.call(
+            &mut world,
+            &call(
+                "POST",
+                "/api/items",
+                Some(json!({"title": "New Item", "done": true})),
+            ),
+            &mut Fixed,
+        );
         assert_eq!((answer.status, answer.applied), (201, Applied::Yes));
         let body = json_of(&answer.body);
-        assert_eq!(body, json!({"id": 3, "title": "New Item", "done": true, "slug": "new-item", "created_at": "2024-05-01T12:01:00Z"}));
+        assert_eq!(
+            body,
+            json!({"id": 3, "title": "New Item", "done": true, "slug": "new-item", "created_at": "2024-05-01T12:01:00Z"})
+        );
         assert_eq!(world.list("items", "/api/items").len(), 3);
         let read = engine.call(&mut world, &call("GET", "/api/items/3", None), &mut Fixed);
         assert_eq!(json_of(&read.body)["slug"], "new-item");
@@ -378,17 +518,34 @@ mod apply {
             (Some(json!({"title": "x"})), "missing_required_members"),
         ] {
             let answer = engine.call(&mut world, &call("POST", "/api/items", body), &mut Fixed);
-            assert_eq!((answer.status, answer.error_code.as_deref(), answer.applied), (400, Some(code), Applied::No));
+            assert_eq!(
+                (answer.status, answer.error_code.as_deref(), answer.applied),
+                (400, Some(code), Applied::No)
+            );
             assert_eq!(world, before);
         }
         // An update of an entity the World does not hold answers not-found.
-        let answer = engine.call(&mut world, &call("PATCH", "/api/items/99", Some(json!({"title": "x"}))), &mut Fixed);
-        assert_eq!((answer.status, answer.error_code.as_deref()), (404, Some("not_found")));
+        let answer = engine.call(
+            &mut world,
+            &call("PATCH", "/api/items/99", Some(json!({"title": "x"}))),
+            &mut Fixed,
+        );
+        assert_eq!(
+            (answer.status, answer.error_code.as_deref()),
+            (404, Some("not_found"))
+        );
         assert_eq!(world, before);
         // A PATCH requires nothing; it stores members as sent.
-        let answer = engine.call(&mut world, &call("PATCH", "/api/items/2", Some(json!({"done": true}))), &mut Fixed);
+        let answer = engine.call(
+            &mut world,
+            &call("PATCH", "/api/items/2", Some(json!({"done": true}))),
+            &mut Fixed,
+        );
         assert_eq!((answer.status, answer.applied), (200, Applied::Yes));
-        assert_eq!(world.entity("items", "/api/items", "2").unwrap().fields["done"], json!(true));
+        assert_eq!(
+            world.entity("items", "/api/items", "2").unwrap().fields["done"],
+            json!(true)
+        );
     }
 
     #[test]
@@ -396,10 +553,18 @@ mod apply {
         let s = happy();
         let engine = engine(&s);
         let mut world = engine.initial_world();
-        let answer = engine.call(&mut world, &call("DELETE", "/api/items/1", None), &mut Fixed);
+        let answer = engine.call(
+            &mut world,
+            &call("DELETE", "/api/items/1", None),
+            &mut Fixed,
+        );
         assert_eq!((answer.status, answer.applied), (204, Applied::Yes));
         assert!(world.entity("items", "/api/items", "1").is_none());
-        let again = engine.call(&mut world, &call("DELETE", "/api/items/1", None), &mut Fixed);
+        let again = engine.call(
+            &mut world,
+            &call("DELETE", "/api/items/1", None),
+            &mut Fixed,
+        );
         assert_eq!((again.status, again.applied), (404, Applied::No));
     }
 
@@ -408,7 +573,9 @@ mod apply {
         let s = Scenario::new(
             &[
                 ex("GET", "/api/items", 200).answer(list(&items())),
-                ex("PUT", "/api/items/1", 200).body(json!({"title": "B", "done": "yes"})).answer(json!({"id": 1, "title": "B", "done": true})),
+                ex("PUT", "/api/items/1", 200)
+                    .body(json!({"title": "B", "done": "yes"}))
+                    .answer(json!({"id": 1, "title": "B", "done": true})),
                 ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": true})),
             ],
             &items(),
@@ -416,10 +583,32 @@ mod apply {
         );
         let engine = engine(&s);
         let mut world = engine.initial_world();
-        let refused = engine.call(&mut world, &call("PUT", "/api/items/2", Some(json!({"title": "C", "done": "no"}))), &mut Fixed);
-        assert_eq!((refused.status, refused.error_code.as_deref()), (400, Some("member_value_not_modelled")));
-        let ok = engine.call(&mut world, &call("PUT", "/api/items/2", Some(json!({"title": "C", "done": "yes"}))), &mut Fixed);
+        let refused = engine.call(
+            &mut world,
+            &call(
+                "PUT",
+                "/api/items/2",
+                Some(json!({"title": "C", "done": "no"})),
+            ),
+            &mut Fixed,
+        );
+        assert_eq!(
+            (refused.status, refused.error_code.as_deref()),
+            (400, Some("member_value_not_modelled"))
+        );
+        let ok = engine.call(
+            &mut world,
+            &call(
+                "PUT",
+                "/api/items/2",
+                Some(json!({"title": "C", "done": "yes"})),
+            ),
+            &mut Fixed,
+        );
         assert_eq!(ok.status, 200);
-        assert_eq!(json_of(&ok.body), json!({"id": 2, "title": "C", "done": true}));
+        assert_eq!(
+            json_of(&ok.body),
+            json!({"id": 2, "title": "C", "done": true})
+        );
     }
 }

@@ -29,19 +29,38 @@ pub struct UpdateRules {
 /// Explains the first call; `others` are the tool's later successful calls
 /// with observations, against which increments and slugs are verified.
 /// `Err(field)` names the first field no rule explains (`unexplained-change`).
-pub fn explain_update(first: &UpdateObservation<'_>, others: &[UpdateObservation<'_>]) -> Result<UpdateRules, String> {
+pub fn explain_update(
+    first: &UpdateObservation<'_>,
+    others: &[UpdateObservation<'_>],
+) -> Result<UpdateRules, String> {
     let mut out = UpdateRules::default();
     for (member, sent) in first.body {
         match first.after.get(member) {
-            Some(stored) if stored == sent => out.rules.push(rule(member, "echo", json!({ "member": member }))),
+            Some(stored) if stored == sent => {
+                out.rules
+                    .push(rule(member, "echo", json!({ "member": member })))
+            }
             Some(stored) => {
-                out.fixed.push(FixedMember { member: member.clone(), sent: sent.clone(), value: stored.clone() });
-                out.rules.push(rule(member, "constant", json!({ "value": stored, "member": member })));
+                out.fixed.push(FixedMember {
+                    member: member.clone(),
+                    sent: sent.clone(),
+                    value: stored.clone(),
+                });
+                out.rules.push(rule(
+                    member,
+                    "constant",
+                    json!({ "value": stored, "member": member }),
+                ));
             }
             // Sent but never stored: the member is accepted and dropped.
             None => {
-                out.fixed.push(FixedMember { member: member.clone(), sent: sent.clone(), value: Value::Null });
-                out.rules.push(rule(member, "dropped", json!({ "member": member })));
+                out.fixed.push(FixedMember {
+                    member: member.clone(),
+                    sent: sent.clone(),
+                    value: Value::Null,
+                });
+                out.rules
+                    .push(rule(member, "dropped", json!({ "member": member })));
             }
         }
     }
@@ -50,18 +69,23 @@ pub fn explain_update(first: &UpdateObservation<'_>, others: &[UpdateObservation
     };
     for (field, after) in first.after {
         // A field the earlier observation did not show was not seen to change.
-        let Some(was) = before.get(field) else { continue };
+        let Some(was) = before.get(field) else {
+            continue;
+        };
         if first.body.contains_key(field) || was == after {
             continue;
         }
-        let explained = unsent_change(field, Some(was), after, first)
-            .ok_or_else(|| field.clone())?;
+        let explained =
+            unsent_change(field, Some(was), after, first).ok_or_else(|| field.clone())?;
         if explained.rule != "clock" && !others.iter().all(|o| holds(&explained, o)) {
             return Err(field.clone());
         }
         out.rules.push(explained);
     }
-    if let Some(field) = before.keys().find(|f| !first.after.contains_key(*f) && !first.body.contains_key(*f)) {
+    if let Some(field) = before
+        .keys()
+        .find(|f| !first.after.contains_key(*f) && !first.body.contains_key(*f))
+    {
         return Err(field.clone());
     }
     Ok(out)
@@ -69,7 +93,12 @@ pub fn explain_update(first: &UpdateObservation<'_>, others: &[UpdateObservation
 
 /// A field changed without being sent: a clock, an increment (an integer
 /// that grew by exactly one, as a version or counter does) or a slug.
-fn unsent_change(field: &str, before: Option<&Value>, after: &Value, obs: &UpdateObservation<'_>) -> Option<FieldRule> {
+fn unsent_change(
+    field: &str,
+    before: Option<&Value>,
+    after: &Value,
+    obs: &UpdateObservation<'_>,
+) -> Option<FieldRule> {
     if let Some((_, format)) = obs.request_ms.and_then(|ms| clock_near(after, ms)) {
         return Some(rule(field, "clock", json!({ "format": format })));
     }
@@ -81,7 +110,11 @@ fn unsent_change(field: &str, before: Option<&Value>, after: &Value, obs: &Updat
     let text = after.as_str()?;
     obs.body.iter().find_map(|(member, v)| {
         let sep = slug_separator(v.as_str()?, text)?;
-        Some(rule(field, "slug", json!({ "member": member, "separator": sep.to_string() })))
+        Some(rule(
+            field,
+            "slug",
+            json!({ "member": member, "separator": sep.to_string() }),
+        ))
     })
 }
 
@@ -90,19 +123,36 @@ fn holds(explained: &FieldRule, obs: &UpdateObservation<'_>) -> bool {
     let field = &explained.field;
     match explained.rule.as_str() {
         "increment" => {
-            let Some(before) = obs.before else { return true };
+            let Some(before) = obs.before else {
+                return true;
+            };
             let by = explained.with.get("by").and_then(Value::as_i64);
-            match (before.get(field).and_then(Value::as_i64), obs.after.get(field).and_then(Value::as_i64)) {
+            match (
+                before.get(field).and_then(Value::as_i64),
+                obs.after.get(field).and_then(Value::as_i64),
+            ) {
                 (Some(b), Some(a)) => Some(a - b) == by,
                 _ => false,
             }
         }
         "slug" => {
-            let member = explained.with.get("member").and_then(Value::as_str).unwrap_or("");
-            match (obs.body.get(member).and_then(Value::as_str), obs.after.get(field).and_then(Value::as_str)) {
+            let member = explained
+                .with
+                .get("member")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            match (
+                obs.body.get(member).and_then(Value::as_str),
+                obs.after.get(field).and_then(Value::as_str),
+            ) {
                 (Some(text), Some(slug)) => slug_separator(text, slug).is_some(),
                 // The member was not sent: the field must stay as it was.
-                (None, after) => obs.before.and_then(|b| b.get(field)).and_then(Value::as_str) == after,
+                (None, after) => {
+                    obs.before
+                        .and_then(|b| b.get(field))
+                        .and_then(Value::as_str)
+                        == after
+                }
                 _ => false,
             }
         }
@@ -120,24 +170,48 @@ mod tests {
 
     const T: i64 = 1_714_564_800_000;
 
-    fn explain(body: Value, before: Option<Value>, after: Value, others: &[(Value, Value, Value)]) -> Result<UpdateRules, String> {
+    fn explain(
+        body: Value,
+        before: Option<Value>,
+        after: Value,
+        others: &[(Value, Value, Value)],
+    ) -> Result<UpdateRules, String> {
         let body = obj(body);
         let before = before.map(obj);
         let after = obj(after);
-        let others: Vec<(Map<String, Value>, Map<String, Value>, Map<String, Value>)> =
-            others.iter().map(|(b, x, a)| (obj(b.clone()), obj(x.clone()), obj(a.clone()))).collect();
+        type Triple = (Map<String, Value>, Map<String, Value>, Map<String, Value>);
+        let others: Vec<Triple> = others
+            .iter()
+            .map(|(b, x, a)| (obj(b.clone()), obj(x.clone()), obj(a.clone())))
+            .collect();
         let other_obs: Vec<UpdateObservation<'_>> = others
             .iter()
-            .map(|(b, x, a)| UpdateObservation { body: b, before: Some(x), after: a, request_ms: Some(T) })
+            .map(|(b, x, a)| UpdateObservation {
+                body: b,
+                before: Some(x),
+                after: a,
+                request_ms: Some(T),
+            })
             .collect();
-        let first = UpdateObservation { body: &body, before: before.as_ref(), after: &after, request_ms: Some(T) };
+        let first = UpdateObservation {
+            body: &body,
+            before: before.as_ref(),
+            after: &after,
+            request_ms: Some(T),
+        };
         explain_update(&first, &other_obs)
     }
 
     #[test]
     fn sent_members_echo() {
         // WRITE-20
-        let r = explain(json!({"title": "B"}), Some(json!({"id": 1, "title": "A"})), json!({"id": 1, "title": "B"}), &[]).unwrap();
+        let r = explain(
+            json!({"title": "B"}),
+            Some(json!({"id": 1, "title": "A"})),
+            json!({"id": 1, "title": "B"}),
+            &[],
+        )
+        .unwrap();
         assert_eq!(r.rules.len(), 1);
         assert_eq!(r.rules[0].rule, "echo");
         assert!(r.fixed.is_empty());
@@ -153,7 +227,14 @@ mod tests {
             &[],
         )
         .unwrap();
-        assert_eq!(r.fixed, vec![FixedMember { member: "status".into(), sent: json!("close"), value: json!("closed") }]);
+        assert_eq!(
+            r.fixed,
+            vec![FixedMember {
+                member: "status".into(),
+                sent: json!("close"),
+                value: json!("closed")
+            }]
+        );
         assert_eq!(r.rules[0].rule, "constant");
         assert_eq!(r.rules[0].with["value"], "closed");
     }
@@ -170,35 +251,97 @@ mod tests {
         .unwrap();
         let kinds: Vec<&str> = ok.rules.iter().map(|r| r.rule.as_str()).collect();
         assert_eq!(kinds, ["echo", "clock", "increment", "slug"]);
-        let err = explain(json!({"title": "B"}), Some(json!({"id": 1, "score": 3})), json!({"id": 1, "title": "B", "score": 17}), &[]);
+        let err = explain(
+            json!({"title": "B"}),
+            Some(json!({"id": 1, "score": 3})),
+            json!({"id": 1, "title": "B", "score": 17}),
+            &[],
+        );
         assert_eq!(err, Err("score".into()));
-        let err = explain(json!({"title": "B"}), Some(json!({"id": 1, "score": 17})), json!({"id": 1, "title": "B", "score": 3}), &[]);
+        let err = explain(
+            json!({"title": "B"}),
+            Some(json!({"id": 1, "score": 17})),
+            json!({"id": 1, "title": "B", "score": 3}),
+            &[],
+        );
         assert_eq!(err, Err("score".into()));
-        let err = explain(json!({"title": "B"}), Some(json!({"id": 1, "owner": "alice"})), json!({"id": 1, "title": "B", "owner": "bob"}), &[]);
+        let err = explain(
+            json!({"title": "B"}),
+            Some(json!({"id": 1, "owner": "alice"})),
+            json!({"id": 1, "title": "B", "owner": "bob"}),
+            &[],
+        );
         assert_eq!(err, Err("owner".into()));
         // A field that disappears without being sent is unexplained.
-        let err = explain(json!({"title": "B"}), Some(json!({"id": 1, "tmp": 1})), json!({"id": 1, "title": "B"}), &[]);
+        let err = explain(
+            json!({"title": "B"}),
+            Some(json!({"id": 1, "tmp": 1})),
+            json!({"id": 1, "title": "B"}),
+            &[],
+        );
         assert_eq!(err, Err("tmp".into()));
         // Without an earlier observation only the sent members are explained.
-        assert!(explain(json!({"title": "B"}), None, json!({"id": 1, "title": "B", "score": 99}), &[]).is_ok());
+        assert!(explain(
+            json!({"title": "B"}),
+            None,
+            json!({"id": 1, "title": "B", "score": 99}),
+            &[]
+        )
+        .is_ok());
     }
 
     #[test]
     fn increments_and_slugs_hold_for_every_call() {
         // WRITE-23
-        let second_plus_two = (json!({"title": "C"}), json!({"id": 2, "version": 5}), json!({"id": 2, "title": "C", "version": 7}));
-        let second_plus_one = (json!({"title": "C"}), json!({"id": 2, "version": 5}), json!({"id": 2, "title": "C", "version": 6}));
-        let first = (json!({"title": "B"}), Some(json!({"id": 1, "version": 1})), json!({"id": 1, "title": "B", "version": 2}));
-        assert_eq!(explain(first.0.clone(), first.1.clone(), first.2.clone(), &[second_plus_two]), Err("version".into()));
+        let second_plus_two = (
+            json!({"title": "C"}),
+            json!({"id": 2, "version": 5}),
+            json!({"id": 2, "title": "C", "version": 7}),
+        );
+        let second_plus_one = (
+            json!({"title": "C"}),
+            json!({"id": 2, "version": 5}),
+            json!({"id": 2, "title": "C", "version": 6}),
+        );
+        let first = (
+            json!({"title": "B"}),
+            Some(json!({"id": 1, "version": 1})),
+            json!({"id": 1, "title": "B", "version": 2}),
+        );
+        assert_eq!(
+            explain(
+                first.0.clone(),
+                first.1.clone(),
+                first.2.clone(),
+                &[second_plus_two]
+            ),
+            Err("version".into())
+        );
         assert!(explain(first.0, first.1, first.2, &[second_plus_one]).is_ok());
         let slug_first = (
             json!({"title": "Hello World"}),
             Some(json!({"id": 1, "slug": "a"})),
             json!({"id": 1, "title": "Hello World", "slug": "hello-world"}),
         );
-        let slug_breaks = (json!({"title": "Other Text"}), json!({"id": 2, "slug": "x"}), json!({"id": 2, "title": "Other Text", "slug": "x"}));
-        let slug_holds = (json!({"title": "Other Text"}), json!({"id": 2, "slug": "x"}), json!({"id": 2, "title": "Other Text", "slug": "other-text"}));
-        assert_eq!(explain(slug_first.0.clone(), slug_first.1.clone(), slug_first.2.clone(), &[slug_breaks]), Err("slug".into()));
+        let slug_breaks = (
+            json!({"title": "Other Text"}),
+            json!({"id": 2, "slug": "x"}),
+            json!({"id": 2, "title": "Other Text", "slug": "x"}),
+        );
+        let slug_holds = (
+            json!({"title": "Other Text"}),
+            json!({"id": 2, "slug": "x"}),
+            json!({"id": 2, "title": "Other Text", "slug": "other-text"}),
+        );
+        assert_eq!(
+            explain(
+                slug_first.0.clone(),
+                slug_first.1.clone(),
+                slug_first.2.clone(),
+                &[slug_breaks]
+            ),
+            Err("slug".into())
+        );
         assert!(explain(slug_first.0, slug_first.1, slug_first.2, &[slug_holds]).is_ok());
     }
 }

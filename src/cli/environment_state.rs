@@ -1,0 +1,131 @@
+//! `rea environment-state CAPTURE [--template-rule R]... [--json]`: decodes
+//! a HAR capture, derives the environment state with the given template
+//! rules and prints it (JSON) or a readable summary.
+
+use super::output::{fail, print_text};
+use rea_core::{Category, ErrorReport};
+use rea_derivation::state::{environment_state, State, ViewPlan};
+use rea_derivation::TemplateRule;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The command's flags.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The HAR capture file.
+    capture_path: PathBuf,
+    /// An opt-in template rule (after-uid-literal, opaque-token,
+    /// sibling-pair-variance, sibling-variance, prefix-variance); repeatable.
+    #[arg(long = "template-rule", value_name = "R")]
+    template_rules: Vec<String>,
+    /// Print the state document as JSON (errors as JSON on stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the command and returns the exit code.
+pub(crate) fn run(args: Args) -> u8 {
+    match execute(&args) {
+        Ok(()) => 0,
+        Err(e) => fail(&e, args.json),
+    }
+}
+
+fn execute(args: &Args) -> Result<(), ErrorReport> {
+    let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
+    let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
+    let evidence = super::decode::evidence_of(&args.capture_path)?;
+    let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
+    let text = if args.json {
+        serde_json::to_string(&state).map_err(|e| {
+            ErrorReport::new(
+                "internal",
+                Category::Internal,
+                format!("could not print the state: {e}"),
+            )
+        })?
+    } else {
+        summary(&state)
+    };
+    match print_text(&(text + "\n")) {
+        0 => Ok(()),
+        _ => Err(ErrorReport::new(
+            "output_write_failed",
+            Category::Output,
+            "could not write the reply to stdout",
+        )),
+    }
+}
+
+/// Types with entity counts, view plans, write plans with verdicts.
+pub(crate) fn summary(state: &State) -> String {
+    let mut out = String::new();
+    let rules = if state.template_rules.is_empty() {
+        "none".to_string()
+    } else {
+        state.template_rules.join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "{} ({}), template rules: {rules}",
+        state.name, state.origin
+    );
+    let _ = writeln!(
+        out,
+        "timeline: {} records by {}, {} state-changing",
+        state.timeline.len(),
+        state.timeline_order,
+        state.state_writes.len()
+    );
+    let _ = writeln!(out, "types:");
+    if state.types.is_empty() {
+        let _ = writeln!(out, "  -");
+    }
+    for t in &state.types {
+        let count = state
+            .entities
+            .iter()
+            .filter(|e| e.type_name == t.name)
+            .count();
+        let _ = writeln!(
+            out,
+            "  {}: {count} entities at {} (id {} by {}){}",
+            t.name,
+            t.collection_template,
+            t.id_field,
+            t.id_basis,
+            if t.volatile_fields.is_empty() {
+                String::new()
+            } else {
+                format!(", volatile {}", t.volatile_fields.join(", "))
+            }
+        );
+    }
+    let _ = writeln!(out, "documents: {}", state.documents.len());
+    let _ = writeln!(out, "views:");
+    for v in &state.views {
+        let detail = match v {
+            ViewPlan::Item(p) => format!("item of {} at {:?}", p.type_name, p.pointer),
+            ViewPlan::List(p) => format!(
+                "list of {} at {:?}, membership {}",
+                p.type_name, p.pointer, p.membership
+            ),
+            ViewPlan::Document(p) => format!("document {}", p.path),
+            ViewPlan::Recorded(p) => format!("recorded ({})", p.reason),
+        };
+        let _ = writeln!(out, "  {}: {detail}", v.tool());
+    }
+    let _ = writeln!(out, "writes:");
+    if state.writes.is_empty() {
+        let _ = writeln!(out, "  -");
+    }
+    for w in &state.writes {
+        let reason = w
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {}: {} {}{reason}", w.tool, w.effect, w.status);
+    }
+    out.trim_end().to_string()
+}
