@@ -529,15 +529,8 @@ fn derive_from_records(
         unknowns: UNKNOWNS.iter().map(|s| s.to_string()).collect(),
         limitations,
     };
-    plan_views(
-        &ctx,
-        &reads,
-        &item_pointers,
-        &list_pointers,
-        &mut state,
-        budget,
-    )?;
-    state.writes = super::writes::derive_writes(manifest, records, &state)?;
+    plan_views(&ctx, &reads, &item_pointers, &list_pointers, &mut state, budget)?;
+    state.writes = super::writes::derive_writes_budgeted(manifest, records, &state, budget)?;
     Ok(state)
 }
 
