@@ -107,6 +107,9 @@ fn a_missing_item_is_an_error_result_in_the_data_plane_shape() {
     let bad = mcp.call(&name, json!({"record_id": "prod-001", "bogus": 1}));
     assert_eq!(bad["isError"], true);
     assert_eq!(bad["structuredContent"]["code"], "invalid_arguments");
+    // The protocol envelope stays with MCP: a call with no name is a JSON-RPC error.
+    let no_name = mcp.request("tools/call", json!({"arguments": {}}));
+    assert!(no_name["error"]["code"].is_i64(), "{no_name}");
 }
 
 #[test]
