@@ -224,7 +224,8 @@ fn create(
                         .with
                         .get("length")
                         .and_then(Value::as_u64)
-                        .unwrap_or(16) as usize;
+                        .unwrap_or(16)
+                        .min(1024) as usize;
                     Some(Value::String(gen.token(alphabet, len)))
                 }
             },

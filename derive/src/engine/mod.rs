@@ -34,9 +34,11 @@
 //! - `route`: templates, path segments, precedence.
 //! - `world`: the World, its export/import and per-collection schemas.
 //! - `render`: item, list, document and recorded reads; not-found answers.
+//! - `query`: filters, sorting and paging for list lines never recorded.
 //! - `apply`: write plans (the write side).
 
 pub mod apply;
+pub mod query;
 pub mod render;
 pub mod route;
 pub mod world;

@@ -178,7 +178,17 @@ fn render_list(
                     .find(|e| crate::engine::world::same_id(&e.id, id))
             })
             .collect(),
-        _ => held.iter().collect(),
+        Some(_) => held.iter().collect(),
+        None => {
+            let understood = call
+                .query
+                .as_deref()
+                .and_then(|q| crate::engine::query::plan(q, type_fields));
+            match understood {
+                Some(q) => crate::engine::query::apply(&q, held.iter().collect()),
+                None => held.iter().collect(),
+            }
+        }
     };
     let items: Vec<Value> = entities
         .iter()

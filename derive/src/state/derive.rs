@@ -132,6 +132,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) writes: Vec<WriteAt>,
     /// Number of state writes at timeline positions `< p`.
     pub(crate) writes_before: Vec<usize>,
+    /// Per root: the index in `writes` of the first write that ends it.
+    pub(crate) first_write: std::cell::RefCell<HashMap<String, Option<usize>>>,
 }
 
 impl Ctx<'_> {
@@ -158,11 +160,18 @@ impl Ctx<'_> {
         let Some(pos) = self.pos(rec.ordinal) else {
             return false;
         };
-        let first = self
-            .writes
-            .iter()
-            .find(|w| w.root.as_deref().is_none_or(|r| roots_related(r, root)));
-        let Some(w) = first else { return true };
+        let first = *self
+            .first_write
+            .borrow_mut()
+            .entry(root.to_string())
+            .or_insert_with(|| {
+                self.writes
+                    .iter()
+                    .position(|w| w.root.as_deref().is_none_or(|r| roots_related(r, root)))
+            });
+        let Some(w) = first.map(|i| &self.writes[i]) else {
+            return true;
+        };
         if pos >= w.pos {
             return false;
         }
@@ -227,6 +236,7 @@ fn derive_from_records(
         roots,
         writes,
         writes_before,
+        first_write: Default::default(),
     };
 
     // Read tools and their initial, usable responses.
@@ -535,7 +545,7 @@ fn derive_from_records(
         &mut state,
         budget,
     )?;
-    state.writes = super::writes::derive_writes(manifest, records, &state)?;
+    state.writes = super::writes::derive_writes_budgeted(manifest, records, &state, budget)?;
     Ok(state)
 }
 

@@ -157,7 +157,16 @@ fn observe_calls(
     }
     let id_field = t.id_field.as_str();
     let mut out = Vec::new();
-    for (i, rec) in input.timeline.iter().enumerate() {
+    // Nothing after the tool's last successful call is needed (later reads
+    // are looked up directly).
+    let last_call = input
+        .timeline
+        .iter()
+        .rposition(|r| r.tool.as_deref() == Some(tool.name.as_str()) && r.succeeded());
+    let Some(last_call) = last_call else {
+        return out;
+    };
+    for (i, rec) in input.timeline.iter().enumerate().take(last_call + 1) {
         let is_call = rec.tool.as_deref() == Some(tool.name.as_str()) && rec.succeeded();
         if let (true, Some(path)) = (is_call, rec.path.as_deref()) {
             let mut obs = CallObs {
@@ -178,12 +187,19 @@ fn observe_calls(
                 .cloned();
             let end = next_write(input.timeline, i);
             let later = &input.timeline[i + 1..end];
-            let all_collections: Vec<String> = seen.order.keys().cloned().collect();
-            obs.type_entities = seen.all(&all_collections).into_iter().cloned().collect();
+            if effect == Effect::Create && out.is_empty() {
+                // Sequence and unique rules look at the whole type, for the example only.
+                let mut all_collections: Vec<String> = seen.order.keys().cloned().collect();
+                all_collections.sort();
+                obs.type_entities = seen.all(&all_collections).into_iter().cloned().collect();
+            }
             match effect {
                 Effect::Create => {
                     let collection = normalize_path(path);
-                    obs.collection = seen.collection(&collection).into_iter().cloned().collect();
+                    if out.is_empty() {
+                        obs.collection =
+                            seen.collection(&collection).into_iter().cloned().collect();
+                    }
                     if let Some((pointer, entity)) = answer {
                         obs.answer_pointer = Some(pointer);
                         obs.answer_entity = Some(entity.clone());
@@ -202,7 +218,6 @@ fn observe_calls(
                         .map(super::input::percent_decode)
                         .unwrap_or_default();
                     obs.before = seen.get(&collection, &id).cloned();
-                    obs.collection = seen.collection(&collection).into_iter().cloned().collect();
                     if let Some((pointer, entity)) =
                         answer.filter(|(_, e)| path_names_entity(path, e, id_field))
                     {

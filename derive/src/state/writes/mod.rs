@@ -29,6 +29,7 @@ pub(crate) mod testkit;
 mod tests;
 pub mod updated;
 
+use crate::budget::{Budget, PROJECTION_BUDGET};
 use crate::engine::Engine;
 use crate::error::DeriveError;
 use crate::manifest::Manifest;
@@ -109,6 +110,23 @@ pub fn derive_writes(
     records: &[Record],
     state: &State,
 ) -> Result<Vec<WritePlan>, DeriveError> {
+    derive_writes_budgeted(
+        manifest,
+        records,
+        state,
+        &mut Budget::new(PROJECTION_BUDGET),
+    )
+}
+
+/// `derive_writes` within the state's budget: the engine's copy of the
+/// records and every body read are charged as temporary bytes (given back
+/// when the check ends) and the plans kept at their JSON size.
+pub fn derive_writes_budgeted(
+    manifest: &Manifest,
+    records: &[Record],
+    state: &State,
+    budget: &mut Budget,
+) -> Result<Vec<WritePlan>, DeriveError> {
     // When no write tool has a state target, every plan is `none`: the
     // bodies need not be read and there is nothing to replay.
     let collections: Vec<&str> = state
@@ -163,6 +181,15 @@ pub fn derive_writes(
                 })
         })
     };
+    let temporary: u64 = records
+        .values()
+        .filter(|r| r.path.as_deref().is_some_and(needs_bodies))
+        .map(|r| {
+            2 * (r.request_text.as_ref().map_or(0, String::len) + r.response_body.len()) as u64
+        })
+        .sum::<u64>()
+        + records.len() as u64 * 256;
+    budget.charge(temporary)?;
     let timeline = timeline_of(manifest, &records, &state.timeline, &needs_bodies);
     let input = build::BuildInput {
         tools: &manifest.tools,
@@ -177,5 +204,8 @@ pub fn derive_writes(
     candidate.writes = built.iter().map(|b| b.plan.clone()).collect();
     let engine = Engine::from_records(records, manifest.clone(), candidate)
         .map_err(|e| DeriveError::invalid_request("/view/template_rules", e.message))?;
-    Ok(crate::state::check::check(&engine, &timeline, &built))
+    let plans = crate::state::check::check(&engine, &timeline, &built);
+    budget.release(temporary);
+    budget.charge(serde_json::to_string(&plans).map_or(0, |t| t.len() as u64))?;
+    Ok(plans)
 }

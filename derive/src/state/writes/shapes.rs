@@ -174,7 +174,7 @@ fn epoch_integer(i: i64, string: bool) -> Option<(i64, ClockFormat)> {
 }
 
 fn parse_datetime(s: &str) -> Option<(i64, ClockFormat)> {
-    if s.len() < 19 || !s.is_char_boundary(19) {
+    if s.len() < 19 || !s.is_ascii() {
         return None;
     }
     let separator = &s[10..11];
@@ -261,7 +261,7 @@ pub fn format_clock(ms: i64, format: &ClockFormat) -> Value {
 }
 
 fn zone_offset_ms(zone: &str) -> i64 {
-    if zone.len() == 6 {
+    if zone.len() == 6 && zone.is_ascii() {
         let h: i64 = zone[1..3].parse().unwrap_or(0);
         let m: i64 = zone[4..6].parse().unwrap_or(0);
         let sign = if zone.starts_with('-') { -1 } else { 1 };
@@ -327,6 +327,8 @@ mod tests {
         assert_eq!(slug_separator("hello", "hello"), None);
     }
 
+    const T0_FOR_TESTS: i64 = 1_714_564_800_000;
+
     #[test]
     fn clocks_in_their_formats() {
         // WRITE-16: 12:00:00Z request, 12:00:01Z value is a clock; 11 min is not.
@@ -359,6 +361,22 @@ mod tests {
         // millisecond precision.
         let (ms, f) = clock_near(&json!("2024-05-01T12:00:01.123456Z"), req).unwrap();
         assert_eq!(format_clock(ms, &f), json!("2024-05-01T12:00:01.123000Z"));
+        // Odd input never panics.
+        for text in [
+            "2024-05-01T12:00:0€",
+            "2024-05-01€12:00:00Z",
+            "2024-05-01T12:00:00+é:00",
+            "2024-05-01T12:00:00.",
+            "9999999999999999999",
+        ] {
+            let _ = parse_clock(&json!(text));
+        }
+        let odd = ClockFormat::DateTime {
+            separator: "€".into(),
+            digits: 200,
+            zone: "+é:00".into(),
+        };
+        let _ = format_clock(T0_FOR_TESTS, &odd);
         // Not clocks.
         assert!(parse_clock(&json!(42)).is_none());
         assert!(parse_clock(&json!("2024-05-01")).is_none());

@@ -326,6 +326,45 @@ fn a_later_unmodelled_write_limits_the_check_to_sent_members() {
 }
 
 #[test]
+fn unmodelled_writes_taint_their_path_and_above() {
+    // CHECK-04: an unmodelled `PUT /api/items/1/tags` taints `/api/items`
+    // too, so the later list read is checked only on what the PATCH sent.
+    let after = vec![
+        json!({"id": 1, "title": "B", "done": true}),
+        items()[1].clone(),
+    ];
+    let exchanges = |with_tags: bool| {
+        let mut v = vec![
+            ex("GET", "/api/items", 200).answer(list(&items())),
+            ex("GET", "/api/items/1", 200).answer(items()[0].clone()),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
+        ];
+        if with_tags {
+            v.push(ex("PUT", "/api/items/1/tags", 200).body(json!({"tags": ["x"]})));
+        }
+        v.push(ex("GET", "/api/items", 200).answer(list(&after)));
+        v
+    };
+    let s = Scenario::new(&exchanges(true), &items(), None);
+    let plan = s.plan("update_item");
+    assert_eq!(
+        (plan.status.as_str(), plan.checked_record_ordinals.clone()),
+        ("served", vec![4]),
+        "{plan:?}"
+    );
+    // Without the unmodelled write the whole list is compared: `done`
+    // differs on the PATCHed item, which contradicts the PATCH.
+    let s = Scenario::new(&exchanges(false), &items(), None);
+    let plan = s.plan("update_item");
+    assert_eq!(
+        (plan.reason.as_deref(), plan.contradicted_by.clone()),
+        (Some("contradicted"), vec![3])
+    );
+}
+
+#[test]
 fn mismatches_no_write_explains_are_side_effects() {
     // CHECK-09: the create is confirmed by its item read, but the list
     // read after it shows item 1 changed, which no write touched.
@@ -611,4 +650,31 @@ mod apply {
             json!({"id": 2, "title": "C", "done": true})
         );
     }
+}
+
+#[test]
+fn write_plans_are_charged_to_the_state_budget() {
+    // STATE-57 (write side): bodies read and plans kept count against the budget.
+    let s = happy();
+    let records: Vec<crate::state::records::Record> = (0..s.records.len() as u64)
+        .filter_map(|o| s.records.get(&o).cloned())
+        .collect();
+    let mut small = crate::budget::Budget::new(512);
+    let err = super::derive_writes_budgeted(&s.manifest, &records, &s.state, &mut small);
+    assert!(
+        matches!(
+            err,
+            Err(crate::error::DeriveError::ResourceConstraint { .. })
+        ),
+        "{err:?}"
+    );
+    let mut ample = crate::budget::Budget::new(1 << 20);
+    let plans =
+        super::derive_writes_budgeted(&s.manifest, &records, &s.state, &mut ample).expect("plans");
+    let kept = serde_json::to_string(&plans).unwrap().len() as u64;
+    assert_eq!(
+        ample.used(),
+        kept,
+        "temporary charges are given back; the plans stay charged"
+    );
 }
