@@ -13,7 +13,10 @@ use std::path::Path;
 use std::time::Duration;
 
 fn evidence_of(har: &Value) -> Value {
-    let entries = har["log"]["entries"].as_array().cloned().unwrap_or_default();
+    let entries = har["log"]["entries"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let total = entries.len();
     let records: Vec<Value> = entries
         .into_iter()
@@ -38,7 +41,9 @@ fn bench(c: &mut Criterion) {
     // `REA_LARGE_HAR` names the capture where `shared/` is not beside the repository.
     let path = std::env::var_os("REA_LARGE_HAR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/kinto/large.har"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/kinto/large.har")
+        });
     let Ok(bytes) = std::fs::read(&path) else {
         eprintln!("skipping: {} is not there", path.display());
         return;
@@ -72,8 +77,12 @@ fn bench(c: &mut Criterion) {
         state.writes.len()
     );
     let mut group = c.benchmark_group("environment_state");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
-    group.bench_function("kinto_large_har", |b| b.iter(|| environment_state(&evidence, &rules).expect("state")));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+    group.bench_function("kinto_large_har", |b| {
+        b.iter(|| environment_state(&evidence, &rules).expect("state"))
+    });
     group.finish();
 }
 

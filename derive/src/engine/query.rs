@@ -17,7 +17,15 @@ use crate::state::Entity;
 use serde_json::Value;
 use std::cmp::Ordering;
 
-const LIMITS: &[&str] = &["limit", "_limit", "per_page", "perpage", "page_size", "pagesize", "size"];
+const LIMITS: &[&str] = &[
+    "limit",
+    "_limit",
+    "per_page",
+    "perpage",
+    "page_size",
+    "pagesize",
+    "size",
+];
 const OFFSETS: &[&str] = &["offset", "_offset", "start", "_start"];
 const SORTS: &[&str] = &["sort", "_sort", "order_by"];
 
@@ -46,7 +54,9 @@ pub fn plan(query: &str, fields: &[String]) -> Option<ListQuery> {
             for key in value.split(',').filter(|k| !k.is_empty()) {
                 match key.strip_prefix('-') {
                     Some(f) => q.sort.push((f.to_string(), true)),
-                    None => q.sort.push((key.trim_start_matches('+').to_string(), false)),
+                    None => q
+                        .sort
+                        .push((key.trim_start_matches('+').to_string(), false)),
                 }
             }
         } else if fields.contains(&name) {
@@ -71,9 +81,10 @@ fn spelled(v: &Value) -> Option<String> {
 
 fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     match (a, b) {
-        (Some(Value::Number(x)), Some(Value::Number(y))) => {
-            x.as_f64().unwrap_or(0.0).total_cmp(&y.as_f64().unwrap_or(0.0))
-        }
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x
+            .as_f64()
+            .unwrap_or(0.0)
+            .total_cmp(&y.as_f64().unwrap_or(0.0)),
         (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
         (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
         (None | Some(Value::Null), None | Some(Value::Null)) => Ordering::Equal,
@@ -98,7 +109,11 @@ fn rank(v: &Value) -> u8 {
 pub fn apply<'a>(q: &ListQuery, entities: Vec<&'a Entity>) -> Vec<&'a Entity> {
     let mut out: Vec<&Entity> = entities
         .into_iter()
-        .filter(|e| q.filters.iter().all(|(f, v)| e.fields.get(f).and_then(spelled).as_deref() == Some(v.as_str())))
+        .filter(|e| {
+            q.filters
+                .iter()
+                .all(|(f, v)| e.fields.get(f).and_then(spelled).as_deref() == Some(v.as_str()))
+        })
         .collect();
     if !q.sort.is_empty() {
         out.sort_by(|a, b| {
@@ -139,14 +154,28 @@ mod tests {
 
     #[test]
     fn filters_sorts_and_pages() {
-        let all = vec![e(1, "paid", 5.0, true), e(2, "open", 9.5, false), e(3, "open", 1.0, false), e(4, "paid", 7.0, true)];
-        let fields: Vec<String> = ["id", "status", "total", "paid"].iter().map(|s| s.to_string()).collect();
+        let all = [
+            e(1, "paid", 5.0, true),
+            e(2, "open", 9.5, false),
+            e(3, "open", 1.0, false),
+            e(4, "paid", 7.0, true),
+        ];
+        let fields: Vec<String> = ["id", "status", "total", "paid"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let ids = |q: &str| -> Vec<Value> {
             let plan = plan(q, &fields).expect("understood");
-            apply(&plan, all.iter().collect()).iter().map(|e| e.id.clone()).collect()
+            apply(&plan, all.iter().collect())
+                .iter()
+                .map(|e| e.id.clone())
+                .collect()
         };
         assert_eq!(ids("paid=false"), vec![json!(2), json!(3)]);
-        assert_eq!(ids("_sort=-total&_limit=3"), vec![json!(2), json!(4), json!(1)]);
+        assert_eq!(
+            ids("_sort=-total&_limit=3"),
+            vec![json!(2), json!(4), json!(1)]
+        );
         assert_eq!(ids("status=paid&_sort=total"), vec![json!(1), json!(4)]);
         assert_eq!(ids("limit=2&offset=1"), vec![json!(2), json!(3)]);
         assert_eq!(ids("total=9.5"), vec![json!(2)]);

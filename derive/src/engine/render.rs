@@ -180,7 +180,10 @@ fn render_list(
             .collect(),
         Some(_) => held.iter().collect(),
         None => {
-            let understood = call.query.as_deref().and_then(|q| crate::engine::query::plan(q, type_fields));
+            let understood = call
+                .query
+                .as_deref()
+                .and_then(|q| crate::engine::query::plan(q, type_fields));
             match understood {
                 Some(q) => crate::engine::query::apply(&q, held.iter().collect()),
                 None => held.iter().collect(),

@@ -160,10 +160,18 @@ impl Ctx<'_> {
         let Some(pos) = self.pos(rec.ordinal) else {
             return false;
         };
-        let first = *self.first_write.borrow_mut().entry(root.to_string()).or_insert_with(|| {
-            self.writes.iter().position(|w| w.root.as_deref().is_none_or(|r| roots_related(r, root)))
-        });
-        let Some(w) = first.map(|i| &self.writes[i]) else { return true };
+        let first = *self
+            .first_write
+            .borrow_mut()
+            .entry(root.to_string())
+            .or_insert_with(|| {
+                self.writes
+                    .iter()
+                    .position(|w| w.root.as_deref().is_none_or(|r| roots_related(r, root)))
+            });
+        let Some(w) = first.map(|i| &self.writes[i]) else {
+            return true;
+        };
         if pos >= w.pos {
             return false;
         }
@@ -529,7 +537,14 @@ fn derive_from_records(
         unknowns: UNKNOWNS.iter().map(|s| s.to_string()).collect(),
         limitations,
     };
-    plan_views(&ctx, &reads, &item_pointers, &list_pointers, &mut state, budget)?;
+    plan_views(
+        &ctx,
+        &reads,
+        &item_pointers,
+        &list_pointers,
+        &mut state,
+        budget,
+    )?;
     state.writes = super::writes::derive_writes_budgeted(manifest, records, &state, budget)?;
     Ok(state)
 }

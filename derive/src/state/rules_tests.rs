@@ -798,7 +798,7 @@ fn state_48_rendered_oversize() {
         reason(&s, "get_settings").as_deref(),
         Some("rendered-oversize")
     );
-    let small = format!("{{\"v\":[{}]}}", vec!["1e2"; 10].join(","));
+    let small = format!("{{\"v\":[{}]}}", ["1e2"; 10].join(","));
     let s = state(vec![ex_text("GET", "/api/settings", 200, &small, 0)]);
     assert!(matches!(view(&s, "get_settings"), ViewPlan::Document(_)));
 }

@@ -137,7 +137,7 @@ mod tests {
             usable_body(ct, Some(r#"{"a":{"__proto__":{}}}"#)),
             Err(Unusable::ProtoMember)
         );
-        assert_eq!(usable_body(ct, Some(r#"{"a":"__proto__"}"#)).is_ok(), true);
+        assert!(usable_body(ct, Some(r#"{"a":"__proto__"}"#)).is_ok());
         assert_eq!(usable_body(ct, Some("{")), Err(Unusable::NotJson));
     }
 
