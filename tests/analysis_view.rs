@@ -125,3 +125,213 @@ fn readable_error_without_json() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.starts_with("error: invalid_evidence"), "{text}");
 }
+
+/// Evidence of a fixture through the real decoder (`rea inspect-web-network-capture`).
+fn inspect(capture: &str, extra: &[&str]) -> Vec<u8> {
+    let mut args = vec!["inspect-web-network-capture", capture, "har", "--json"];
+    args.extend_from_slice(extra);
+    let out = rea(&args, None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn view(source: &str, view: &str, stdin: Option<&[u8]>) -> Value {
+    let out = rea(
+        &[
+            "inspect-analysis-view",
+            "--source-file",
+            source,
+            "--view",
+            view,
+            "--json",
+        ],
+        stdin,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("view JSON")
+}
+
+#[test]
+fn inline_and_file_sources_answer_the_same_capture_page() {
+    let evidence = inspect("tests/fixtures/kinto/dev-a.har", &[]);
+    let inline = view("-", r#"{"kind":"capture"}"#, Some(&evidence));
+    assert_eq!(inline["records"].as_array().unwrap().len(), 20);
+    assert_eq!(inline["total_records"], 40);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ev.json");
+    std::fs::write(&path, &evidence).unwrap();
+    let from_file = view(
+        path.to_str().unwrap(),
+        r#"{"kind":"capture","detail":"preview","offset":0,"limit":20}"#,
+        None,
+    );
+    assert_eq!(inline, from_file);
+    let first = &from_file["records"][0];
+    assert_eq!(first["method"], "GET");
+    assert_eq!(first["status"], 200);
+    assert_eq!(first["location"]["pointer"], "/log/entries/0");
+    assert!(first["url"].as_str().unwrap().ends_with("/v1/"));
+    assert!(first["bodies"][0]["sha256"].is_string());
+    let text = from_file.to_string();
+    assert!(!text.contains("\"headers\"") && !text.contains("Authorization"));
+}
+
+#[test]
+fn complete_page_carries_sidecars() {
+    let evidence = inspect("tests/fixtures/kinto/dev-a.har", &[]);
+    let page = view(
+        "-",
+        r#"{"kind":"capture","detail":"complete","offset":0,"limit":1}"#,
+        Some(&evidence),
+    );
+    let record = &page["records"][0];
+    assert!(record["reported"]["request"]["headers"].is_array());
+    assert!(record["binary_fields"].is_array());
+    assert!(record["numeric_literals"].is_array());
+}
+
+#[test]
+fn subset_parent_pages_in_its_own_order() {
+    let evidence = inspect(
+        "tests/fixtures/kinto/dev-a.har",
+        &["--record", "2", "--record", "0"],
+    );
+    let page = view(
+        "-",
+        r#"{"kind":"capture","offset":1,"limit":1}"#,
+        Some(&evidence),
+    );
+    assert_eq!(page["records"][0]["ordinal"], 0);
+    assert_eq!(page["total_records"], 40);
+    assert_eq!(page["retained_records"], 2);
+    assert_eq!(page["coverage"]["complete"], true);
+    assert_eq!(page["coverage"]["retained_records"], 2);
+    let surface = view("-", r#"{"kind":"api-surface"}"#, Some(&evidence));
+    assert!(surface["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l.as_str().unwrap().contains("retains 2 of")));
+}
+
+#[test]
+fn views_never_reopen_the_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("cap.har");
+    std::fs::copy(repo().join("tests/fixtures/kinto/dev-a.har"), &capture).unwrap();
+    let evidence = inspect(capture.to_str().unwrap(), &[]);
+    let ev_path = dir.path().join("ev.json");
+    std::fs::write(&ev_path, &evidence).unwrap();
+    let before = view(ev_path.to_str().unwrap(), r#"{"kind":"api-surface"}"#, None);
+    std::fs::remove_file(&capture).unwrap();
+    let after = view(ev_path.to_str().unwrap(), r#"{"kind":"api-surface"}"#, None);
+    assert_eq!(before, after);
+}
+
+#[test]
+fn sensitive_parent_is_refused_without_repeating_the_declaration() {
+    let evidence = inspect(
+        "tests/fixtures/kinto/dev-a.har",
+        &["--sensitive-value", "prod-001"],
+    );
+    for v in [
+        r#"{"kind":"api-surface","include_query_parameter_names":true}"#,
+        r#"{"kind":"environment-manifest"}"#,
+    ] {
+        let out = rea(
+            &[
+                "inspect-analysis-view",
+                "--source-file",
+                "-",
+                "--view",
+                v,
+                "--json",
+            ],
+            Some(&evidence),
+        );
+        assert_eq!(out.status.code(), Some(3));
+        let err = error_of(&out);
+        assert_eq!(err["details"]["reason"], "sensitive_values_unretained");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("prod-001"));
+    }
+}
+
+#[test]
+fn manifest_view_equals_the_shortcut_command() {
+    let evidence = inspect("tests/fixtures/kinto/dev-a.har", &[]);
+    let via_view = view(
+        "-",
+        r#"{"kind":"environment-manifest","template_rules":["prefix-variance","sibling-variance"],"include_query_parameter_names":true}"#,
+        Some(&evidence),
+    );
+    let out = rea(
+        &[
+            "environment-manifest",
+            "tests/fixtures/kinto/dev-a.har",
+            "--template-rule",
+            "sibling-variance",
+            "--template-rule",
+            "prefix-variance",
+            "--query-parameter-names",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shortcut: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(via_view, shortcut);
+    let names: Vec<&str> = shortcut["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["path_template"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"/v1/buckets/shop/collections/products/records/{record_id}"));
+}
+
+#[test]
+fn manifest_table_without_json() {
+    let out = rea(
+        &["environment-manifest", "tests/fixtures/kinto/dev-a.har"],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("environment 127-0-0-1-37713 (http://127.0.0.1:37713)"),
+        "{text}"
+    );
+    assert!(text.contains("get_buckets_shop_collections_products_records_by_uuid"));
+    let out = rea(
+        &[
+            "environment-manifest",
+            "tests/fixtures/kinto/dev-a.har",
+            "--template-rule",
+            "bogus",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(error_of(&out)["code"], "invalid_request");
+}

@@ -19,21 +19,6 @@ use crate::state::writes::replay_gen::RecordedGenerator;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
-/// List query parameters that page but do not filter.
-const PAGING: &[&str] = &[
-    "limit",
-    "offset",
-    "page",
-    "per_page",
-    "perpage",
-    "page_size",
-    "pagesize",
-    "size",
-    "start",
-    "_start",
-    "_end",
-];
-
 /// What a write or a read touches: a collection path, and an entity in it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Target {
@@ -317,6 +302,8 @@ impl<'a> Replay<'a> {
             || target
                 .collection()
                 .is_some_and(|c| self.unknown.contains(&Target::Collection(c.to_string())))
+            || matches!(target, Target::Collection(c)
+                if self.unknown.iter().any(|u| matches!(u, Target::Entity(uc, _) if uc == c)))
     }
 
     fn read(&mut self, rec: &TimelineRecord, path: &str) {
@@ -352,12 +339,19 @@ impl<'a> Replay<'a> {
             ViewPlan::List(p) => {
                 let line = normalize_line(&call.line());
                 let recorded_line = p.lines.iter().any(|l| normalize_line(&l.line) == line);
-                let paging_only = rec.query.as_deref().is_none_or(|q| {
-                    q.split('&')
-                        .filter(|s| !s.is_empty())
-                        .all(|pair| PAGING.contains(&pair.split('=').next().unwrap_or("")))
-                });
-                if !recorded_line && !paging_only {
+                // An unrecorded line is answered from the state when the
+                // engine understands its query (filters on known fields,
+                // sorting, paging); any other line is not checked.
+                let fields = self
+                    .engine
+                    .entity_type(&p.type_name)
+                    .map(|t| t.fields.clone())
+                    .unwrap_or_default();
+                let understood = rec
+                    .query
+                    .as_deref()
+                    .is_none_or(|q| crate::engine::query::plan(q, &fields).is_some());
+                if !recorded_line && !understood {
                     return;
                 }
                 (
@@ -409,8 +403,11 @@ impl<'a> Replay<'a> {
                 self.judge(&p, ok, rec.ordinal);
             }
             self.resync(&target, &type_name, rec, &pointer, is_list);
-            self.unknown.remove(&target);
-            self.tainted.remove(&target_path(&target));
+            // A filtered list line shows only part of its collection.
+            if !is_list || rec.query.is_none() {
+                self.unknown.remove(&target);
+                self.tainted.remove(&target_path(&target));
+            }
         } else {
             let params = self.params(tool_name, path);
             let answer = read(self.engine, &self.world, tool, &params, &call);
@@ -559,6 +556,39 @@ impl<'a> Replay<'a> {
     }
 
     /// After a read the copy could not predict, takes the recording's values.
+    /// Takes the recorded values of the entities a list shows (known
+    /// again from then on).
+    fn resync_listed(
+        &mut self,
+        target: &Target,
+        type_name: &str,
+        rec: &TimelineRecord,
+        pointer: &str,
+    ) {
+        let Target::Collection(collection) = target else {
+            return;
+        };
+        let id_field = self.id_field(type_name);
+        let Some(items) = rec
+            .response_body
+            .json()
+            .and_then(|b| at_pointer(b, pointer))
+            .and_then(Value::as_array)
+        else {
+            return;
+        };
+        for item in items.iter().filter_map(Value::as_object) {
+            let Some(id) = item.get(&id_field).and_then(id_text) else {
+                continue;
+            };
+            if let Some(entity) = self.world.entity_mut(type_name, collection, &id) {
+                entity.fields = item.clone();
+                entity.view_fields.clear();
+            }
+            self.unknown.remove(&Target::Entity(collection.clone(), id));
+        }
+    }
+
     fn resync(
         &mut self,
         target: &Target,
@@ -568,6 +598,7 @@ impl<'a> Replay<'a> {
         is_list: bool,
     ) {
         if is_list {
+            self.resync_listed(target, type_name, rec, pointer);
             return;
         }
         match target {

@@ -100,14 +100,11 @@ fn dev_b_outcomes_and_the_rules_behind_them() {
     // members as sent, so the read at 16 contradicts the plan.
     let (_, reason, _, by) = outcome(&plans, &format!("patch_{R}_orders_records_by_uuid"));
     assert_eq!((reason.as_deref(), by), (Some("contradicted"), vec![16]));
-    // The only DELETE of a created order (39) is followed by filtered list
-    // reads alone, which the state does not answer.
-    assert_eq!(
-        outcome(&plans, &format!("delete_{R}_orders_records_by_uuid"))
-            .1
-            .as_deref(),
-        Some("unconfirmed")
-    );
+    // The only DELETE of a created order (39) is confirmed by the filtered
+    // list line at 40 (`?customer_id=…`, which the engine answers from the
+    // state), now empty.
+    let (status, _, checked, _) = outcome(&plans, &format!("delete_{R}_orders_records_by_uuid"));
+    assert_eq!((status.as_str(), checked), ("served", vec![40]));
     // Every orders PATCH by record id failed (400), so the tool has no call.
     assert_eq!(
         outcome(&plans, &format!("patch_{R}_orders_records_by_record_id"))
@@ -189,11 +186,18 @@ fn large_capture_timing() {
     // The full path (bodies read, plans built, replay checked) on dev-b.
     let evidence = crate::testkit::fixture("kinto/dev-b.har");
     let state = environment_state(&evidence, &TemplateRule::ALL).expect("state");
-    let manifest = crate::manifest::environment_manifest(&evidence, &TemplateRule::ALL, true).expect("manifest");
+    let manifest = crate::manifest::environment_manifest(&evidence, &TemplateRule::ALL, true)
+        .expect("manifest");
     let records = crate::state::records::records_of(&evidence);
     let started = std::time::Instant::now();
     for _ in 0..10 {
-        assert_eq!(super::derive_writes(&manifest, &records, &state).expect("writes"), state.writes);
+        assert_eq!(
+            super::derive_writes(&manifest, &records, &state).expect("writes"),
+            state.writes
+        );
     }
-    eprintln!("dev-b.har: write plans and replay check in {:?} per run", started.elapsed() / 10);
+    eprintln!(
+        "dev-b.har: write plans and replay check in {:?} per run",
+        started.elapsed() / 10
+    );
 }

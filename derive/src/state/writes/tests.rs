@@ -678,3 +678,37 @@ fn write_plans_are_charged_to_the_state_budget() {
         "temporary charges are given back; the plans stay charged"
     );
 }
+
+#[test]
+fn a_write_with_a_redacted_url_makes_every_target_unknown() {
+    // STATE-10 (write side): a write whose URL was redacted, before the
+    // PATCH, leaves every target unknown, so the read after the PATCH is
+    // checked only on what the PATCH sent (`done` differs, unsent).
+    let mut s = Scenario::new(
+        &[
+            ex("GET", "/api/items", 200).answer(list(&items())),
+            ex("POST", "/api/other", 200).body(json!({})),
+            ex("PATCH", "/api/items/1", 200)
+                .body(json!({"title": "B"}))
+                .answer(json!({"id": 1, "title": "B", "done": false})),
+            ex("GET", "/api/items/1", 200).answer(json!({"id": 1, "title": "B", "done": true})),
+        ],
+        &items(),
+        None,
+    );
+    // Other side first: a known unmodelled write to another path changes
+    // nothing here, so the whole item is compared; `done` differs and the
+    // PATCH did not touch it, so no write explains it: `side-effect`.
+    let known = s.plan("update_item");
+    assert_eq!(known.reason.as_deref(), Some("side-effect"), "{known:?}");
+    if let Some(r) = s.records.get_mut(&1) {
+        r.path = None;
+        r.query = None;
+    }
+    let plan = s.plan("update_item");
+    assert_eq!(
+        (plan.status.as_str(), plan.checked_record_ordinals.clone()),
+        ("served", vec![3]),
+        "{plan:?}"
+    );
+}
