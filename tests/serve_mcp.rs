@@ -227,13 +227,13 @@ fn unserved_write_plans_are_not_mcp_tools() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
-    let unserved = "delete_buckets_shop_collections_orders_records_by_uuid";
+    let unserved = "patch_buckets_shop_collections_orders_records_by_uuid";
     assert!(!names.iter().any(|n| n == unserved), "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("get_")));
     let before = server.data();
     let reply = mcp.request(
         "tools/call",
-        json!({"name": unserved, "arguments": {"uuid": "e04b2b2e-91bb-494b-9b43-587f28db10f1"}}),
+        json!({"name": unserved, "arguments": {"uuid": "e04b2b2e-91bb-494b-9b43-587f28db10f1", "body": {"data": {"status": "paid"}}}}),
     );
     assert!(reply["error"]["code"].is_i64(), "{reply}");
     assert_eq!(server.data(), before);
