@@ -13,7 +13,7 @@ duration="${1:-5}"
 conns=16
 threads=2
 capture="tests/fixtures/kinto/dev-a.har"
-large="../shared/fixtures/kinto/large.har"
+large="${REA_LARGE_HAR:-../shared/fixtures/kinto/large.har}"
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 
 cargo build --release --quiet --bin rea

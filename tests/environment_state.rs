@@ -158,3 +158,49 @@ fn command_refuses_bad_rules_and_missing_files() {
     let err: Value = serde_json::from_slice(&out.stderr).expect("JSON error");
     assert!(err["code"].is_string());
 }
+
+#[test]
+fn analysis_view_answers_the_environment_state_kind() {
+    let capture = root().join("tests/fixtures/kinto/dev-a.har");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let evidence = dir.path().join("evidence.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_rea"))
+        .arg("inspect-web-network-capture")
+        .arg(&capture)
+        .args(["har", "--json"])
+        .output()
+        .expect("run rea");
+    assert!(out.status.success());
+    std::fs::write(&evidence, &out.stdout).expect("write evidence");
+    let view =
+        serde_json::json!({"kind": "environment-state", "template_rules": ALL_RULES}).to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_rea"))
+        .arg("inspect-analysis-view")
+        .arg("--source-file")
+        .arg(&evidence)
+        .args(["--view", &view, "--json"])
+        .output()
+        .expect("run rea");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answered: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let expected: Value = serde_json::from_str(&state_text(&capture)).expect("json");
+    assert_eq!(answered, expected);
+    let out = Command::new(env!("CARGO_BIN_EXE_rea"))
+        .arg("inspect-analysis-view")
+        .arg("--source-file")
+        .arg(&evidence)
+        .args([
+            "--view",
+            r#"{"kind":"environment-state","template_rules":["opaque-token","opaque-token"]}"#,
+            "--json",
+        ])
+        .output()
+        .expect("run rea");
+    assert_eq!(out.status.code(), Some(2));
+    let err: Value = serde_json::from_slice(&out.stderr).expect("JSON error");
+    assert_eq!(err["code"], "invalid_request");
+}

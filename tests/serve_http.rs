@@ -282,17 +282,18 @@ fn sigterm_stops_the_server_cleanly() {
 const ORDERS: &str = "/v1/buckets/shop/collections/orders/records";
 
 /// STATE-59: a write plan the replay check did not confirm is not served.
-/// On dev-b, `PUT orders/records/{record_id}` is `contradicted` (its recorded
-/// answer disagrees with a later read) and `DELETE orders/records/{uuid}` is
-/// `unconfirmed` (no read after it shows its effect): neither is an MCP
-/// tool, and the PUT at its own path answers the reason and changes nothing.
+/// On dev-b, `PUT orders/records/{record_id}` and `PATCH orders/records/{uuid}`
+/// are `contradicted` (a later read disagrees with what the plan would have
+/// done) and `PATCH orders/records/{record_id}` is `no-call` (no successful
+/// call to build it from): none is an MCP tool, and the PUT at its own path
+/// answers the reason and changes nothing.
 #[test]
 fn unconfirmed_and_contradicted_write_plans_are_not_served() {
     let server = Server::start(&fixture("dev-b.har"), &[]);
     let log = server.log_text();
     assert!(log.contains("write plans not served:"), "{log}");
     assert!(
-        log.contains("delete_buckets_shop_collections_orders_records_by_uuid: unconfirmed"),
+        log.contains("patch_buckets_shop_collections_orders_records_by_uuid: contradicted"),
         "{log}"
     );
     assert!(
@@ -306,7 +307,8 @@ fn unconfirmed_and_contradicted_write_plans_are_not_served() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert!(!names.contains(&"delete_buckets_shop_collections_orders_records_by_uuid"));
+    assert!(!names.contains(&"patch_buckets_shop_collections_orders_records_by_uuid"));
+    assert!(!names.contains(&"patch_buckets_shop_collections_orders_records_by_record_id"));
     assert!(!names.contains(&"put_buckets_shop_collections_orders_records_by_record_id"));
 
     let before = server.data();

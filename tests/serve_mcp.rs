@@ -107,6 +107,9 @@ fn a_missing_item_is_an_error_result_in_the_data_plane_shape() {
     let bad = mcp.call(&name, json!({"record_id": "prod-001", "bogus": 1}));
     assert_eq!(bad["isError"], true);
     assert_eq!(bad["structuredContent"]["code"], "invalid_arguments");
+    // The protocol envelope stays with MCP: a call with no name is a JSON-RPC error.
+    let no_name = mcp.request("tools/call", json!({"arguments": {}}));
+    assert!(no_name["error"]["code"].is_i64(), "{no_name}");
 }
 
 #[test]
@@ -224,13 +227,13 @@ fn unserved_write_plans_are_not_mcp_tools() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
-    let unserved = "delete_buckets_shop_collections_orders_records_by_uuid";
+    let unserved = "patch_buckets_shop_collections_orders_records_by_uuid";
     assert!(!names.iter().any(|n| n == unserved), "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("get_")));
     let before = server.data();
     let reply = mcp.request(
         "tools/call",
-        json!({"name": unserved, "arguments": {"uuid": "e04b2b2e-91bb-494b-9b43-587f28db10f1"}}),
+        json!({"name": unserved, "arguments": {"uuid": "e04b2b2e-91bb-494b-9b43-587f28db10f1", "body": {"data": {"status": "paid"}}}}),
     );
     assert!(reply["error"]["code"].is_i64(), "{reply}");
     assert_eq!(server.data(), before);

@@ -1,6 +1,7 @@
 //! Manifest derivation time next to decode time on the 30 MiB Kinto
 //! capture (`../shared/fixtures/kinto/large.har` from the repo root).
-//! Skips (with a note) when that file is absent.
+//! Skips (with a note) when that file is absent; `REA_LARGE_HAR=PATH`
+//! names it explicitly (e.g. from a git worktree).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rea_core::{inspect_web_network_capture, InspectRequest};
@@ -9,9 +10,15 @@ use rea_derivation::{api_surface, environment_manifest, TemplateRule};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// `REA_LARGE_HAR` when set, else `../shared/fixtures/kinto/large.har`
+/// relative to the repository root.
 fn large() -> Option<PathBuf> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/kinto/large.har");
+    let path = match std::env::var_os("REA_LARGE_HAR") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/kinto/large.har")
+        }
+    };
     path.is_file().then_some(path)
 }
 

@@ -7,6 +7,7 @@
 use crate::error::{ContentIssue, DeriveError, Refusal};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 /// Where a view's parent Evidence comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,9 +79,70 @@ fn parse_evidence(bytes: &[u8]) -> Result<Value, Vec<ContentIssue>> {
     }
 }
 
-/// Structural validation of an Evidence document: the members every view
-/// relies on. Returns every issue found, pointers relative to the root.
+/// The Evidence schema every inspection Evidence must satisfy.
+const EVIDENCE_SCHEMA: &str = include_str!("../../manifests/evidence.schema.json");
+
+/// At most this many issues are reported for one document.
+const MAX_ISSUES: usize = 100;
+
+fn evidence_validator() -> Option<&'static jsonschema::Validator> {
+    static VALIDATOR: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| {
+            let mut schema: Value = serde_json::from_str(EVIDENCE_SCHEMA).ok()?;
+            // A parent without `sensitive_value_count` is refused by the
+            // projections with the typed `sensitive_values_unretained`
+            // reason, not as invalid Evidence: the count is checked there.
+            if let Some(required) = schema
+                .pointer_mut("/properties/parameters/required")
+                .and_then(Value::as_array_mut)
+            {
+                required.retain(|v| v != "sensitive_value_count");
+            }
+            jsonschema::validator_for(&schema).ok()
+        })
+        .as_ref()
+}
+
+/// Validates an Evidence document: first the members every view relies on
+/// (with readable messages), then, for inspection Evidence, the whole
+/// `manifests/evidence.schema.json`. Pointers are relative to the root.
 pub fn validate_evidence(value: &Value) -> Vec<ContentIssue> {
+    let issues = validate_structure(value);
+    if !issues.is_empty() {
+        return issues;
+    }
+    match value.get("operation").and_then(Value::as_str) {
+        // Refused as a typed unsupported parent by `admit_parent`.
+        Some("capture_browser_scenario") => Vec::new(),
+        _ => match evidence_validator() {
+            Some(validator) => validator
+                .iter_errors(value)
+                .take(MAX_ISSUES)
+                .map(|e| ContentIssue::new(e.instance_path().to_string(), short(&e.to_string())))
+                .collect(),
+            None => vec![ContentIssue::new(
+                "",
+                "the Evidence schema could not be compiled",
+            )],
+        },
+    }
+}
+
+/// Cuts a validator message (which may quote a large value) to a readable size.
+fn short(message: &str) -> String {
+    const MAX: usize = 300;
+    if message.len() <= MAX {
+        return message.to_string();
+    }
+    let mut end = MAX;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &message[..end])
+}
+
+fn validate_structure(value: &Value) -> Vec<ContentIssue> {
     let mut issues = Vec::new();
     let Some(root) = value.as_object() else {
         return vec![ContentIssue::new("", "Evidence must be a JSON object")];
@@ -185,7 +247,7 @@ pub(crate) fn admit_parent(evidence: &Value) -> Result<Parent<'_>, DeriveError> 
     if !issues.is_empty() {
         return Err(DeriveError::InvalidEvidence { issues });
     }
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
     let empty = EMPTY.get_or_init(Map::new);
     let root = evidence.as_object().unwrap_or(empty);
     let operation = root.get("operation").and_then(Value::as_str).unwrap_or("");
@@ -292,6 +354,46 @@ mod tests {
         assert_eq!(
             report.details["content_issues"][0]["pointer"],
             "/records/0/ordinal"
+        );
+    }
+
+    #[test]
+    fn schema_issues_point_into_the_file() {
+        let mut ev = evidence(vec![har_entry(
+            "GET",
+            "http://a.example/x",
+            200,
+            "application/json",
+        )]);
+        ev["records"][0]["location"] = json!({"kind": "byte-range"});
+        ev["redactions"] =
+            json!([{"pointer": "/log", "record_ordinal": null, "scope": "x", "reason": "y"}]);
+        let bytes = serde_json::to_vec(&ev).unwrap();
+        let err = evidence_from_file("/abs/ev.json", &bytes)
+            .unwrap_err()
+            .to_report();
+        let pointers: Vec<&str> = err.details["content_issues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|i| i["pointer"].as_str())
+            .collect();
+        assert!(pointers.contains(&"/records/0/location"), "{pointers:?}");
+        assert!(
+            pointers.iter().any(|p| p.starts_with("/redactions/0")),
+            "{pointers:?}"
+        );
+        // The decoder's own shape passes.
+        let ok = evidence(vec![har_entry(
+            "GET",
+            "http://a.example/x",
+            200,
+            "application/json",
+        )]);
+        assert!(
+            validate_evidence(&ok).is_empty(),
+            "{:?}",
+            validate_evidence(&ok)
         );
     }
 

@@ -2,13 +2,47 @@
 //! std `Mutex` (never held across `.await`), plus the World it started with.
 //! Every adapter answers through `Environment::call`, so the same request
 //! over MCP, over HTTP or after `data/add` answers the same bytes.
+//!
+//! Reads are pure functions of the World, so their replies are cached per
+//! request line until the World changes (an applied or possibly-applied
+//! write, `data/reset`, `data/add`). Entries are inserted and the cache is
+//! cleared only while the World lock is held, so a cached reply is always
+//! the one the current World would render.
 
 use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo};
+use crate::outcome::body_bytes;
+use axum::body::Bytes;
+use axum::http::HeaderMap;
 use indexmap::IndexMap;
-use rea_derivation::engine::{Answer, Call};
+use rea_derivation::engine::{Answer, Applied, Call};
 use serde_json::{json, Map, Value};
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Cached read replies kept at most; the cache is emptied when it is full.
+const CACHE_ENTRIES: usize = 4096;
+
+/// One answer, the body bytes every adapter serves for it, and the HTTP
+/// headers it is served with (built once, so a cached read costs no parsing).
+#[derive(Debug)]
+pub struct Reply {
+    pub answer: Answer,
+    pub bytes: Bytes,
+    pub headers: HeaderMap,
+}
+
+impl Reply {
+    pub fn new(answer: Answer) -> Reply {
+        let bytes = Bytes::from(body_bytes(&answer));
+        let headers = crate::http::response_headers(&answer);
+        Reply {
+            answer,
+            bytes,
+            headers,
+        }
+    }
+}
 
 /// One request to the environment, from whichever adapter.
 #[derive(Debug, Clone)]
@@ -28,7 +62,8 @@ trait Hosted: Send + Sync {
     fn tools(&self) -> &[ToolInfo];
     fn route(&self, method: &str, path: &str) -> Option<String>;
     fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>>;
-    fn answer(&self, call: &Call) -> Answer;
+    fn answer(&self, call: &Call) -> Arc<Reply>;
+    fn cached(&self, call: &Call) -> Option<Arc<Reply>>;
     fn reset(&self);
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
@@ -46,6 +81,14 @@ struct Host<M: Model> {
     model: M,
     world: Mutex<M::World>,
     initial: Mutex<M::World>,
+    /// Read replies by `METHOD target`, valid for the current World.
+    reads: Mutex<HashMap<String, Arc<Reply>>>,
+}
+
+/// The cache key of a read that may be cached: GET/HEAD without a body.
+fn read_key(call: &Call) -> Option<String> {
+    let read = call.method.eq_ignore_ascii_case("GET") || call.method.eq_ignore_ascii_case("HEAD");
+    (read && call.body.is_none()).then(|| format!("{} {}", call.method, call.line()))
 }
 
 impl<M: Model> Host<M> {
@@ -67,19 +110,47 @@ impl<M: Model> Hosted for Host<M> {
     fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
         self.model.tool_call(tool, arguments)
     }
-    fn answer(&self, call: &Call) -> Answer {
+    fn cached(&self, call: &Call) -> Option<Arc<Reply>> {
+        let key = read_key(call)?;
+        lock(&self.reads).get(&key).cloned()
+    }
+    fn answer(&self, call: &Call) -> Arc<Reply> {
+        if let Some(hit) = self.cached(call) {
+            return hit;
+        }
+        let key = read_key(call);
         let mut generator = SystemGenerator;
         let mut world = self.lock();
-        self.model.call(&mut world, call, &mut generator)
+        let reply = Arc::new(Reply::new(self.model.call(
+            &mut world,
+            call,
+            &mut generator,
+        )));
+        let mut reads = lock(&self.reads);
+        if reply.answer.applied != Applied::No {
+            reads.clear();
+        } else if let Some(key) = key {
+            if reads.len() >= CACHE_ENTRIES {
+                reads.clear();
+            }
+            reads.insert(key, reply.clone());
+        }
+        drop(reads);
+        drop(world);
+        reply
     }
     fn reset(&self) {
         let fresh = lock(&self.initial).clone();
-        *self.lock() = fresh;
+        let mut world = self.lock();
+        *world = fresh;
+        lock(&self.reads).clear();
     }
     fn rebase(&self, value: &Value) -> Result<(), ImportError> {
         let start = self.model.import(value)?;
         *lock(&self.initial) = start.clone();
-        *self.lock() = start;
+        let mut world = self.lock();
+        *world = start;
+        lock(&self.reads).clear();
         Ok(())
     }
     fn get(&self) -> Value {
@@ -89,7 +160,9 @@ impl<M: Model> Hosted for Host<M> {
     fn add(&self, value: &Value) -> Result<(), ImportError> {
         // Build the replacement outside the lock; swap it in at once.
         let replacement = self.model.import(value)?;
-        *self.lock() = replacement;
+        let mut world = self.lock();
+        *world = replacement;
+        lock(&self.reads).clear();
         Ok(())
     }
     fn tables(&self) -> IndexMap<String, Value> {
@@ -116,6 +189,7 @@ impl Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
                 initial: Mutex::new(initial),
+                reads: Mutex::new(HashMap::new()),
                 model,
             }),
             name,
@@ -149,28 +223,31 @@ impl Environment {
 
     /// Answers one request. Atomic: the World lock is held for exactly
     /// one engine call.
-    pub fn call(&self, request: &Request) -> Answer {
+    pub fn call(&self, request: &Request) -> Arc<Reply> {
         match request {
             Request::Tool { name, arguments } => {
                 let Some(info) = self.all_tools().iter().find(|t| t.tool.name == *name) else {
-                    return own_error(
+                    return Arc::new(Reply::new(own_error(
                         404,
                         "unknown_tool",
                         &format!("no tool is named {name}"),
                         None,
-                    );
+                    )));
                 };
                 if !info.served {
-                    return not_served(info);
+                    return Arc::new(Reply::new(not_served(info)));
                 }
                 match self.host.tool_call(name, arguments) {
                     Ok(call) => self.host.answer(&call),
-                    Err(answer) => *answer,
+                    Err(answer) => Arc::new(Reply::new(*answer)),
                 }
             }
             Request::Http(call) => {
+                if let Some(hit) = self.host.cached(call) {
+                    return hit;
+                }
                 let Some(tool) = self.host.route(&call.method, &call.path) else {
-                    return own_error(
+                    return Arc::new(Reply::new(own_error(
                         404,
                         "no_matching_tool",
                         &format!(
@@ -179,11 +256,11 @@ impl Environment {
                             display_path(call)
                         ),
                         None,
-                    );
+                    )));
                 };
                 if let Some(info) = self.all_tools().iter().find(|t| t.tool.name == tool) {
                     if !info.served {
-                        return not_served(info);
+                        return Arc::new(Reply::new(not_served(info)));
                     }
                 }
                 self.host.answer(call)

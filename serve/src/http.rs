@@ -2,8 +2,8 @@
 //! line into an environment call, answering with the recorded content type and
 //! only the recorded headers that still describe the answer.
 
-use crate::environment::{own_error, Environment, Request};
-use crate::outcome::{body_bytes, content_type};
+use crate::environment::{own_error, Environment, Reply, Request};
+use crate::outcome::content_type;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
@@ -19,7 +19,7 @@ pub async fn fallback(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let answer = match parse_body(&headers, &body) {
+    let reply = match parse_body(&headers, &body) {
         Ok(parsed) => {
             let call = Call {
                 method: method.as_str().to_string(),
@@ -31,10 +31,10 @@ pub async fn fallback(
             // across an await point.
             env.call(&Request::Http(call))
         }
-        Err(message) => own_error(400, "body_not_json", &message, None),
+        Err(message) => Arc::new(Reply::new(own_error(400, "body_not_json", &message, None))),
     };
     let head = method == Method::HEAD;
-    to_response(&answer, head)
+    to_response(&reply, head)
 }
 
 fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Value>, String> {
@@ -55,13 +55,25 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
     }
 }
 
-/// Builds the HTTP response for an answer.
-pub fn to_response(answer: &Answer, head: bool) -> Response {
-    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let bytes = if head { Vec::new() } else { body_bytes(answer) };
+/// Builds the HTTP response for a reply.
+pub fn to_response(reply: &Reply, head: bool) -> Response {
+    let status =
+        StatusCode::from_u16(reply.answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let bytes = if head {
+        Bytes::new()
+    } else {
+        reply.bytes.clone()
+    };
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
-    let out = response.headers_mut();
+    *response.headers_mut() = reply.headers.clone();
+    response
+}
+
+/// The headers an answer is served with: the replayable recorded ones and
+/// the content type.
+pub fn response_headers(answer: &Answer) -> HeaderMap {
+    let mut out = HeaderMap::new();
     for (name, value) in &answer.headers {
         if !replayable(name) {
             continue;
@@ -78,7 +90,7 @@ pub fn to_response(answer: &Answer, head: bool) -> Response {
             out.insert(axum::http::header::CONTENT_TYPE, v);
         }
     }
-    response
+    out
 }
 
 /// Whether a recorded response header may be replayed: never credentials,

@@ -3,11 +3,19 @@
 //! `Arc<Environment>`: rmcp's streamable HTTP service may build a handler per
 //! request, so nothing stateful lives in it.
 
-use crate::environment::{Environment, Request};
+use crate::environment::{Environment, Reply, Request};
 use crate::model::ToolInfo;
 use crate::outcome::{body_text, failure, is_failure};
+
+/// The body as text: exactly the bytes HTTP serves when they are UTF-8.
+fn reply_text(reply: &Reply) -> String {
+    match std::str::from_utf8(&reply.bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => body_text(&reply.answer),
+    }
+}
 use crate::tools::{description, hints, input_schema};
-use rea_derivation::engine::{Answer, AnswerBody};
+use rea_derivation::engine::AnswerBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -46,9 +54,10 @@ pub fn to_mcp_tool(info: &ToolInfo) -> Tool {
     .with_annotations(annotations)
 }
 
-/// The tool result for an answer.
-pub fn to_result(answer: &Answer) -> CallToolResult {
-    let text = body_text(answer);
+/// The tool result for a reply.
+pub fn to_result(reply: &Reply) -> CallToolResult {
+    let answer = &reply.answer;
+    let text = reply_text(reply);
     if is_failure(answer) {
         let fail = failure(answer);
         let headline = format!(
@@ -118,9 +127,9 @@ impl ServerHandler for McpSurface {
             arguments: request.arguments.unwrap_or_default(),
         };
         let env = self.env.clone();
-        let answer = tokio::task::spawn_blocking(move || env.call(&request))
+        let reply = tokio::task::spawn_blocking(move || env.call(&request))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the call failed: {e}"), None))?;
-        Ok(to_result(&answer).into())
+        Ok(to_result(&reply).into())
     }
 }

@@ -65,11 +65,11 @@ async fn http_and_mcp_answer_the_same_bytes() {
     assert_eq!(headers["content-type"], "application/json");
     assert_eq!(headers["etag"], "\"1\"");
     assert!(headers.get("set-cookie").is_none());
-    let mcp = env.call(&Request::Tool {
+    let mcp_reply = env.call(&Request::Tool {
         name: "get_note".into(),
         arguments: json!({"note_id": "1"}).as_object().unwrap().clone(),
     });
-    let result = crate::mcp::to_result(&mcp);
+    let result = crate::mcp::to_result(&mcp_reply);
     let text = serde_json::to_value(&result.content[0]).unwrap();
     assert_eq!(text["text"].as_str().unwrap().as_bytes(), body.as_slice());
     assert_eq!(
@@ -331,7 +331,7 @@ fn sixteen_threads_lose_no_acknowledged_create() {
                             .unwrap()
                             .clone(),
                     });
-                    assert_eq!(a.status, 201);
+                    assert_eq!(a.answer.status, 201);
                 }
             });
         }
@@ -343,4 +343,50 @@ fn sixteen_threads_lose_no_acknowledged_create() {
             .len(),
         1 + 16 * 25
     );
+}
+
+#[test]
+fn cached_reads_follow_every_change_of_the_world() {
+    let env = env();
+    let list = || {
+        env.call(&Request::Http(rea_derivation::engine::Call {
+            method: "GET".into(),
+            path: "/v1/notes".into(),
+            query: None,
+            body: None,
+        }))
+    };
+    let first = list();
+    assert!(
+        Arc::ptr_eq(&first, &list()),
+        "a repeated read is served from the cache"
+    );
+    let created = env.call(&Request::Tool {
+        name: "create_note".into(),
+        arguments: json!({"body": {"text": "second"}})
+            .as_object()
+            .unwrap()
+            .clone(),
+    });
+    assert_eq!(created.answer.status, 201);
+    let after_write = list();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&after_write.bytes).unwrap()["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // A refused write changes nothing and keeps the cache.
+    let missing = env.call(&Request::Tool {
+        name: "delete_note".into(),
+        arguments: json!({"note_id": "99"}).as_object().unwrap().clone(),
+    });
+    assert_eq!(missing.answer.status, 404);
+    assert!(Arc::ptr_eq(&after_write, &list()));
+    env.replace(&json!({"collections": {"notes": []}, "documents": {}}))
+        .unwrap();
+    assert_eq!(&list().bytes[..], br#"{"data":[]}"#);
+    env.reset();
+    assert_eq!(list().bytes, first.bytes);
 }

@@ -2,9 +2,6 @@
 //! manifest and the state with the chosen template rules, build the engine
 //! and host it; optionally start from a `--state` World.
 
-// `ErrorReport` is the shared error contract, returned by value across the project.
-#![allow(clippy::result_large_err)]
-
 use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
 use rea_derivation::engine::Engine;
 use rea_derivation::manifest::environment_manifest;

@@ -2,9 +2,6 @@
 //! start-up, then serve it over MCP (streamable HTTP at `/mcp`, or stdio),
 //! the recorded API's own paths and the AgentEnv data plane.
 
-// `ErrorReport` is the shared error contract, returned by value across the project.
-#![allow(clippy::result_large_err)]
-
 use crate::cli::pipeline;
 use rea_core::ErrorReport;
 use rea_derivation::TemplateRule;
