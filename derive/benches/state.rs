@@ -1,41 +1,16 @@
 //! State derivation time on the 30 MiB Kinto capture
 //! (`../shared/fixtures/kinto/large.har` relative to the repository root,
 //! or the file `REA_LARGE_HAR` names).
-//! The Evidence is built once from the HAR entries (decoding is measured
-//! by the decoder's own benchmark); the measured step is manifest + state
+//! The capture is decoded once (decoding is measured by the decoder's own
+//! benchmark); the measured step is manifest + state
 //! + write plans with all five opt-in template rules.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rea_derivation::state::environment_state;
 use rea_derivation::TemplateRule;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
-
-fn evidence_of(har: &Value) -> Value {
-    let entries = har["log"]["entries"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let total = entries.len();
-    let records: Vec<Value> = entries
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| {
-            json!({"ordinal": i, "location": {"kind": "json-pointer", "pointer": format!("/log/entries/{i}")},
-                   "reported": e, "numeric_literals": [], "binary_fields": []})
-        })
-        .collect();
-    json!({
-        "evidence_version": "rea.evidence/1", "operation": "inspect_web_network_capture", "subject": null,
-        "basis": "observed",
-        "parameters": {"format": "har", "record_ordinals": null, "detail": "complete", "sensitive_value_count": 0},
-        "artifact": {"path": "large.har", "sha256": null, "size": 0},
-        "capture": {"format": "har", "decoder": {"name": "rea-har"}, "container": {"log": {"entries": null}},
-                    "records_pointer": "/log/entries", "total_records": total, "retained_records": total},
-        "records": records, "redactions": [], "limitations": [], "explanations": []
-    })
-}
 
 fn bench(c: &mut Criterion) {
     // `REA_LARGE_HAR` names the capture where `shared/` is not beside the repository.
@@ -44,12 +19,13 @@ fn bench(c: &mut Criterion) {
         .unwrap_or_else(|| {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/kinto/large.har")
         });
-    let Ok(bytes) = std::fs::read(&path) else {
+    if !path.is_file() {
         eprintln!("skipping: {} is not there", path.display());
         return;
-    };
-    let har: Value = serde_json::from_slice(&bytes).expect("large.har is JSON");
-    let evidence = evidence_of(&har);
+    }
+    let decoded = rea_core::inspect_web_network_capture(&rea_core::InspectRequest::har(&path))
+        .expect("decode");
+    let evidence: Value = serde_json::to_value(&decoded).expect("Evidence JSON");
     let rules = TemplateRule::parse_list(&[
         "after-uid-literal",
         "opaque-token",

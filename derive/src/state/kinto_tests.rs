@@ -118,3 +118,28 @@ fn dump_kinto_state() {
     s.entities.truncate(3);
     eprintln!("{}", serde_json::to_string_pretty(&s).unwrap());
 }
+
+/// Times the phases on the large capture: `REA_LARGE_HAR=... cargo test
+/// --release -p rea-derivation large_har_phases -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn large_har_phases() {
+    let Some(path) = std::env::var_os("REA_LARGE_HAR") else {
+        return;
+    };
+    let har: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let ev = crate::testkit::evidence(har["log"]["entries"].as_array().cloned().unwrap());
+    let rules = all_rules();
+    let t = std::time::Instant::now();
+    let manifest = crate::manifest::environment_manifest(&ev, &rules, true).unwrap();
+    eprintln!("manifest {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let records = crate::state::records::records_of(&ev);
+    eprintln!("records {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let state = crate::state::environment_state_for(&ev, &manifest).unwrap();
+    eprintln!("state with writes {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let writes = crate::state::writes::derive_writes(&manifest, &records, &state).unwrap();
+    eprintln!("writes alone {:?} ({} plans)", t.elapsed(), writes.len());
+}

@@ -3,31 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Path segments that make a `POST` a query of state rather than a write.
-///
-/// The list is closed: rea treats exactly these names as query segments. A
-/// segment matches only whole (after splitting on `/`), compared without
-/// regard to ASCII case, so `/api/items/Search` is a query while
-/// `/api/research` and `/api/searches` are writes.
-pub const QUERY_SEGMENTS: &[&str] = &["search", "query", "list", "find", "fuzzy", "count", "stats"];
-
 /// The methods that may change state.
 pub const WRITE_METHODS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 
-/// True when a `POST` to this raw path queries state instead of writing it.
-pub fn is_query_post(method: &str, path: &str) -> bool {
-    method == "POST"
-        && path
-            .split(['?', '#'])
-            .next()
-            .unwrap_or("")
-            .split('/')
-            .any(|segment| {
-                QUERY_SEGMENTS
-                    .iter()
-                    .any(|q| segment.eq_ignore_ascii_case(q))
-            })
-}
+// One definition of query `POST`s for the whole state: the timeline's
+// (a closed segment list, whole segments, ASCII case ignored).
+pub use crate::state::timeline::{is_query_post, QUERY_SEGMENTS};
 
 /// True when a status (none for an unanswered request) lets a write happen:
 /// 2xx, 3xx or absent. A HAR status of 0 means no response and counts as absent.
