@@ -6,7 +6,7 @@
 //! An entity the World does not hold answers as the recorded not-found did.
 //! Every refusal changes nothing.
 
-use crate::engine::render::{answer_from_record, parent_collection};
+use crate::engine::render::{answer_from_record, parent_collection, recorded_not_found};
 use crate::engine::route::{path_segments, percent_decode};
 use crate::engine::world::same_id;
 use crate::engine::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
@@ -569,16 +569,7 @@ fn not_found(engine: &Engine, plan: &WritePlan, id: &str) -> Answer {
         })
     });
     if let Some(rec) = tool_record.or(view_record) {
-        let mut answer = answer_from_record(rec, &plan.tool);
-        let recorded_id = rec
-            .path
-            .as_deref()
-            .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
-        if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
-            replace_strings(body, &from, id);
-        }
-        answer.error_code = Some("not_found".into());
-        return answer;
+        return recorded_not_found(rec, &plan.tool, id);
     }
     Answer::error(
         404,
@@ -587,13 +578,4 @@ fn not_found(engine: &Engine, plan: &WritePlan, id: &str) -> Answer {
         Some(&plan.tool),
         None,
     )
-}
-
-fn replace_strings(value: &mut Value, from: &str, to: &str) {
-    match value {
-        Value::String(s) if s == from => *s = to.to_string(),
-        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, from, to)),
-        Value::Object(map) => map.values_mut().for_each(|v| replace_strings(v, from, to)),
-        _ => {}
-    }
 }

@@ -3,7 +3,9 @@
 //! item reads and writes the recording only showed for a sibling type, and
 //! not-found answers take the recorded not-found shape of the type's family.
 
-use crate::engine::render::{answer_from_record, parent_collection, render_entity, set_pointer};
+use crate::engine::render::{
+    answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
+};
 use crate::engine::route::{compile, normalize_path, path_segments, percent_decode, Segment};
 use crate::engine::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use crate::state::{EntityType, ViewPlan, WritePlan};
@@ -395,24 +397,7 @@ pub(crate) fn family_not_found(
                 })
         })
     })?;
-    let mut answer = answer_from_record(rec, tool.unwrap_or(""));
+    let mut answer = recorded_not_found(rec, tool.unwrap_or(""), id);
     answer.tool = tool.map(str::to_string);
-    let recorded_id = rec
-        .path
-        .as_deref()
-        .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
-    if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
-        replace_strings(body, &from, id);
-    }
-    answer.error_code = Some("not_found".into());
     Some(answer)
-}
-
-fn replace_strings(value: &mut Value, from: &str, to: &str) {
-    match value {
-        Value::String(s) if s == from => *s = to.to_string(),
-        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, from, to)),
-        Value::Object(map) => map.values_mut().for_each(|v| replace_strings(v, from, to)),
-        _ => {}
-    }
 }

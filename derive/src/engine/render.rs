@@ -225,15 +225,7 @@ fn render_list(
 /// identity replaced by the requested one), else a 404 JSON error.
 fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> Answer {
     if let Some(rec) = ordinal.and_then(|o| engine.record(o)) {
-        let mut answer = answer_from_record(rec, &tool.name);
-        let recorded_id = rec
-            .path
-            .as_deref()
-            .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
-        if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
-            replace_strings(body, &from, id);
-        }
-        return answer;
+        return recorded_not_found(rec, &tool.name, id);
     }
     Answer::error(
         404,
@@ -242,6 +234,21 @@ fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> An
         Some(&tool.name),
         None,
     )
+}
+
+/// Replays a recorded not-found answer for another identity: every string
+/// equal to the recorded request's last path segment becomes `id`.
+pub(crate) fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
+    let mut answer = answer_from_record(rec, tool);
+    let recorded_id = rec
+        .path
+        .as_deref()
+        .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)));
+    if let (AnswerBody::Json(body), Some(from)) = (&mut answer.body, recorded_id) {
+        replace_strings(body, &from, id);
+    }
+    answer.error_code = Some("not_found".into());
+    answer
 }
 
 fn replace_strings(value: &mut Value, from: &str, to: &str) {
