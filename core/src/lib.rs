@@ -12,10 +12,6 @@
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
 
-// `ErrorReport` is the one error contract, returned by value everywhere;
-// boxing it in every signature would only add noise.
-#![allow(clippy::result_large_err)]
-
 pub mod error;
 pub mod evidence;
 pub mod har;

@@ -2,9 +2,6 @@
 //! an `InspectRequest`, runs the inspection and prints the Evidence, its
 //! summary, or a short human report.
 
-// Failures are the `ErrorReport` contract itself, returned by value.
-#![allow(clippy::result_large_err)]
-
 use rea_core::error::scrub_text;
 use rea_core::evidence::Evidence;
 use rea_core::inspect::{check_format, DEFAULT_CAPTURE_TIMEOUT_MS};
