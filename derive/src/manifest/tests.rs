@@ -673,3 +673,26 @@ fn print_kinto_tools() {
         }
     }
 }
+
+#[test]
+fn primary_origin_tie_break() {
+    // Equal JSON-like counts: the origin with more records overall wins.
+    let ev = evidence(vec![
+        har_entry("GET", "https://a.example/x", 200, "application/json"),
+        har_entry("GET", "https://b.example/x", 200, "application/json"),
+        har_entry("GET", "https://b.example/page", 200, "text/html"),
+    ]);
+    assert_eq!(
+        environment_manifest(&ev, &[], false).unwrap().origin,
+        "https://b.example"
+    );
+    // Equal in both: the smaller origin in code-point order wins.
+    let ev = evidence(vec![
+        har_entry("GET", "https://b.example/x", 200, "application/json"),
+        har_entry("GET", "https://a.example/x", 200, "application/json"),
+    ]);
+    assert_eq!(
+        environment_manifest(&ev, &[], false).unwrap().origin,
+        "https://a.example"
+    );
+}
