@@ -29,6 +29,8 @@ enum Command {
     EnvironmentState(cli::environment_state::Args),
     /// Serve the capture as a stateful fake: MCP, its own HTTP paths, the AgentEnv data plane.
     EnvironmentServe(cli::serve::ServeArgs),
+    /// Serve inspect-web-network-capture and inspect-analysis-view as MCP tools over stdio.
+    InspectMcp(cli::inspect_mcp::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::EnvironmentManifest(args) => cli::environment_manifest::run(&args),
         Command::EnvironmentState(args) => cli::environment_state::run(args),
         Command::EnvironmentServe(args) => cli::serve::run(args),
+        Command::InspectMcp(args) => cli::inspect_mcp::run(&args),
     };
     ExitCode::from(code)
 }

@@ -8,6 +8,7 @@
 //! - `outcome`: how an answer reads at the edges (bytes, content type, failure object).
 //! - `tools`: tool descriptors (input schema, description, hints).
 //! - `mcp`: the MCP surface (rmcp), streamable HTTP at `/mcp` and stdio.
+//! - `inspect_mcp`: the inspection tools over MCP stdio (`rea inspect-mcp`).
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
@@ -18,6 +19,7 @@ pub mod environment;
 pub mod error;
 pub mod generator;
 pub mod http;
+pub mod inspect_mcp;
 pub mod mcp;
 pub mod model;
 pub mod outcome;

@@ -7,6 +7,7 @@ pub(crate) mod decode;
 pub(crate) mod environment_manifest;
 pub(crate) mod environment_state;
 pub(crate) mod inspect;
+pub(crate) mod inspect_mcp;
 pub(crate) mod output;
 pub(crate) mod pipeline;
 pub(crate) mod serve;

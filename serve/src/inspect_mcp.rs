@@ -1,0 +1,443 @@
+//! The inspection MCP surface (`rea inspect-mcp`): the two inspection
+//! operations as MCP tools, with strict argument checks before any file
+//! access and a bounded per-process store of Evidence kept for
+//! `detail: "summary"` and read back as a `retained-evidence` source.
+
+use rea_core::inspect::{check_format, DEFAULT_CAPTURE_TIMEOUT_MS};
+use rea_core::{inspect_web_network_capture, Category, Detail, ErrorReport, InspectRequest};
+use rea_derivation::analysis::analysis_view;
+use rea_derivation::source::{evidence_from_file, evidence_inline, Source};
+use rea_derivation::view::parse_view;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Map, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// The inspection tool's name.
+pub const INSPECT_TOOL: &str = "inspect_web_network_capture";
+/// The derived-view tool's name.
+pub const VIEW_TOOL: &str = "inspect_analysis_view";
+/// How many retained Evidence documents one server keeps (oldest dropped).
+pub const RETAINED_LIMIT: usize = 16;
+
+const INSPECT_ARGS: [&str; 6] = [
+    "capture_path",
+    "format",
+    "record_ordinals",
+    "sensitive_values",
+    "detail",
+    "capture_timeout_ms",
+];
+const VIEW_ARGS: [&str; 2] = ["source", "view"];
+
+/// Evidence kept for `retained-evidence` sources, newest last.
+#[derive(Default)]
+struct Retained {
+    entries: VecDeque<(String, Arc<Value>)>,
+}
+
+impl Retained {
+    fn insert(&mut self, evidence: Value) -> String {
+        let id = format!("ev_{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+        while self.entries.len() >= RETAINED_LIMIT {
+            self.entries.pop_front();
+        }
+        self.entries.push_back((id.clone(), Arc::new(evidence)));
+        id
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<Value>> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == id)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+/// The MCP handler; clones share one store.
+#[derive(Clone, Default)]
+pub struct InspectSurface {
+    retained: Arc<Mutex<Retained>>,
+}
+
+impl InspectSurface {
+    pub fn new() -> Self {
+        InspectSurface::default()
+    }
+
+    fn retain(&self, evidence: Value) -> String {
+        match self.retained.lock() {
+            Ok(mut r) => r.insert(evidence),
+            Err(poisoned) => poisoned.into_inner().insert(evidence),
+        }
+    }
+
+    fn lookup(&self, id: &str) -> Option<Arc<Value>> {
+        match self.retained.lock() {
+            Ok(r) => r.get(id),
+            Err(poisoned) => poisoned.into_inner().get(id),
+        }
+    }
+
+    /// Answers one `inspect_web_network_capture` call (blocking).
+    pub fn inspect(&self, arguments: &JsonObject) -> Result<Value, ErrorReport> {
+        let declared = declared_values(arguments);
+        self.inspect_inner(arguments)
+            .map_err(|e| e.scrub(&declared))
+    }
+
+    fn inspect_inner(&self, arguments: &JsonObject) -> Result<Value, ErrorReport> {
+        let (request, detail) = resolve_inspect(arguments)?;
+        let evidence = inspect_web_network_capture(&request)?;
+        match detail {
+            Detail::Complete => serde_json::to_value(&evidence).map_err(output_error),
+            Detail::Summary => {
+                let value = serde_json::to_value(&evidence).map_err(output_error)?;
+                let mut summary = evidence.summary();
+                let id = self.retain(value);
+                summary["normalized_result"] = json!({ "parent_evidence_id": id });
+                Ok(summary)
+            }
+        }
+    }
+
+    /// Answers one `inspect_analysis_view` call (blocking).
+    pub fn view(&self, arguments: &JsonObject) -> Result<Value, ErrorReport> {
+        check_names(arguments, &VIEW_ARGS)?;
+        let source = arguments.get("source").ok_or_else(|| missing("source"))?;
+        let view_json = arguments.get("view").ok_or_else(|| missing("view"))?;
+        let view = parse_view(view_json)?;
+        let (evidence, inline) = self.load_source(source)?;
+        Ok(analysis_view(&evidence, &view, inline)?)
+    }
+
+    fn load_source(&self, source: &Value) -> Result<(Arc<Value>, bool), ErrorReport> {
+        let kind = source.get("kind").and_then(Value::as_str);
+        match kind {
+            Some("retained-evidence") => {
+                let obj = source
+                    .as_object()
+                    .ok_or_else(|| bad_source("source must be an object"))?;
+                only_members(obj, &["kind", "evidence_id"])?;
+                let id = obj
+                    .get("evidence_id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad_source("retained-evidence needs a string evidence_id"))?;
+                let evidence = self.lookup(id).ok_or_else(|| {
+                    ErrorReport::input(
+                        "evidence_not_retained",
+                        "no Evidence with this id is retained by this server",
+                    )
+                    .detail("evidence_id", id)
+                    .guidance(format!(
+                        "Run inspect_web_network_capture with detail \"summary\" again; this server keeps the {RETAINED_LIMIT} most recent Evidence documents."
+                    ))
+                })?;
+                Ok((evidence, false))
+            }
+            Some("inline") => {
+                let obj = source
+                    .as_object()
+                    .ok_or_else(|| bad_source("source must be an object"))?;
+                only_members(obj, &["kind", "evidence"])?;
+                let evidence = obj
+                    .get("evidence")
+                    .ok_or_else(|| bad_source("inline needs the evidence object"))?;
+                let bytes = serde_json::to_vec(evidence).map_err(output_error)?;
+                Ok((Arc::new(evidence_inline(&bytes)?), true))
+            }
+            _ => {
+                let Source::EvidenceFile { path } = Source::from_json(source)? else {
+                    return Err(bad_source("unsupported source kind"));
+                };
+                let bytes = std::fs::read(&path).map_err(|e| {
+                    ErrorReport::new(
+                        "EvidenceFileError",
+                        Category::Unavailable,
+                        format!("Could not read the Evidence file: {e}"),
+                    )
+                    .detail("path", path.as_str())
+                    .detail("content_issues", json!([]))
+                })?;
+                Ok((Arc::new(evidence_from_file(&path, &bytes)?), false))
+            }
+        }
+    }
+}
+
+/// Every string inside `sensitive_values`, whatever else is wrong, so that
+/// even argument errors never repeat a declared literal.
+fn declared_values(arguments: &JsonObject) -> Vec<String> {
+    arguments
+        .get("sensitive_values")
+        .and_then(Value::as_array)
+        .map(|values| {
+            values
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn check_names(arguments: &JsonObject, allowed: &[&str]) -> Result<(), ErrorReport> {
+    match arguments.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(name) => Err(ErrorReport::input(
+            "invalid_argument",
+            format!("unknown argument `{name}`"),
+        )
+        .detail("argument", name.as_str())
+        .detail("accepted", json!(allowed))),
+    }
+}
+
+fn only_members(obj: &Map<String, Value>, allowed: &[&str]) -> Result<(), ErrorReport> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(name) => Err(ErrorReport::input(
+            "invalid_request",
+            format!("unknown source member `{name}`"),
+        )
+        .detail(
+            "pointer",
+            format!("/source/{}", name.replace('~', "~0").replace('/', "~1")),
+        )),
+    }
+}
+
+fn bad_source(message: &str) -> ErrorReport {
+    ErrorReport::input("invalid_request", message).detail("pointer", "/source")
+}
+
+fn missing(name: &str) -> ErrorReport {
+    ErrorReport::input(
+        "invalid_argument",
+        format!("the argument `{name}` is required"),
+    )
+    .detail("argument", name)
+}
+
+fn wrong_type(name: &str, expected: &str) -> ErrorReport {
+    ErrorReport::input("invalid_argument", format!("`{name}` must be {expected}"))
+        .detail("argument", name)
+}
+
+fn output_error(e: serde_json::Error) -> ErrorReport {
+    ErrorReport::new(
+        "output_write_failed",
+        Category::Output,
+        format!("could not serialize the reply: {e}"),
+    )
+}
+
+/// Checks the raw arguments (names, then types) and builds the request;
+/// nothing here touches the filesystem.
+fn resolve_inspect(arguments: &JsonObject) -> Result<(InspectRequest, Detail), ErrorReport> {
+    check_names(arguments, &INSPECT_ARGS)?;
+    let string = |name: &str| -> Result<Option<String>, ErrorReport> {
+        match arguments.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(wrong_type(name, "a string")),
+        }
+    };
+    let capture_path = string("capture_path")?
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| missing("capture_path"))?;
+    let format = string("format")?.ok_or_else(|| missing("format"))?;
+    let record_ordinals = match arguments.get("record_ordinals") {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|v| {
+                    v.as_u64().ok_or_else(|| {
+                        wrong_type("record_ordinals", "an array of non-negative integers")
+                    })
+                })
+                .collect::<Result<Vec<u64>, _>>()?,
+        ),
+        Some(_) => {
+            return Err(wrong_type(
+                "record_ordinals",
+                "an array of non-negative integers",
+            ))
+        }
+    };
+    let sensitive_values = match arguments.get("sensitive_values") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| wrong_type("sensitive_values", "an array of strings"))
+            })
+            .collect::<Result<Vec<String>, _>>()?,
+        Some(_) => return Err(wrong_type("sensitive_values", "an array of strings")),
+    };
+    let detail = match string("detail")? {
+        None => Detail::Complete,
+        Some(text) => Detail::parse(&text)?,
+    };
+    let capture_timeout_ms = match arguments.get("capture_timeout_ms") {
+        None => DEFAULT_CAPTURE_TIMEOUT_MS,
+        Some(v) => v
+            .as_u64()
+            .filter(|&ms| ms > 0)
+            .ok_or_else(|| wrong_type("capture_timeout_ms", "a positive integer"))?,
+    };
+    check_format(&format)?;
+    let request = InspectRequest {
+        capture_path: capture_path.into(),
+        format,
+        record_ordinals,
+        sensitive_values,
+        detail,
+        capture_timeout_ms,
+    };
+    Ok((request, detail))
+}
+
+fn schema(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The two tools, with strict input schemas.
+pub fn tools() -> Vec<Tool> {
+    let read_only = ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false);
+    let inspect = Tool::new(
+        INSPECT_TOOL,
+        "Decode a recorded web capture (HAR) into Evidence: records with their original locations, sidecars and redactions. detail \"summary\" keeps the complete Evidence in this server and answers identity and counts with normalized_result.parent_evidence_id.",
+        schema(json!({
+            "type": "object",
+            "properties": {
+                "capture_path": {"type": "string", "minLength": 1, "description": "The capture file."},
+                "format": {"type": "string", "enum": ["har", "mitmproxy", "saz", "qlog"]},
+                "record_ordinals": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Zero-based producer ordinals, answered in this order."},
+                "sensitive_values": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Literals whose fields are excluded; never repeated."},
+                "detail": {"type": "string", "enum": ["complete", "summary"], "default": "complete"},
+                "capture_timeout_ms": {"type": "integer", "minimum": 1, "default": DEFAULT_CAPTURE_TIMEOUT_MS}
+            },
+            "required": ["capture_path", "format"],
+            "additionalProperties": false
+        })),
+    )
+    .with_title("Inspect a web network capture")
+    .with_annotations(read_only.clone());
+    let view = Tool::new(
+        VIEW_TOOL,
+        "Answer a derived view (api-surface, environment-manifest, environment-state, capture) over inspection Evidence: retained in this server, stored in a file, or given inline.",
+        schema(json!({
+            "type": "object",
+            "properties": {
+                "source": {
+                    "oneOf": [
+                        {"type": "object", "properties": {"kind": {"const": "retained-evidence"}, "evidence_id": {"type": "string"}}, "required": ["kind", "evidence_id"], "additionalProperties": false},
+                        {"type": "object", "properties": {"kind": {"const": "evidence-file"}, "path": {"type": "string", "minLength": 1}}, "required": ["kind", "path"], "additionalProperties": false},
+                        {"type": "object", "properties": {"kind": {"const": "inline"}, "evidence": {"type": "object"}}, "required": ["kind", "evidence"], "additionalProperties": false}
+                    ]
+                },
+                "view": {"type": "object", "description": "The view, as `rea inspect-analysis-view --view` takes it, e.g. {\"kind\":\"capture\",\"detail\":\"preview\",\"offset\":0,\"limit\":20}."}
+            },
+            "required": ["source", "view"],
+            "additionalProperties": false
+        })),
+    )
+    .with_title("Answer a derived analysis view")
+    .with_annotations(read_only);
+    vec![inspect, view]
+}
+
+/// The tool result for a reply: the document as structured content, or the
+/// error contract (text `<code>: <message>`, the report as structured content).
+pub fn to_result(reply: Result<Value, ErrorReport>) -> CallToolResult {
+    match reply {
+        Ok(value) => CallToolResult::structured(value),
+        Err(report) => {
+            let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+                "{}: {}",
+                report.code, report.message
+            ))]);
+            result.structured_content = Some(report.to_json());
+            result
+        }
+    }
+}
+
+impl ServerHandler for InspectSurface {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("rea", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Inspect recorded web captures. Call inspect_web_network_capture with detail \"summary\", then page through the retained Evidence with inspect_analysis_view.",
+            )
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if name != INSPECT_TOOL && name != VIEW_TOOL {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {name}"),
+                None,
+            ));
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        let surface = self.clone();
+        let reply = tokio::task::spawn_blocking(move || {
+            if name == INSPECT_TOOL {
+                surface.inspect(&arguments)
+            } else {
+                surface.view(&arguments)
+            }
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the call failed: {e}"), None))?;
+        Ok(to_result(reply).into())
+    }
+}
+
+/// Serves the inspection tools over stdin/stdout until the client closes.
+pub async fn run_stdio() -> Result<(), crate::ServeError> {
+    let service = InspectSurface::new()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| crate::ServeError::Mcp(e.to_string()))?;
+    service
+        .waiting()
+        .await
+        .map_err(|e| crate::ServeError::Mcp(e.to_string()))?;
+    Ok(())
+}
