@@ -441,3 +441,66 @@ pub async fn run_stdio() -> Result<(), crate::ServeError> {
         .map_err(|e| crate::ServeError::Mcp(e.to_string()))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_store_keeps_the_most_recent_documents_and_drops_the_oldest() {
+        let mut store = Retained::default();
+        let ids: Vec<String> = (0..RETAINED_LIMIT + 2)
+            .map(|i| store.insert(json!({ "n": i })))
+            .collect();
+        assert_eq!(store.entries.len(), RETAINED_LIMIT);
+        assert!(store.get(&ids[0]).is_none() && store.get(&ids[1]).is_none());
+        let last = ids.last().unwrap();
+        assert_eq!(store.get(last).unwrap()["n"], RETAINED_LIMIT + 1);
+        for id in &ids {
+            assert!(id.len() == 15 && id.starts_with("ev_"), "{id}");
+        }
+    }
+
+    #[test]
+    fn wrong_types_are_refused_with_the_argument_named() {
+        let cases = [
+            (json!({"capture_path": 1, "format": "har"}), "capture_path"),
+            (
+                json!({"capture_path": "a.har", "format": "har", "record_ordinals": [-1]}),
+                "record_ordinals",
+            ),
+            (
+                json!({"capture_path": "a.har", "format": "har", "sensitive_values": "x"}),
+                "sensitive_values",
+            ),
+            (
+                json!({"capture_path": "a.har", "format": "har", "detail": "all"}),
+                "detail",
+            ),
+            (
+                json!({"capture_path": "a.har", "format": "har", "capture_timeout_ms": 0}),
+                "capture_timeout_ms",
+            ),
+            (json!({"format": "har"}), "capture_path"),
+        ];
+        for (args, name) in cases {
+            let Value::Object(args) = args else {
+                unreachable!()
+            };
+            let e = resolve_inspect(&args).unwrap_err();
+            assert_eq!(e.category, Category::Input, "{e:?}");
+            assert_eq!(e.details["argument"], name, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_declared_value_is_scrubbed_from_an_unknown_argument_error() {
+        let Value::Object(args) = json!({"capture_path": "a.har", "format": "har",
+            "sensitive_values": ["hunter2"], "xhunter2x": true})
+        else {
+            unreachable!()
+        };
+        let e = InspectSurface::new().inspect(&args).unwrap_err();
+        assert!(!e.to_json().to_string().contains("hunter2"), "{e:?}");
+    }
+}
