@@ -7,13 +7,6 @@ use crate::environment::{Environment, Reply, Request};
 use crate::model::ToolInfo;
 use crate::outcome::{body_text, failure, is_failure};
 
-/// The body as text: exactly the bytes HTTP serves when they are UTF-8.
-fn reply_text(reply: &Reply) -> String {
-    match std::str::from_utf8(&reply.bytes) {
-        Ok(text) => text.to_string(),
-        Err(_) => body_text(&reply.answer),
-    }
-}
 use crate::tools::{description, hints, input_schema};
 use rea_derivation::engine::AnswerBody;
 use rmcp::model::{
@@ -25,6 +18,14 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+/// The body as text: exactly the bytes HTTP serves when they are UTF-8.
+fn reply_text(reply: &Reply) -> String {
+    match std::str::from_utf8(&reply.bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => body_text(&reply.answer),
+    }
+}
 
 #[derive(Clone)]
 pub struct McpSurface {
