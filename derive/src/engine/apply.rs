@@ -198,11 +198,15 @@ fn create(
     let collection = crate::engine::normalize_path(&call.path);
     let now = gen.now_ms();
     let held = world.list(&t.name, &collection);
-    let type_entities: Vec<&Entity> = world
-        .collections
-        .get(&t.name)
-        .map(|c| c.values().flatten().collect())
-        .unwrap_or_default();
+    // Every entity of the type, for type-scoped sequences; gathered only
+    // when a rule asks (a walk over the whole type on each create otherwise).
+    let type_entities = || -> Vec<&Entity> {
+        world
+            .collections
+            .get(&t.name)
+            .map(|c| c.values().flatten().collect())
+            .unwrap_or_default()
+    };
     let mut fields = Map::new();
     for rule in &plan.field_rules {
         let field = rule.field.as_str();
@@ -235,7 +239,7 @@ fn create(
             "clock" => clock_value(rule, now),
             "sequence" => {
                 let pool: Vec<&Entity> = if with_str(rule, "scope") == Some("type") {
-                    type_entities.clone()
+                    type_entities()
                 } else {
                     held.iter().collect()
                 };
@@ -298,8 +302,11 @@ fn create(
     }
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
-        let existing: Vec<Option<&Value>> = held.iter().map(|e| e.fields.get(key)).collect();
-        insert_index(insert, &existing, fields.get(key))
+        insert_index(
+            insert,
+            held.iter().map(|e| e.fields.get(key)),
+            fields.get(key),
+        )
     });
     let entity = Entity {
         type_name: t.name.clone(),
@@ -385,12 +392,11 @@ fn update(
     updated.view_fields.clear();
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
-        let existing: Vec<Option<&Value>> = world
+        let existing = world
             .list(&type_name, &collection)
             .iter()
-            .map(|e| e.fields.get(key))
-            .collect();
-        insert_index(insert, &existing, updated.fields.get(key))
+            .map(|e| e.fields.get(key));
+        insert_index(insert, existing, updated.fields.get(key))
     });
     world.insert(updated, index);
     answer

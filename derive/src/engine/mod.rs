@@ -442,4 +442,6 @@ fn query_encode(text: &str) -> String {
 #[cfg(test)]
 mod generalize_tests;
 #[cfg(test)]
+mod perf_tests;
+#[cfg(test)]
 mod tests;

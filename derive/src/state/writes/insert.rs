@@ -84,12 +84,20 @@ fn field_direction(collections: &[Vec<&Map<String, Value>>], field: &str) -> Opt
 /// The index at which an entity with `value` in the insert field goes among
 /// `existing` (each the entity's value of that field, if any). Entities
 /// without a comparable value are passed over; `last` places at the end.
-pub fn insert_index(insert: &Insert, existing: &[Option<&Value>], value: Option<&Value>) -> usize {
+/// `existing` is read lazily and only up to the insertion point, so a new
+/// entity that goes first costs no walk over the whole collection.
+pub fn insert_index<'a, I>(insert: &Insert, existing: I, value: Option<&Value>) -> usize
+where
+    I: IntoIterator<Item = Option<&'a Value>>,
+    I::IntoIter: ExactSizeIterator,
+{
+    let mut existing = existing.into_iter();
+    let len = existing.len();
     let (Some(value), Some(order)) = (value, insert.order.as_deref()) else {
-        return existing.len();
+        return len;
     };
     if insert.position != "sorted" {
-        return existing.len();
+        return len;
     }
     let goes_before = |other: &Value| match compare(value, other) {
         Some(Ordering::Less) => order == "ascending",
@@ -97,9 +105,8 @@ pub fn insert_index(insert: &Insert, existing: &[Option<&Value>], value: Option<
         _ => false,
     };
     existing
-        .iter()
         .position(|e| e.is_some_and(goes_before))
-        .unwrap_or(existing.len())
+        .unwrap_or(len)
 }
 
 /// The end of the last timed record (start ms + duration ms), moved to the
@@ -147,11 +154,19 @@ mod tests {
         assert_eq!(insert.order.as_deref(), Some("descending"));
         let existing: Vec<Option<&Value>> = refs.iter().map(|e| e.get("created_at")).collect();
         assert_eq!(
-            insert_index(&insert, &existing, Some(&json!("2024-05-04"))),
+            insert_index(
+                &insert,
+                existing.iter().copied(),
+                Some(&json!("2024-05-04"))
+            ),
             0
         );
         assert_eq!(
-            insert_index(&insert, &existing, Some(&json!("2024-05-01T12"))),
+            insert_index(
+                &insert,
+                existing.iter().copied(),
+                Some(&json!("2024-05-01T12"))
+            ),
             2
         );
         // No visible order: last.
@@ -159,10 +174,7 @@ mod tests {
         let refs: Vec<&Map<String, Value>> = shuffled.iter().collect();
         let insert = choose_insert(&[refs], &[rule("n", "sequence", json!({}))]);
         assert_eq!(insert.position, "last");
-        assert_eq!(
-            insert_index(&insert, &[Some(&json!(1))], Some(&json!(0))),
-            1
-        );
+        assert_eq!(insert_index(&insert, [Some(&json!(1))], Some(&json!(0))), 1);
         // Echoed fields count when nothing generated is ordered.
         let by_name = objs(&[json!({"name": "a"}), json!({"name": "b"})]);
         let refs: Vec<&Map<String, Value>> = by_name.iter().collect();
