@@ -137,7 +137,10 @@ fn execute(args: Args) -> Result<(), ErrorReport> {
             if let Some(path) = &args.evidence_output {
                 // Like artifact.path: empty when it spells a declared value.
                 let shown = path.display().to_string();
-                let hidden = request.sensitive_values.iter().any(|v| shown.contains(v.as_str()));
+                let hidden = request
+                    .sensitive_values
+                    .iter()
+                    .any(|v| shown.contains(v.as_str()));
                 summary["evidence_output"] = if hidden { String::new() } else { shown }.into();
             }
             print_bytes(summary.to_string().as_bytes())
