@@ -676,23 +676,43 @@ fn print_kinto_tools() {
 
 #[test]
 fn primary_origin_tie_break() {
-    // Equal JSON-like counts: the origin with more records overall wins.
+    // Equal JSON-like counts: more records overall wins.
     let ev = evidence(vec![
-        har_entry("GET", "https://a.example/x", 200, "application/json"),
-        har_entry("GET", "https://b.example/x", 200, "application/json"),
+        har_entry("GET", "https://b.example/api/x", 200, "application/json"),
         har_entry("GET", "https://b.example/page", 200, "text/html"),
+        har_entry("GET", "https://a.example/api/x", 200, "application/json"),
     ]);
     assert_eq!(
         environment_manifest(&ev, &[], false).unwrap().origin,
         "https://b.example"
     );
-    // Equal in both: the smaller origin in code-point order wins.
+    // Still equal: the smallest origin in code-point order.
     let ev = evidence(vec![
-        har_entry("GET", "https://b.example/x", 200, "application/json"),
-        har_entry("GET", "https://a.example/x", 200, "application/json"),
+        har_entry("GET", "https://b.example/api/x", 200, "application/json"),
+        har_entry("GET", "https://a.example/api/x", 200, "text/plain"),
     ]);
     assert_eq!(
         environment_manifest(&ev, &[], false).unwrap().origin,
         "https://a.example"
+    );
+    // JSON-like records decide before anything else.
+    let ev = evidence(vec![
+        har_entry(
+            "GET",
+            "https://cdn.example/a.js",
+            200,
+            "application/javascript",
+        ),
+        har_entry(
+            "GET",
+            "https://cdn.example/b.js",
+            200,
+            "application/javascript",
+        ),
+        har_entry("GET", "https://api.example/x", 200, "text/markdown"),
+    ]);
+    assert_eq!(
+        environment_manifest(&ev, &[], false).unwrap().origin,
+        "https://api.example"
     );
 }
