@@ -209,6 +209,17 @@ fn number_shape(bytes: &[u8]) -> Option<Shape> {
         }
         _ => return None,
     }
+    let (end, integer) = scan_fraction_and_exponent(bytes, i).ok()?;
+    (end == bytes.len()).then_some(Shape { integer })
+}
+
+/// Scans the optional `.digits` and `e±digits` parts of a JSON number that
+/// start at `i`. Returns where the number ends and whether it is still an
+/// integer lexeme, or the position and reason of a grammar error.
+fn scan_fraction_and_exponent(
+    bytes: &[u8],
+    mut i: usize,
+) -> Result<(usize, bool), (usize, &'static str)> {
     let mut integer = true;
     if bytes.get(i) == Some(&b'.') {
         integer = false;
@@ -218,7 +229,7 @@ fn number_shape(bytes: &[u8]) -> Option<Shape> {
             i += 1;
         }
         if i == from {
-            return None;
+            return Err((i, "invalid number: a digit was expected after '.'"));
         }
     }
     if matches!(bytes.get(i), Some(b'e' | b'E')) {
@@ -232,10 +243,10 @@ fn number_shape(bytes: &[u8]) -> Option<Shape> {
             i += 1;
         }
         if i == from {
-            return None;
+            return Err((i, "invalid number: a digit was expected in the exponent"));
         }
     }
-    (i == bytes.len()).then_some(Shape { integer })
+    Ok((i, integer))
 }
 
 /// Escapes one reference token of a JSON pointer (`~` → `~0`, `/` → `~1`).
@@ -685,40 +696,13 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let mut integer = true;
-        if bytes.get(i) == Some(&b'.') {
-            integer = false;
-            i += 1;
-            let from = i;
-            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
+        let (i, integer) = match scan_fraction_and_exponent(bytes, i) {
+            Ok(scanned) => scanned,
+            Err((at, reason)) => {
+                self.pos = at;
+                return Err(self.error(JsonErrorKind::Syntax, reason));
             }
-            if i == from {
-                self.pos = i;
-                return Err(self.error(
-                    JsonErrorKind::Syntax,
-                    "invalid number: a digit was expected after '.'",
-                ));
-            }
-        }
-        if matches!(bytes.get(i), Some(b'e' | b'E')) {
-            integer = false;
-            i += 1;
-            if matches!(bytes.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            let from = i;
-            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            if i == from {
-                self.pos = i;
-                return Err(self.error(
-                    JsonErrorKind::Syntax,
-                    "invalid number: a digit was expected in the exponent",
-                ));
-            }
-        }
+        };
         self.pos = i;
         let lexeme = &self.src[start..i];
         if integer {
