@@ -247,6 +247,18 @@ fn observe_calls(
     out
 }
 
+/// A successful `GET` with its path, tool and usable JSON body.
+fn successful_read(rec: &TimelineRecord) -> Option<(&str, &str, &Value)> {
+    if !rec.succeeded() || rec.method != "GET" {
+        return None;
+    }
+    Some((
+        rec.path.as_deref()?,
+        rec.tool.as_deref()?,
+        rec.response_body.json()?,
+    ))
+}
+
 /// The entity a later read shows that the collection did not hold before.
 fn new_entity_in(
     shape: &TypeShape<'_>,
@@ -254,14 +266,7 @@ fn new_entity_in(
     collection: &str,
     seen: &LastSeen,
 ) -> Option<Map<String, Value>> {
-    let (path, tool, body) = (
-        rec.path.as_deref()?,
-        rec.tool.as_deref()?,
-        rec.response_body.json()?,
-    );
-    if !rec.succeeded() || rec.method != "GET" {
-        return None;
-    }
+    let (path, tool, body) = successful_read(rec)?;
     let unseen = |e: &&Map<String, Value>| {
         e.get(shape.id_field())
             .and_then(id_text)
@@ -289,14 +294,7 @@ fn entity_read(
     collection: &str,
     id: &str,
 ) -> Option<Map<String, Value>> {
-    let (path, tool, body) = (
-        rec.path.as_deref()?,
-        rec.tool.as_deref()?,
-        rec.response_body.json()?,
-    );
-    if !rec.succeeded() || rec.method != "GET" {
-        return None;
-    }
+    let (path, tool, body) = successful_read(rec)?;
     let is_it =
         |e: &&Map<String, Value>| e.get(shape.id_field()).and_then(id_text).as_deref() == Some(id);
     if shape.is_item_tool(tool) && parent_path(path) == collection {
