@@ -348,6 +348,32 @@ fn update(
     let mut updated = entity.clone();
     let mut fields = entity.fields.clone();
     let now = gen.now_ms();
+    apply_update_rules(plan, &mut fields, body, now);
+    let answer = answer_with(engine, plan, Some(&fields));
+    world.remove(&type_name, &collection, &id);
+    updated.fields = fields;
+    updated.view_fields.clear();
+    let index = plan.insert.as_ref().map(|insert| {
+        let key = insert.field.as_deref().unwrap_or("");
+        let existing = world
+            .list(&type_name, &collection)
+            .iter()
+            .map(|e| e.fields.get(key));
+        insert_index(insert, existing, updated.fields.get(key))
+    });
+    world.insert(updated, index);
+    answer
+}
+
+/// Stores an update's body members per the plan (`constant` stores its
+/// recorded value, `dropped` nothing, the rest as sent), then the unsent
+/// changes the plan explains: clocks, increments and slugs.
+fn apply_update_rules(
+    plan: &WritePlan,
+    fields: &mut Map<String, Value>,
+    body: &Map<String, Value>,
+    now: i64,
+) {
     for (member, sent) in body {
         let rule = plan.field_rules.iter().find(|r| &r.field == member);
         match rule.map(|r| r.rule.as_str()) {
@@ -386,20 +412,6 @@ fn update(
             fields.insert(rule.field.clone(), v);
         }
     }
-    let answer = answer_with(engine, plan, Some(&fields));
-    world.remove(&type_name, &collection, &id);
-    updated.fields = fields;
-    updated.view_fields.clear();
-    let index = plan.insert.as_ref().map(|insert| {
-        let key = insert.field.as_deref().unwrap_or("");
-        let existing = world
-            .list(&type_name, &collection)
-            .iter()
-            .map(|e| e.fields.get(key));
-        insert_index(insert, existing, updated.fields.get(key))
-    });
-    world.insert(updated, index);
-    answer
 }
 
 fn delete(
@@ -452,37 +464,7 @@ fn document(
         _ => Map::new(),
     };
     let now = gen.now_ms();
-    for (member, sent) in body {
-        match plan.field_rules.iter().find(|r| &r.field == member) {
-            Some(r) if r.rule == "constant" => {
-                value.insert(
-                    member.clone(),
-                    r.with.get("value").cloned().unwrap_or(Value::Null),
-                );
-            }
-            Some(r) if r.rule == "dropped" => {}
-            _ => {
-                value.insert(member.clone(), sent.clone());
-            }
-        }
-    }
-    for rule in plan
-        .field_rules
-        .iter()
-        .filter(|r| !body.contains_key(&r.field))
-    {
-        if let Some(v) = match rule.rule.as_str() {
-            "clock" => clock_value(rule, now),
-            "slug" => slug_value(rule, body),
-            "increment" => value
-                .get(&rule.field)
-                .and_then(Value::as_i64)
-                .map(|n| Value::from(n + 1)),
-            _ => None,
-        } {
-            value.insert(rule.field.clone(), v);
-        }
-    }
+    apply_update_rules(plan, &mut value, body, now);
     let mut answer = answer_with(engine, plan, None);
     if matches!(answer.body, AnswerBody::Json(Value::Object(_))) {
         answer.body = AnswerBody::Json(Value::Object(value.clone()));
