@@ -40,6 +40,7 @@ pub fn read(
                 (Some(value), Some(base)) => {
                     let mut answer = answer_from_record(base, &tool.name);
                     answer.body = AnswerBody::Json(value.clone());
+                    answer.rendered = Some(base.ordinal);
                     answer
                 }
                 _ => replay(engine, tool, call),
@@ -136,6 +137,7 @@ fn render_item(
         );
     }
     answer.body = AnswerBody::Json(envelope);
+    answer.rendered = Some(base.ordinal);
     answer
 }
 
@@ -186,6 +188,7 @@ fn render_list(
         recorded_line.map(|l| l.membership == "all"),
         entities,
     );
+    let total = shaped.total;
     let entities = shaped.entities;
     let items: Vec<Value> = entities
         .iter()
@@ -208,7 +211,18 @@ fn render_list(
             };
         }
     }
+    let recorded_count = match &answer.body {
+        AnswerBody::Json(v) => v
+            .pointer(&plan.pointer)
+            .and_then(Value::as_array)
+            .map(Vec::len),
+        _ => None,
+    };
     answer.body = AnswerBody::Json(envelope);
+    answer.rendered = Some(base.ordinal);
+    if let Some(recorded) = recorded_count {
+        crate::answer_headers::count_headers(&mut answer, recorded, total);
+    }
     if let Some(name) = shaped.paging_header {
         answer
             .headers
@@ -268,6 +282,7 @@ pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
         .filter(|r| {
             r.method.eq_ignore_ascii_case(&call.method)
                 && r.line().is_some_and(|l| normalize_line(&l) == line)
+                && crate::answer_headers::precondition_fits(r.status, call)
         })
         .collect();
     let with_body = call.body.as_ref().and_then(|b| {
@@ -348,6 +363,7 @@ pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
         tool: Some(tool.to_string()),
         applied: Applied::No,
         error_code: None,
+        rendered: None,
     }
 }
 
