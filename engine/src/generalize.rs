@@ -11,6 +11,7 @@ use crate::render::{
 };
 use crate::route::{normalize_path, path_segments, percent_decode, Segment};
 use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
+use serde_json::Value;
 use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 
 /// The entity type, collection path and identity of an item path
@@ -311,4 +312,62 @@ pub fn family_not_found(
     let mut answer = recorded_not_found(rec, tool.unwrap_or(""), id);
     answer.tool = tool.map(str::to_string);
     Some(answer)
+}
+
+/// The documents the capture also recorded as entities: a document whose
+/// path is an item path of a type whose initial entities hold that
+/// identity, with the entity's object at the top of the document's value
+/// or one member down.
+pub fn entity_documents(engine: &Engine) -> std::collections::HashMap<String, crate::DocumentEntity> {
+    let mut out = std::collections::HashMap::new();
+    for doc in &engine.state.documents {
+        if doc.path.contains('?') {
+            continue;
+        }
+        let Some(target) = item_target(engine, &doc.path) else {
+            continue;
+        };
+        let t = target.entity;
+        let held = engine.state.entities.iter().any(|e| {
+            e.type_name == t.name
+                && e.collection == target.collection
+                && crate::world::id_matches(&e.id, &target.id)
+        });
+        if !held {
+            continue;
+        }
+        let holds = |v: &Value| {
+            v.as_object().is_some_and(|m| {
+                m.get(&t.id_field)
+                    .is_some_and(|id| crate::world::id_matches(id, &target.id))
+            })
+        };
+        let pointer = if holds(&doc.value) {
+            Some(String::new())
+        } else {
+            doc.value.as_object().and_then(|m| {
+                m.iter()
+                    .find(|(_, v)| holds(v))
+                    .map(|(k, _)| format!("/{}", crate::codec::pointer_token(k)))
+            })
+        };
+        let Some(pointer) = pointer else { continue };
+        let fields = doc
+            .value
+            .pointer(&pointer)
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        out.insert(
+            doc.path.clone(),
+            crate::DocumentEntity {
+                type_name: t.name.clone(),
+                collection: target.collection,
+                id: target.id,
+                pointer,
+                fields,
+            },
+        );
+    }
+    out
 }

@@ -177,6 +177,19 @@ impl Answer {
     }
 }
 
+/// A document the capture also recorded as an entity: held once, as the
+/// entity, and read back into the document's recorded shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentEntity {
+    pub type_name: String,
+    pub collection: String,
+    pub id: String,
+    /// Where the entity sits in the document's value (`""` or `/member`).
+    pub pointer: String,
+    /// The entity's members in the document's recorded order.
+    pub fields: Vec<String>,
+}
+
 /// Sources of generated values, injected so the replay check and tests are
 /// deterministic while the server uses real clocks and random ids.
 pub trait Generator {
@@ -198,6 +211,8 @@ pub struct Engine {
     type_templates: Vec<Vec<route::Segment>>,
     /// Each type's family (see `generalize::family`), by type index.
     families: Vec<Vec<usize>>,
+    /// Documents that are also entities, by document path.
+    entity_documents: HashMap<String, DocumentEntity>,
     views: HashMap<String, usize>,
     writes: HashMap<String, usize>,
     tools: HashMap<String, usize>,
@@ -259,22 +274,39 @@ impl Engine {
             .map(|t| route::compile(&t.collection_template))
             .collect();
         let families = generalize::families(&type_templates);
-        Ok(Engine {
+        let mut engine = Engine {
             manifest,
             state,
             records,
             router,
             type_templates,
             families,
+            entity_documents: HashMap::new(),
             views,
             writes,
             tools,
-        })
+        };
+        engine.entity_documents = generalize::entity_documents(&engine);
+        Ok(engine)
     }
 
     /// The World the state document describes.
     pub fn initial_world(&self) -> World {
-        World::from_state(&self.state)
+        self.held_once(World::from_state(&self.state))
+    }
+
+    /// Drops the documents that are also entities (`entity_documents`):
+    /// the entity is their one truth.
+    fn held_once(&self, mut world: World) -> World {
+        world
+            .documents
+            .retain(|path, _| !self.entity_documents.contains_key(path));
+        world
+    }
+
+    /// The entity a document path is also recorded as, if any.
+    pub fn document_entity(&self, path: &str) -> Option<&DocumentEntity> {
+        self.entity_documents.get(path)
     }
 
     /// One JSON Schema per collection (entity type) for the data plane.
@@ -284,7 +316,7 @@ impl Engine {
 
     /// Validates a World in the data-plane shape against this state.
     pub fn import(&self, value: &Value) -> Result<World, ErrorReport> {
-        World::import(value, &self.state)
+        World::import(value, &self.state).map(|w| self.held_once(w))
     }
 
     /// The data-plane export of a World.

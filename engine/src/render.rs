@@ -29,6 +29,9 @@ pub fn read(
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
         Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),
+        Some(ViewPlan::Document(plan)) if engine.document_entity(&plan.path).is_some() => {
+            document_from_entity(engine, world, tool, plan, call)
+        }
         Some(ViewPlan::Document(plan)) => {
             let line = call.line();
             let held = world.documents.get(&line).or_else(|| {
@@ -48,6 +51,51 @@ pub fn read(
         }
         Some(ViewPlan::Recorded(_)) | None => replay(engine, tool, call),
     }
+}
+
+/// A document that is also an entity reads from the entity: the
+/// document's recorded value with the entity rendered at its place (its
+/// recorded members first). Without the entity, not found.
+fn document_from_entity(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &crate::state::DocumentPlan,
+    call: &crate::Call,
+) -> Answer {
+    let Some(held) = engine.document_entity(&plan.path) else {
+        return replay(engine, tool, call);
+    };
+    let Some(entity) = world.entity(&held.type_name, &held.collection, &held.id) else {
+        return crate::Refusal::NotFound {
+            tool: tool.name.clone(),
+            id: held.id.clone(),
+        }
+        .answer();
+    };
+    let Some(base) = engine.record(plan.base_ordinal) else {
+        return replay(engine, tool, call);
+    };
+    let type_fields = engine
+        .entity_type(&held.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
+    let mut answer = answer_from_record(base, &tool.name);
+    let mut value = match &answer.body {
+        AnswerBody::Json(v) => v.clone(),
+        _ => return replay(engine, tool, call),
+    };
+    let rendered = render_entity(entity, &held.fields, type_fields, &tool.name);
+    if !set_pointer(&mut value, &held.pointer, rendered.clone()) {
+        if held.pointer.is_empty() {
+            value = rendered;
+        } else {
+            return replay(engine, tool, call);
+        }
+    }
+    answer.body = AnswerBody::Json(value);
+    answer.rendered = Some(base.ordinal);
+    answer
 }
 
 fn normalize_line(line: &str) -> String {
