@@ -445,3 +445,29 @@ fn mcp_inspects_saz_and_pages_the_retained_parent() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The SAZ commands `docs/fiddler-everywhere.md` and `docs/saz.md` document
+/// run as written (the `/absolute/session.saz` placeholder replaced by the
+/// real fixture's absolute path).
+#[test]
+fn documented_saz_commands_work() {
+    let absolute = repo().join(fixture("httpbin-test"));
+    let absolute = absolute.to_str().unwrap();
+    let mut commands = Vec::new();
+    for page in ["docs/fiddler-everywhere.md", "docs/saz.md"] {
+        let text = std::fs::read_to_string(repo().join(page)).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("rea inspect-web-network-capture "))
+        {
+            commands.push(line.replace("/absolute/session.saz", absolute));
+        }
+    }
+    assert!(commands.len() >= 4, "{commands:?}");
+    for command in commands {
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let doc = ok_json(&args);
+        assert_eq!(doc["capture"]["format"], "saz", "{command}");
+        assert!(!doc["records"].as_array().unwrap().is_empty(), "{command}");
+    }
+}

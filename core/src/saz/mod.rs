@@ -26,7 +26,7 @@ pub use crate::har::check_deadline;
 /// The decoder's name in Evidence.
 pub const DECODER_NAME: &str = "rea-saz";
 /// The archive profile rea decodes.
-pub const SAZ_PROFILE: &str = "fiddler-saz";
+pub const SAZ_PROFILE: &str = "saz";
 /// Where SAZ records are in the decoded session document.
 pub const RECORDS_POINTER: &str = "/sessions";
 

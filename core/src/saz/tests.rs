@@ -7,6 +7,7 @@ use crate::evidence::{Evidence, Location, RedactionReason, RedactionScope};
 use crate::inspect::{inspect_web_network_capture, InspectRequest};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
+use sha2::Digest;
 use std::io::{Cursor, Write};
 use std::path::PathBuf;
 use zip::write::SimpleFileOptions;
@@ -375,6 +376,38 @@ fn declared_values_exclude_bytes_fields_and_member_coordinates() {
         "{text}"
     );
     assert_eq!(ev.parameters.sensitive_value_count, 2);
+}
+
+#[test]
+fn declared_paths_digests_and_format_names_follow_the_har_rules() {
+    // RED-08, RED-11, RED-12, RED-20 on SAZ.
+    let bytes = zip(&[("raw/1_c.txt", GET)]);
+    let digest = crate::read::hex(&sha2::Sha256::digest(&bytes));
+    let ev = inspect_bytes(&bytes, |r| {
+        r.sensitive_values = vec!["s.saz".into(), "saz".into(), digest[..16].into()]
+    })
+    .unwrap();
+    assert_eq!(ev.artifact.path, "");
+    assert_eq!(
+        (ev.artifact.sha256.as_deref(), ev.subject.as_deref()),
+        (None, None)
+    );
+    assert_eq!(ev.artifact.size, bytes.len() as u64);
+    assert_eq!(
+        (ev.parameters.format.as_str(), ev.capture.format.as_str()),
+        ("saz", "saz")
+    );
+    assert_eq!(ev.capture.decoder.name, "rea-saz");
+    assert!(ev
+        .explanations
+        .iter()
+        .any(|e| e.contains("artifact.path is empty")));
+    // A failure naming a member keeps its code; the declared text is gone.
+    let bad = zip(&[("raw/sec_c.txt", b"garbage")]);
+    let e = inspect_bytes(&bad, |r| r.sensitive_values = vec!["sec".into()]).unwrap_err();
+    assert_eq!(code(&e), ("saz_message_malformed", Category::Input));
+    assert_eq!(e.details["member"], Value::Null);
+    assert!(!e.to_json().to_string().contains("sec_"));
 }
 
 #[test]
