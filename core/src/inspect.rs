@@ -86,7 +86,7 @@ pub fn check_format(format: &str) -> Result<(), ErrorReport> {
         "mitmproxy" | "qlog" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
-            format!("rea does not decode {format} captures yet; only har is available"),
+            format!("rea does not decode {format} captures yet; har and saz are available"),
         )
         .detail("format", format)
         .guidance(

@@ -113,25 +113,26 @@ pub fn archive_error(message: String, member: Option<&str>) -> ErrorReport {
     }
 }
 
+/// One session while its members are read.
+#[derive(Default)]
+struct Pending {
+    members: Vec<String>,
+    found: Map<String, Value>,
+    sidecars: Vec<Sidecar>,
+}
+
 /// Reads and decodes a whole SAZ archive.
 pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorReport> {
     let archive = archive::read(bytes, deadline)?;
-    let mut order: Vec<&str> = Vec::new();
-    let mut slots: HashMap<&str, (Vec<String>, Map<String, Value>, Vec<Sidecar>)> = HashMap::new();
+    // Sessions in the order of their first member; `index` maps a stem to its slot.
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let mut other = Vec::new();
-    let mut members = archive.members;
-    // Stems first, so sessions borrow names while bytes move out below.
-    let roles: Vec<Option<(String, Role)>> = members
-        .iter()
-        .map(|m| {
-            (!m.directory)
-                .then(|| session_member(&m.name))
-                .flatten()
-                .map(|(stem, role)| (stem.to_string(), role))
-        })
-        .collect();
-    for (member, role) in members.iter_mut().zip(&roles) {
+    for member in archive.members {
         check_deadline(deadline)?;
+        let role = (!member.directory)
+            .then(|| session_member(&member.name))
+            .flatten();
         let Some((stem, role)) = role else {
             other.push(json!({
                 "name": member.name,
@@ -140,60 +141,59 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
             }));
             continue;
         };
-        let slot = slots.entry(stem.as_str()).or_insert_with(|| {
-            order.push(stem.as_str());
-            (Vec::new(), Map::new(), Vec::new())
+        let slot = *index.entry(stem.to_string()).or_insert_with(|| {
+            pending.push(Pending::default());
+            pending.len() - 1
         });
-        slot.0.push(member.name.clone());
-        let bytes = std::mem::take(&mut member.bytes);
         let (value, sidecars) = match role {
             Role::Request | Role::Response => {
-                let side = if *role == Role::Request {
+                let side = if role == Role::Request {
                     Side::Request
                 } else {
                     Side::Response
                 };
-                let m = message::parse(side, &member.name, bytes)?;
+                let m = message::parse(side, &member.name, member.bytes)?;
                 (m.value, m.sidecars)
             }
-            Role::Metadata => (metadata::parse(&member.name, &bytes)?, Vec::new()),
+            Role::Metadata => (metadata::parse(&member.name, &member.bytes)?, Vec::new()),
             Role::WebSocket | Role::Grpc => {
-                let shown = display(&bytes);
+                let shown = display(&member.bytes);
                 let sidecar = Sidecar {
                     pointer: format!("/{}", role.key()),
-                    bytes,
+                    bytes: member.bytes,
                     body: false,
                 };
                 (shown, vec![sidecar])
             }
         };
-        slot.1.insert(role.key().to_string(), value);
-        slot.2.extend(sidecars);
+        let session = &mut pending[slot];
+        session.members.push(member.name);
+        session.found.insert(role.key().to_string(), value);
+        session.sidecars.extend(sidecars);
     }
-    let mut sessions = Vec::with_capacity(order.len());
-    for stem in order {
-        let Some((names, mut found, sidecars)) = slots.remove(stem) else {
-            continue;
-        };
-        let mut reported = Map::new();
-        for role in [
-            Role::Request,
-            Role::Response,
-            Role::Metadata,
-            Role::WebSocket,
-            Role::Grpc,
-        ] {
-            reported.insert(
-                role.key().to_string(),
-                found.remove(role.key()).unwrap_or(Value::Null),
-            );
-        }
-        sessions.push(Session {
-            members: names,
-            reported: Value::Object(reported),
-            sidecars,
-        });
-    }
+    let sessions = pending
+        .into_iter()
+        .map(|mut p| {
+            let reported: Map<String, Value> = [
+                Role::Request,
+                Role::Response,
+                Role::Metadata,
+                Role::WebSocket,
+                Role::Grpc,
+            ]
+            .into_iter()
+            .map(|role| {
+                let value = p.found.remove(role.key()).unwrap_or(Value::Null);
+                (role.key().to_string(), value)
+            })
+            .collect();
+            Session {
+                members: p.members,
+                reported: Value::Object(reported),
+                sidecars: p.sidecars,
+            }
+        })
+        .collect();
     let container = json!({
         "comment": display(&archive.comment),
         "other_members": other,
