@@ -2,6 +2,7 @@
 //! count, per-member and total inflated sizes and the compression ratio are
 //! checked against fixed budgets from the central directory before anything
 //! is inflated, and again while inflating; unsafe or duplicate member names,
+//! members sharing stored bytes,
 //! encryption and compression methods other than stored/deflate are refused.
 
 use super::{archive_error, check_deadline};
@@ -136,6 +137,20 @@ pub fn read(bytes: &[u8], deadline: Option<Instant>) -> Result<Archive, ErrorRep
             .detail("budget_bytes", MAX_TOTAL_BYTES));
         }
         plan.push((name, directory, size));
+    }
+
+    // Members sharing stored bytes multiply what a small archive inflates to.
+    if zip
+        .has_overlapping_files()
+        .map_err(|e| zip_error(&e, None))?
+    {
+        return Err(ErrorReport::input(
+            "saz_member_overlap",
+            "archive members share stored bytes, a construction of ZIP bombs; rea refuses it",
+        )
+        .guidance(
+            "Save the session archive again from Fiddler; it never writes overlapping members.",
+        ));
     }
 
     // Pass 2: inflate, never past a member's declared size.

@@ -490,6 +490,18 @@ fn a_zip_bomb_is_refused_by_the_compression_ratio_budget() {
 }
 
 #[test]
+fn members_sharing_stored_bytes_are_refused() {
+    let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+    let options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+    w.start_file("raw/1_s.txt", options).unwrap();
+    w.write_all(OK).unwrap();
+    w.shallow_copy_file("raw/1_s.txt", "raw/2_s.txt").unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let e = archive::read(&bytes, None).unwrap_err();
+    assert_eq!(code(&e), ("saz_member_overlap", Category::Input));
+}
+
+#[test]
 fn a_member_inflating_past_its_declared_size_is_refused() {
     let zeros = vec![b'a'; 50_000];
     let mut bytes = zip(&[("raw/1_s.txt", &zeros)]);
