@@ -679,6 +679,25 @@ fn invalid_metadata_is_refused() {
 }
 
 #[test]
+fn an_expired_deadline_is_capture_timeout() {
+    let bytes = zip(&[("raw/1_c.txt", GET)]);
+    let e = decode(&bytes, Some(std::time::Instant::now())).unwrap_err();
+    assert_eq!(code(&e), ("capture_timeout", Category::ResourceConstraint));
+}
+
+#[test]
+fn an_archive_over_the_input_budget_is_refused_before_reading() {
+    // BUDGET-01 on SAZ: the same stable read as HAR (a sparse file).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.saz");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(crate::read::INPUT_BUDGET_BYTES + 1).unwrap();
+    let e = inspect_web_network_capture(&saz_request(path)).unwrap_err();
+    assert_eq!(code(&e), ("capture_too_large", Category::Input));
+    assert_eq!(e.details["budget_bytes"], crate::read::INPUT_BUDGET_BYTES);
+}
+
+#[test]
 fn an_empty_archive_has_no_records() {
     let ev = inspect_ok(&zip(&[("_index.htm", b"<html/>")]));
     assert_eq!(ev.capture.total_records, 0);
