@@ -411,6 +411,31 @@ fn declared_paths_digests_and_format_names_follow_the_har_rules() {
 }
 
 #[test]
+fn declared_values_from_a_real_archive_appear_nowhere() {
+    // RED-04..RED-07 and ERR-01..03 on the real httpbin archive: a header
+    // value, a metadata attribute value, request-body text inside gzip-free
+    // bytes and a member name.
+    let mut request = saz_request(fixture("httpbin-test.saz"));
+    let declared = ["gunicorn/19.9.0", "msedge:12140", "custtel", "raw/3_s.txt"];
+    request.sensitive_values = declared.iter().map(|s| s.to_string()).collect();
+    let ev = inspect_web_network_capture(&request).unwrap();
+    let text = String::from_utf8(ev.to_json_bytes().unwrap()).unwrap();
+    for value in declared {
+        assert!(!text.contains(value), "{value} appears");
+    }
+    assert_eq!(ev.records[2].location, Location::Unknown);
+    assert_eq!(ev.records[2].ordinal, 2);
+    let post = &ev.records[5];
+    assert_eq!(post.reported["request"]["body"], Value::Null);
+    assert!(field(post, "/request/body").is_none());
+    assert!(ev
+        .redactions
+        .iter()
+        .all(|r| r.reason == RedactionReason::SensitiveValue));
+    assert!(ev.redactions.len() >= 6 + 6 + 1, "{}", ev.redactions.len());
+}
+
+#[test]
 fn selection_keeps_caller_order_and_checks_range() {
     let bytes = zip(&[
         ("raw/1_c.txt", GET),
