@@ -432,7 +432,8 @@ fn declared_values_from_a_real_archive_appear_nowhere() {
         .redactions
         .iter()
         .all(|r| r.reason == RedactionReason::SensitiveValue));
-    assert!(ev.redactions.len() >= 6 + 6 + 1, "{}", ev.redactions.len());
+    // Six `Server` values, six `x-processinfo` attributes, one request body.
+    assert!(ev.redactions.len() > 6 + 6, "{}", ev.redactions.len());
 }
 
 #[test]
