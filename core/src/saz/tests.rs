@@ -638,6 +638,30 @@ fn duplicate_member_names_are_refused() {
     assert_eq!(e.details["distinct_names"], 1);
 }
 
+fn put_u16_in_headers(bytes: &mut [u8], central: usize, local: usize, value: u16) {
+    for at in headers(bytes, b"PK\x01\x02") {
+        bytes[at + central..at + central + 2].copy_from_slice(&value.to_le_bytes());
+    }
+    for at in headers(bytes, b"PK\x03\x04") {
+        bytes[at + local..at + local + 2].copy_from_slice(&value.to_le_bytes());
+    }
+}
+
+#[test]
+fn encrypted_members_and_other_compression_methods_are_unsupported() {
+    // General-purpose flag bit 0: the member is encrypted.
+    let mut encrypted = zip(&[("raw/1_c.txt", GET)]);
+    put_u16_in_headers(&mut encrypted, 8, 6, 1);
+    let e = archive::read(&encrypted, None).unwrap_err();
+    assert_eq!(code(&e), ("saz_archive_unsupported", Category::Unsupported));
+    // Method 12 (bzip2) is not read.
+    let mut bzip2 = zip(&[("raw/1_c.txt", GET)]);
+    put_u16_in_headers(&mut bzip2, 10, 8, 12);
+    let e = archive::read(&bzip2, None).unwrap_err();
+    assert_eq!(code(&e), ("saz_archive_unsupported", Category::Unsupported));
+    assert_eq!(e.details["member"], "raw/1_c.txt");
+}
+
 #[test]
 fn malformed_messages_name_their_member_and_reason() {
     let cases: [&[u8]; 7] = [
