@@ -15,7 +15,7 @@ use std::path::PathBuf;
 pub(crate) struct Args {
     /// The capture file.
     capture_path: PathBuf,
-    /// The capture format: har (mitmproxy, saz and qlog are not decoded yet).
+    /// The capture format: har or qlog (mitmproxy and saz are not decoded yet).
     format: String,
     /// Select a record by zero-based producer ordinal; repeat to keep an order.
     #[arg(long = "record", value_name = "N", allow_hyphen_values = true)]
