@@ -158,16 +158,20 @@ fn int_at(
     pointer: &str,
     lexemes: &Lexemes<'_>,
 ) -> Result<Option<u64>, BadInteger> {
-    let at = format!("{pointer}/{member}");
-    let lexeme = lexemes.get(at.as_str()).copied();
     let value = object.get(member);
+    // Most events have no numeric sidecars: no pointer is built for them.
+    let lexeme = if lexemes.is_empty() {
+        None
+    } else {
+        lexemes.get(format!("{pointer}/{member}").as_str()).copied()
+    };
     integer::read(value, lexeme).map_err(|problem: IntProblem| BadInteger {
         reason: problem.reason(),
         lexeme: lexeme
             .map(str::to_string)
             .or_else(|| value.map(|v| v.to_string()))
             .unwrap_or_default(),
-        pointer: at,
+        pointer: format!("{pointer}/{member}"),
     })
 }
 
