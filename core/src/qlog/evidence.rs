@@ -38,7 +38,7 @@ pub fn inspect(
     let mut events = decoded.events;
     let mut per_event: Vec<Vec<Redaction>> = Vec::with_capacity(events.len());
     for event in &mut events {
-        if event.ordinal % 4096 == 0 {
+        if event.ordinal.is_multiple_of(4096) {
             super::check_deadline(deadline)?;
         }
         let pointer = event.pointer();

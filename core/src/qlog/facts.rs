@@ -138,13 +138,16 @@ pub struct BadInteger {
 /// The numeric lexemes of one event, by absolute pointer.
 pub type Lexemes<'a> = HashMap<&'a str, &'a str>;
 
+/// One contribution with its numeric start and end.
+type Framed = (u64, u64, Contribution);
+
 /// Accumulates one trace's facts event by event.
 #[derive(Default)]
 pub struct TraceBuilder {
     trace_index: u64,
     event_count: u64,
     first_ordinal: Option<u64>,
-    frames: BTreeMap<(u64, Direction), Vec<(u64, u64, Contribution)>>,
+    frames: BTreeMap<(u64, Direction), Vec<Framed>>,
     stream_types: HashMap<u64, String>,
     losses: Vec<LossDeclaration>,
     incomplete: BTreeMap<u64, (String, BTreeSet<String>)>,
@@ -212,7 +215,11 @@ impl TraceBuilder {
     ) -> Result<(), BadInteger> {
         self.event_count += 1;
         self.first_ordinal.get_or_insert(ordinal);
-        let name = event.get("name").and_then(Value::as_str).unwrap_or("");
+        let Some(name) = event.get("name").and_then(Value::as_str) else {
+            // Every original event has a string name: only a redaction removes it.
+            self.incomplete(ordinal, pointer, "event name omitted or redacted");
+            return Ok(());
+        };
         let data = event.get("data").unwrap_or(&Value::Null);
         let data_pointer = format!("{pointer}/data");
         match name {
@@ -263,8 +270,13 @@ impl TraceBuilder {
             return Ok(());
         };
         for (i, frame) in frames.iter().enumerate() {
-            if frame.get("frame_type").and_then(Value::as_str) != Some("stream") {
-                continue;
+            match frame.get("frame_type").and_then(Value::as_str) {
+                Some("stream") => {}
+                Some(_) => continue,
+                None => {
+                    self.incomplete(ordinal, pointer, "frame type omitted or redacted");
+                    continue;
+                }
             }
             let fp = format!("{data_pointer}/frames/{i}");
             let id = int_at(frame, "stream_id", &fp, lexemes)?;
@@ -435,7 +447,7 @@ impl TraceBuilder {
 fn stream(
     id: u64,
     direction: Direction,
-    frames: Vec<(u64, u64, Contribution)>,
+    frames: Vec<Framed>,
     types: &HashMap<u64, String>,
 ) -> Stream {
     let frame_length_sum: u128 = frames.iter().map(|(s, e, _)| u128::from(e - s)).sum();

@@ -339,7 +339,7 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
     let mut ordinal = 0u64;
     for ((t, items), literals) in raw_events.into_iter().zip(per_event) {
         for (e, (value, literals)) in items.into_iter().zip(literals).enumerate() {
-            if ordinal % 4096 == 0 {
+            if ordinal.is_multiple_of(4096) {
                 check_deadline(deadline)?;
             }
             let event = Event {
@@ -372,7 +372,7 @@ pub fn facts(
 ) -> Result<QlogFacet, ErrorReport> {
     let mut builders: Vec<TraceBuilder> = (0..traces as u64).map(TraceBuilder::new).collect();
     for event in events {
-        if event.ordinal % 4096 == 0 {
+        if event.ordinal.is_multiple_of(4096) {
             check_deadline(deadline)?;
         }
         let lexemes: Lexemes<'_> = event

@@ -880,3 +880,28 @@ fn qlog_evidence_satisfies_the_evidence_schema() {
         assert!(errors.is_empty(), "{errors:?}");
     }
 }
+
+/// A declared value that hides an event name or a frame type leaves the
+/// event's facts unknown, listed as incomplete rather than silently dropped.
+#[test]
+fn redacted_names_and_frame_types_are_incomplete() {
+    let doc = qlog(vec![
+        json!({"name":"transport:packet_sent","time":1,"data":{"frames":[{"frame_type":"stream","stream_id":0,"offset":0,"length":5,"fin":false}]}}),
+        json!({"name":"transport:packet_received","time":1,"data":{"frames":[{"frame_type":"stream","stream_id":0,"offset":0,"length":5,"fin":false}]}}),
+    ]);
+    let e = inspect_with(doc.to_string().as_bytes(), None, &["packet_sent"]).unwrap();
+    let f = facet(&e);
+    assert_eq!(f["traces"][0]["incomplete_records"][0]["ordinal"], 0);
+    assert_eq!(
+        f["traces"][0]["incomplete_records"][0]["reasons"],
+        json!(["event name omitted or redacted"])
+    );
+    assert_eq!(
+        f["traces"][0]["streams"].as_array().unwrap().len(),
+        1,
+        "only the received stream is known"
+    );
+    let e = inspect_with(doc.to_string().as_bytes(), None, &["stream"]).unwrap();
+    let reasons = facet(&e)["traces"][0]["incomplete_records"][0]["reasons"].clone();
+    assert_eq!(reasons, json!(["frame type omitted or redacted"]));
+}
