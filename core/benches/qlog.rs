@@ -60,11 +60,12 @@ fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
-/// Both workloads interleaved in thread CPU time: a ratio that holds on a
-/// shared machine.
+/// The workloads interleaved in thread CPU time: a ratio that holds on a
+/// shared machine. rea's lossless JSON reader alone is shown too, to say
+/// how much of the decoder's cost is reading.
 fn cpu_time_ratio(name: &str, bytes: &[u8]) {
     const ROUNDS: u32 = 6;
-    let mut spent = [Duration::ZERO; 2];
+    let mut spent = [Duration::ZERO; 3];
     for _ in 0..ROUNDS {
         let start = thread_cpu();
         drop(black_box(serde_json::from_slice::<Value>(bytes).unwrap()));
@@ -72,6 +73,9 @@ fn cpu_time_ratio(name: &str, bytes: &[u8]) {
         let start = thread_cpu();
         drop(black_box(decode_all(bytes)));
         spent[1] += thread_cpu() - start;
+        let start = thread_cpu();
+        drop(black_box(rea_core::json::parse(bytes).unwrap()));
+        spent[2] += thread_cpu() - start;
     }
     let mib = bytes.len() as f64 * f64::from(ROUNDS) / (1024.0 * 1024.0);
     let rate: Vec<f64> = spent.iter().map(|d| mib / d.as_secs_f64()).collect();
@@ -87,6 +91,11 @@ fn cpu_time_ratio(name: &str, bytes: &[u8]) {
         "  rea_core::qlog decode + facts        {:8.1} MiB/s  ratio {:.2}",
         rate[1],
         rate[1] / rate[0]
+    );
+    println!(
+        "  (rea_core::json::parse alone          {:8.1} MiB/s  ratio {:.2})",
+        rate[2],
+        rate[2] / rate[0]
     );
 }
 

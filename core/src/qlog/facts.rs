@@ -138,6 +138,20 @@ pub struct BadInteger {
 /// The numeric lexemes of one event, by absolute pointer.
 pub type Lexemes<'a> = HashMap<&'a str, &'a str>;
 
+/// Where an event is: its trace and its index there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    pub trace: usize,
+    pub index: usize,
+}
+
+impl At {
+    /// `/traces/T/events/E`.
+    pub fn pointer(self) -> String {
+        format!("/traces/{}/events/{}", self.trace, self.index)
+    }
+}
+
 /// One contribution with its numeric start and end.
 type Framed = (u64, u64, Contribution);
 
@@ -209,7 +223,7 @@ impl TraceBuilder {
     pub fn event(
         &mut self,
         ordinal: u64,
-        pointer: &str,
+        at: At,
         event: &Value,
         lexemes: &Lexemes<'_>,
     ) -> Result<(), BadInteger> {
@@ -217,20 +231,22 @@ impl TraceBuilder {
         self.first_ordinal.get_or_insert(ordinal);
         let Some(name) = event.get("name").and_then(Value::as_str) else {
             // Every original event has a string name: only a redaction removes it.
-            self.incomplete(ordinal, pointer, "event name omitted or redacted");
+            self.incomplete(ordinal, &at.pointer(), "event name omitted or redacted");
             return Ok(());
         };
         let data = event.get("data").unwrap_or(&Value::Null);
+        if let "transport:packet_sent" | "transport:packet_received" = name {
+            let direction = if name.ends_with("sent") {
+                Direction::Sent
+            } else {
+                Direction::Received
+            };
+            // Pointers are built only for frames that are read.
+            return self.packet(ordinal, at, data, direction, lexemes);
+        }
+        let pointer = &at.pointer();
         let data_pointer = format!("{pointer}/data");
         match name {
-            "transport:packet_sent" | "transport:packet_received" => {
-                let direction = if name.ends_with("sent") {
-                    Direction::Sent
-                } else {
-                    Direction::Received
-                };
-                self.packet(ordinal, pointer, &data_pointer, data, direction, lexemes)
-            }
             "recovery:packet_lost" => self.loss(ordinal, pointer, &data_pointer, data, lexemes),
             "http:frame_created" | "http:frame_parsed" => {
                 self.http_frame(ordinal, pointer, &data_pointer, data, name, lexemes)
@@ -256,8 +272,7 @@ impl TraceBuilder {
     fn packet(
         &mut self,
         ordinal: u64,
-        pointer: &str,
-        data_pointer: &str,
+        at: At,
         data: &Value,
         direction: Direction,
         lexemes: &Lexemes<'_>,
@@ -266,7 +281,7 @@ impl TraceBuilder {
             return Ok(());
         };
         let Some(frames) = frames.as_array() else {
-            self.incomplete(ordinal, pointer, "frames is not a list");
+            self.incomplete(ordinal, &at.pointer(), "frames is not a list");
             return Ok(());
         };
         for (i, frame) in frames.iter().enumerate() {
@@ -274,11 +289,12 @@ impl TraceBuilder {
                 Some("stream") => {}
                 Some(_) => continue,
                 None => {
-                    self.incomplete(ordinal, pointer, "frame type omitted or redacted");
+                    self.incomplete(ordinal, &at.pointer(), "frame type omitted or redacted");
                     continue;
                 }
             }
-            let fp = format!("{data_pointer}/frames/{i}");
+            let pointer = &at.pointer();
+            let fp = format!("{pointer}/data/frames/{i}");
             let id = int_at(frame, "stream_id", &fp, lexemes)?;
             let offset = int_at(frame, "offset", &fp, lexemes)?;
             let length = int_at(frame, "length", &fp, lexemes)?;
