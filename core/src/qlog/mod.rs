@@ -65,6 +65,8 @@ pub struct Decoded {
     pub events: Vec<Event>,
     /// The number of traces.
     pub traces: usize,
+    /// The facts of every event as recorded (before any exclusion).
+    pub facet: QlogFacet,
 }
 
 fn unsupported(reason: &str, message: String) -> ErrorReport {
@@ -353,6 +355,9 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
             None => container_literals.push(literal),
         }
     }
+    // One pass checks each event's shape and interprets its facts while
+    // it is still in cache.
+    let mut facts = Facts::new(trace_count);
     let mut events = Vec::new();
     let mut ordinal = 0u64;
     for ((t, items), literals) in raw_events.into_iter().zip(per_event) {
@@ -370,19 +375,22 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
             if !event_shape_ok(&event.value) {
                 check_event(&event.value, &event.pointer(), &event.literals)?;
             }
+            facts.add(&event)?;
             events.push(event);
             ordinal += 1;
         }
     }
+    let facet = facts.finish(&doc, events.len() as u64);
     Ok(Decoded {
         container: doc,
         container_literals,
         events,
         traces: trace_count,
+        facet,
     })
 }
 
-/// Derives the facet from every event (as given: original or redacted),
+/// Derives the facet again from every event (as given, e.g. redacted),
 /// failing on any invalid interpreted QUIC integer.
 pub fn facts(
     container: &Value,
@@ -390,35 +398,57 @@ pub fn facts(
     events: &[Event],
     deadline: Option<Instant>,
 ) -> Result<QlogFacet, ErrorReport> {
-    let mut builders: Vec<TraceBuilder> = (0..traces as u64).map(TraceBuilder::new).collect();
+    let mut facts = Facts::new(traces);
     for event in events {
         if event.ordinal.is_multiple_of(4096) {
             check_deadline(deadline)?;
         }
+        facts.add(event)?;
+    }
+    Ok(facts.finish(container, events.len() as u64))
+}
+
+/// The facet under construction, one event at a time.
+struct Facts {
+    builders: Vec<TraceBuilder>,
+}
+
+impl Facts {
+    fn new(traces: usize) -> Self {
+        Facts {
+            builders: (0..traces as u64).map(TraceBuilder::new).collect(),
+        }
+    }
+
+    fn add(&mut self, event: &Event) -> Result<(), ErrorReport> {
         let lexemes: Lexemes<'_> = event
             .literals
             .iter()
             .map(|l| (l.pointer.as_str(), l.lexeme.as_str()))
             .collect();
-        builders[event.trace]
+        self.builders[event.trace]
             .event(event.ordinal, event.at(), &event.value, &lexemes)
-            .map_err(bad_integer)?;
+            .map_err(bad_integer)
     }
-    let traces = builders
-        .into_iter()
-        .enumerate()
-        .map(|(t, b)| {
-            let trace = container.pointer(&format!("/traces/{t}"));
-            let text = |p: &str| {
-                trace
-                    .and_then(|v| v.pointer(p))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            };
-            b.finish(text("/common_fields/ODCID"), text("/vantage_point/type"))
-        })
-        .collect();
-    Ok(QlogFacet::new(traces, events.len() as u64))
+
+    fn finish(self, container: &Value, event_count: u64) -> QlogFacet {
+        let traces = self
+            .builders
+            .into_iter()
+            .enumerate()
+            .map(|(t, b)| {
+                let trace = container.pointer(&format!("/traces/{t}"));
+                let text = |p: &str| {
+                    trace
+                        .and_then(|v| v.pointer(p))
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                };
+                b.finish(text("/common_fields/ODCID"), text("/vantage_point/type"))
+            })
+            .collect();
+        QlogFacet::new(traces, event_count)
+    }
 }
 
 #[cfg(test)]
