@@ -905,3 +905,59 @@ fn redacted_names_and_frame_types_are_incomplete() {
     let reasons = facet(&e)["traces"][0]["incomplete_records"][0]["reasons"].clone();
     assert_eq!(reasons, json!(["frame type omitted or redacted"]));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn decode_facts(frames: &[(u64, u64)]) -> Value {
+        let events: Vec<Value> = frames
+            .iter()
+            .map(|&(o, l)| sent(json!([stream_frame(0, json!(o), json!(l), false)])))
+            .collect();
+        let bytes = qlog(events).to_string().into_bytes();
+        let decoded = crate::qlog::decode(&bytes, None).unwrap();
+        serde_json::to_value(&decoded.facet).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// unique_bytes is the union (checked byte by byte), repeated the
+        /// bytes covered at least twice, and repeated_bytes the difference
+        /// of the sum and the union.
+        #[test]
+        fn ranges_match_a_byte_by_byte_count(frames in proptest::collection::vec((0u64..200, 0u64..60), 1..12)) {
+            let facet = decode_facts(&frames);
+            let s = &facet["traces"][0]["streams"][0];
+            let mut depth = [0u32; 260];
+            for &(o, l) in &frames {
+                for b in o..o + l { depth[b as usize] += 1; }
+            }
+            let unique = depth.iter().filter(|&&d| d >= 1).count() as u64;
+            let twice = depth.iter().filter(|&&d| d >= 2).count() as u64;
+            let sum: u64 = frames.iter().map(|f| f.1).sum();
+            prop_assert_eq!(s["unique_bytes"].as_str().unwrap(), unique.to_string());
+            prop_assert_eq!(s["frame_length_sum"].as_str().unwrap(), sum.to_string());
+            prop_assert_eq!(s["repeated_bytes"].as_str().unwrap(), (sum - unique).to_string());
+            let len = |kind: &str| -> u64 {
+                s["ranges"].as_array().unwrap().iter().filter(|r| r["kind"] == kind)
+                    .map(|r| r["length"].as_str().unwrap().parse::<u64>().unwrap()).sum()
+            };
+            prop_assert_eq!(len("covered"), unique);
+            prop_assert_eq!(len("repeated"), twice);
+        }
+
+        /// Any byte mutation of a valid file decodes or fails with an error; nothing panics.
+        #[test]
+        fn mutated_files_never_panic(at in 0usize..400, byte in any::<u8>()) {
+            let mut bytes = qlog(vec![
+                sent(json!([stream_frame(0, json!(0), json!(10), true)])),
+                json!({"name":"recovery:packet_lost","time":2,"data":{"packet_number":3}}),
+            ]).to_string().into_bytes();
+            let i = at % bytes.len();
+            bytes[i] = byte;
+            let _ = crate::qlog::decode(&bytes, None);
+        }
+    }
+}
