@@ -342,28 +342,33 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
             }
         }
     }
-    // Numeric sidecars, grouped by event.
-    let mut per_event: Vec<Vec<Vec<NumericLiteral>>> = raw_events
-        .iter()
-        .map(|(_, e)| vec![Vec::new(); e.len()])
-        .collect();
+    // Numeric sidecars in document order: those under an event, in event
+    // order, are handed to their event as it is built; the rest are the
+    // container's. No per-event list is allocated for events without any.
+    let sizes: Vec<usize> = raw_events.iter().map(|(_, e)| e.len()).collect();
     let mut container_literals = Vec::new();
+    let mut under_events = std::collections::VecDeque::new();
     for literal in parsed.numeric_literals {
-        match event_of(&literal.pointer).filter(|&(t, e)| t < trace_count && e < per_event[t].len())
-        {
-            Some((t, e)) => per_event[t][e].push(literal),
+        match event_of(&literal.pointer).filter(|&(t, e)| t < trace_count && e < sizes[t]) {
+            Some(at) => under_events.push_back((at, literal)),
             None => container_literals.push(literal),
         }
     }
     // One pass checks each event's shape and interprets its facts while
     // it is still in cache.
     let mut facts = Facts::new(trace_count);
-    let mut events = Vec::new();
+    let mut events = Vec::with_capacity(sizes.iter().sum());
     let mut ordinal = 0u64;
-    for ((t, items), literals) in raw_events.into_iter().zip(per_event) {
-        for (e, (value, literals)) in items.into_iter().zip(literals).enumerate() {
+    for (t, items) in raw_events {
+        for (e, value) in items.into_iter().enumerate() {
             if ordinal.is_multiple_of(4096) {
                 check_deadline(deadline)?;
+            }
+            let mut literals = Vec::new();
+            while under_events.front().is_some_and(|(at, _)| *at == (t, e)) {
+                if let Some((_, literal)) = under_events.pop_front() {
+                    literals.push(literal);
+                }
             }
             let event = Event {
                 ordinal,
