@@ -326,13 +326,8 @@ pub fn decode(bytes: &[u8], deadline: Option<Instant>) -> Result<Decoded, ErrorR
             )
             .detail("pointer", format!("{pointer}/event_fields")));
         }
-        match obj.get_mut("events") {
-            Some(slot) if slot.is_array() => {
-                let Value::Array(items) = std::mem::take(slot) else {
-                    unreachable!()
-                };
-                raw_events.push((t, items));
-            }
+        match obj.get_mut("events").map(std::mem::take) {
+            Some(Value::Array(items)) => raw_events.push((t, items)),
             _ => {
                 return Err(invalid(
                     &format!("{pointer}/events"),
