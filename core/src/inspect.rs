@@ -81,12 +81,11 @@ impl InspectRequest {
 /// Checks the format before anything is read.
 pub fn check_format(format: &str) -> Result<(), ErrorReport> {
     match format {
-        "har" => Ok(()),
-        "saz" => Ok(()),
-        "mitmproxy" | "qlog" => Err(ErrorReport::new(
+        "har" | "saz" | "qlog" => Ok(()),
+        "mitmproxy" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
-            format!("rea does not decode {format} captures yet; har and saz are available"),
+            format!("rea does not decode {format} captures yet; har, saz and qlog are available"),
         )
         .detail("format", format)
         .guidance(
@@ -136,6 +135,9 @@ fn inspect_inner(
     har::check_deadline(deadline)?;
     if request.format == "saz" {
         return crate::saz::evidence::inspect(request, declared, &snapshot, deadline);
+    }
+    if request.format == "qlog" {
+        return crate::qlog::evidence::inspect(request, snapshot, declared, deadline);
     }
     let decoded = har::decode(&snapshot.bytes, deadline)?;
     let (container_doc, entries) = container::split(decoded.doc);
@@ -241,21 +243,22 @@ fn inspect_inner(
             .iter()
             .map(|t| scrub_text(t, values))
             .collect(),
+        qlog: None,
     })
 }
 
 /// Free-text notes gathered while excluding declared values.
 #[derive(Default)]
-struct Notes {
-    explanations: Vec<String>,
-    hidden_locations: usize,
+pub(crate) struct Notes {
+    pub(crate) explanations: Vec<String>,
+    pub(crate) hidden_locations: usize,
     hidden_literals: usize,
     hidden_digests: usize,
     hidden_fields: usize,
 }
 
 impl Notes {
-    fn finish(mut self) -> Vec<String> {
+    pub(crate) fn finish(mut self) -> Vec<String> {
         let counted = [
             (self.hidden_locations, "record location(s) are {\"kind\":\"unknown\"} because their pointer would reveal a declared sensitive value"),
             (self.hidden_literals, "numeric sidecar(s) were omitted because their pointer would reveal a declared sensitive value"),
@@ -326,7 +329,7 @@ fn build_record(
     (record, redactor.redactions)
 }
 
-fn keep_literals(
+pub(crate) fn keep_literals(
     literals: Vec<NumericLiteral>,
     redactor: &Redactor<'_>,
     declared: Declared<'_>,
@@ -350,7 +353,7 @@ fn keep_literals(
         .collect()
 }
 
-fn redact_container(
+pub(crate) fn redact_container(
     mut doc: Value,
     literals: Vec<NumericLiteral>,
     declared: Declared<'_>,
