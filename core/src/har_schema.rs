@@ -1,7 +1,7 @@
 //! HAR 1.2 schema validation: the unchanged `har-schema@2.0.0` draft-06
 //! schemas (embedded from `manifests/har-schema/`), checked with the formats
-//! ajv-formats 3.0.1 defines, and the two producer profiles that relax one
-//! field each in the validation copy only.
+//! ajv-formats 3.0.1 defines, and the producer profiles that relax known
+//! producer quirks in the validation copy only.
 //!
 //! The verdicts equal the reference validator's (ajv 8.20.0 + ajv-formats
 //! 3.0.1 on the same schemas); `tests/ajv_differential.rs` proves it on every
@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-pub use profile::{validation_copy, ProducerProfile};
+pub use profile::{numeric_version, validation_copy, ProducerProfile, Quirk, VersionRange};
 
 /// One reason a HAR document is not valid under the schemas.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,26 +34,24 @@ pub struct SchemaIssue {
 ///
 /// `doc` is the parsed HAR with unsafe numbers already replaced by null (a
 /// null in a standard numeric field then fails its `type`). Answers the
-/// producer profile the document declares (by `log.creator` name and
-/// version, exactly), or every schema issue in document order. The profile's
-/// relaxation applies to its validation copy only; `doc` is never changed
-/// and never cloned.
+/// producer profile the document declares (by `log.creator` name, exactly,
+/// and a version range), or every schema issue in document order. The
+/// profile's relaxations apply to its validation copy only (`doc` is never
+/// changed), and the copy is made only when `doc` itself is not valid.
 pub fn validate_har(doc: &Value) -> Result<Option<ProducerProfile>, Vec<SchemaIssue>> {
     let validator = har_validator();
     let profile = ProducerProfile::detect(doc);
     if validator.is_valid(doc) {
         return Ok(profile);
     }
-    // The relaxed fields are leaves whose only schema is at their own
-    // location (postData `text`: a type; entry `serverIPAddress`: a type and
-    // a oneOf of formats), with no combinator above them. So validating the
-    // relaxed copy fails exactly where validating `doc` fails, minus the
-    // errors located at a relaxed field, and `doc` need not be copied.
-    let relaxed = profile.map(|p| p.relaxed_pointers(doc)).unwrap_or_default();
-    let issues: Vec<SchemaIssue> = collect_issues(validator, doc)
-        .into_iter()
-        .filter(|issue| relaxed.binary_search(&issue.pointer).is_err())
-        .collect();
+    let copy = validation_copy(doc);
+    let issues = if matches!(copy, Cow::Borrowed(_)) {
+        collect_issues(validator, doc)
+    } else if validator.is_valid(&copy) {
+        Vec::new()
+    } else {
+        collect_issues(validator, &copy)
+    };
     if issues.is_empty() {
         Ok(profile)
     } else {

@@ -7,7 +7,7 @@
 //! - `read`: the stable, bounded, safe read of a capture file.
 //! - `har`: the HAR 1.2 decoder (records, sidecars, canonical base64).
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
-//!   schemas, with the two producer profiles.
+//!   schemas, with the producer profiles.
 //! - `redact`: credential and declared-sensitive-value exclusion.
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
@@ -25,4 +25,5 @@ pub mod redact;
 pub use error::{Category, ErrorReport};
 pub use evidence::Evidence;
 pub use inspect::{inspect_web_network_capture, Detail, InspectRequest};
+pub use inspect::decode_for_serving;
 pub use json::is_safe_number;
