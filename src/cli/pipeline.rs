@@ -2,7 +2,8 @@
 //! manifest and the state with the chosen template rules, build the engine
 //! and host it; optionally start from a `--state` World.
 
-use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
+use rea_core::har::LeftOutEntry;
+use rea_core::{Category, ErrorReport};
 use rea_derivation::engine::Engine;
 use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_for;
@@ -12,26 +13,25 @@ use rea_serve::Environment;
 use std::path::Path;
 
 /// Builds the served environment, reporting each stage through `progress`.
+/// Entries that fail validation are left out and returned (none with
+/// `strict`, which refuses the capture instead).
 pub(crate) fn build(
     capture: &Path,
     rules: &[String],
     state: Option<&Path>,
+    strict: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<Environment, ErrorReport> {
+) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let size = std::fs::metadata(capture).map(|m| m.len()).unwrap_or(0);
     progress(&format!(
         "decoding {} ({:.1} MiB)",
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let evidence = inspect_web_network_capture(&InspectRequest::har(capture))?;
-    let evidence = serde_json::to_value(&evidence).map_err(|e| {
-        ErrorReport::new(
-            "internal",
-            Category::Internal,
-            format!("the Evidence did not serialize: {e}"),
-        )
-    })?;
+    let (evidence, left_out) = crate::cli::decode::evidence_for_serving(capture, strict)?;
+    for line in crate::cli::decode::left_out_lines(&left_out) {
+        progress(&line);
+    }
     let records = evidence["records"].as_array().map_or(0, Vec::len);
     progress(&format!(
         "decoded {records} records; deriving the environment manifest"
@@ -60,7 +60,7 @@ pub(crate) fn build(
         ));
         load_state(&env, path)?;
     }
-    Ok(env)
+    Ok((env, left_out))
 }
 
 /// `--state FILE`: a World in the `data/get` shape becomes the starting
