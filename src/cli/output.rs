@@ -45,15 +45,15 @@ pub(crate) fn fail(report: &ErrorReport, json: bool) -> u8 {
 /// How many listed issues text mode prints before counting the rest.
 const SHOWN_ISSUES: usize = 5;
 
-/// An error as readable text: the message with its code, the first issues
+/// An error as readable text: code, category and message, the first issues
 /// (pointer, then what was expected and what was found), a count of the
 /// rest, and the guidance on its own line.
 pub(crate) fn error_text(report: &ErrorReport) -> String {
     let mut out = format!(
-        "error: {} [{}, {}]",
-        report.message,
+        "error: {} ({}): {}",
         report.code,
-        report.category.as_str()
+        report.category.as_str(),
+        report.message
     );
     if let Some(Value::Array(issues)) = report.details.get("issues") {
         for issue in issues.iter().take(SHOWN_ISSUES) {
@@ -96,7 +96,7 @@ mod tests {
             .guidance("Fix or re-export the capture.");
         let text = error_text(&report);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "error: the capture is not valid HAR 1.2 [har_validation_failed, input]");
+        assert_eq!(lines[0], "error: har_validation_failed (input): the capture is not valid HAR 1.2");
         assert_eq!(lines[1], "  /log/entries/0/request: required member \"method\" is missing");
         assert_eq!(lines.len(), 1 + 5 + 1 + 1);
         assert!(lines[6].contains("and 3 more"), "{}", lines[6]);

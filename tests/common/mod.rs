@@ -71,6 +71,20 @@ impl Server {
         Server { child, addr, log }
     }
 
+    /// The first line the server printed on stdout (its command must have
+    /// piped stdout), waiting at most 30 seconds.
+    pub(crate) fn first_stdout_line(&mut self) -> String {
+        let stdout = self.child.stdout.take().expect("stdout was piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("a line on stdout")
+    }
+
     pub(crate) fn log_text(&self) -> String {
         self.log.lock().unwrap().join("\n")
     }
