@@ -260,8 +260,9 @@ fn json_error(e: json::JsonError) -> ErrorReport {
 
 /// The HAR versions rea reads. HAR 1.1 differs from 1.2 only by members
 /// 1.2 added, all optional (`docs/har-validation.md`), so both are checked
-/// against the HAR 1.2 schemas.
-pub const READ_VERSIONS: [&str; 2] = ["1.1", "1.2"];
+/// against the HAR 1.2 schemas. An empty version is 1.1, as the HAR 1.2
+/// spec says ("If empty, string 1.1 is assumed").
+pub const READ_VERSIONS: [&str; 3] = ["1.1", "1.2", ""];
 
 fn check_version(doc: &Value) -> Result<(), ErrorReport> {
     match doc.pointer("/log/version").and_then(Value::as_str) {

@@ -36,9 +36,11 @@ fn non_canonical_base64_is_a_validation_error() {
 
 #[test]
 fn har_1_1_is_read_and_other_versions_are_unsupported() {
-    let text = har(&entry("")).replace("\"1.2\"", "\"1.1\"");
-    assert!(decode(text.as_bytes(), None).is_ok());
-    for version in ["1.3", "2.0", "1.1 ", ""] {
+    for version in ["1.1", ""] {
+        let text = har(&entry("")).replace("\"1.2\"", &format!("{version:?}"));
+        assert!(decode(text.as_bytes(), None).is_ok(), "{version:?}");
+    }
+    for version in ["1.3", "2.0", "1.1 ", "1"] {
         let text = har("").replace("\"1.2\"", &format!("{version:?}"));
         let e = decode(text.as_bytes(), None).unwrap_err();
         assert_eq!(
