@@ -189,7 +189,10 @@ fn human_output_names_records_methods_origins_and_redactions() {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     // The message, then the guidance on a line of its own.
     assert_eq!(lines.len(), 2, "{text}");
-    assert!(lines[0].starts_with("error: capture_not_found (input): "), "{text}");
+    assert!(
+        lines[0].starts_with("error: capture_not_found (input): "),
+        "{text}"
+    );
     assert!(lines[1].starts_with("hint: "), "{text}");
 }
 
@@ -207,7 +210,10 @@ fn text_errors_show_the_first_issues_and_count_the_rest() {
     assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("error: har_validation_failed (input): "), "{text}");
+    assert!(
+        lines[0].starts_with("error: har_validation_failed (input): "),
+        "{text}"
+    );
     assert_eq!(
         lines[1],
         "  /log/entries/0/request: required member \"method\" is missing"

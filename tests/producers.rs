@@ -21,21 +21,33 @@ const FIXTURES: [(&str, Option<&str>, usize); 13] = [
         36,
     ),
     ("charles-mitmproxy-charles.har", Some("charles-4"), 1),
-    ("chrome-mitmproxy-chrome.har", Some("chromium-devtools-537"), 3),
+    (
+        "chrome-mitmproxy-chrome.har",
+        Some("chromium-devtools-537"),
+        3,
+    ),
     (
         "chrome-mitmproxy-postdata.har",
         Some("chromium-devtools-537"),
         1,
     ),
     ("chromehar-pagexray-etat-lu.har", Some("chrome-har"), 22),
-    ("fiddler-harviewer-www-cnn-com.har", Some("fiddler-classic"), 22),
+    (
+        "fiddler-harviewer-www-cnn-com.har",
+        Some("fiddler-classic"),
+        22,
+    ),
     ("firebug-harviewer-google-com.har", None, 5),
     ("firefox-mitmproxy-firefox.har", Some("firefox"), 14),
     ("firefox-pagexray-http2.har", Some("firefox"), 10),
     ("insomnia-mitmproxy-insomnia.har", Some("insomnia"), 1),
     ("mitmproxy-test-websocket.har", None, 3),
     ("pollyjs-puppeteer.har", Some("polly-js"), 2),
-    ("safari-mitmproxy-safari.har", Some("webkit-web-inspector-1"), 19),
+    (
+        "safari-mitmproxy-safari.har",
+        Some("webkit-web-inspector-1"),
+        19,
+    ),
 ];
 
 /// `../shared/fixtures/producers`, or `None` (with a message) when the
@@ -115,7 +127,11 @@ fn every_producer_fixture_serves_its_recorded_json_reads() {
             let Ok(parsed) = rea_core::recorded_url::parse(url) else {
                 continue;
             };
-            let mime = essence(entry["response"]["content"]["mimeType"].as_str().unwrap_or(""));
+            let mime = essence(
+                entry["response"]["content"]["mimeType"]
+                    .as_str()
+                    .unwrap_or(""),
+            );
             let json_mime = mime.ends_with("/json") || mime.ends_with("+json");
             if entry["request"]["method"] != "GET"
                 || entry["response"]["status"] != 200
@@ -192,17 +208,28 @@ fn a_bad_entry_costs_only_itself_when_serving() {
     );
     let recorded = common::recorded("dev-a.har");
     let first = &recorded[0];
-    assert_eq!(server.get(&first.target).json(), first.response.clone().unwrap());
+    assert_eq!(
+        server.get(&first.target).json(),
+        first.response.clone().unwrap()
+    );
     drop(server);
 
     // --json: the start-up line lists the left-out entry.
     let mut cmd = std::process::Command::new(common::rea());
-    cmd.args(["environment-serve", file, "--host", "127.0.0.1", "--port", "0", "--json"])
-        .env_remove("MCP_HOST")
-        .env_remove("MCP_PORT")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
+    cmd.args([
+        "environment-serve",
+        file,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--json",
+    ])
+    .env_remove("MCP_HOST")
+    .env_remove("MCP_PORT")
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
     let mut server = Server::spawn(cmd);
     let started: Value = serde_json::from_str(&server.first_stdout_line()).unwrap();
     assert_eq!(started["event"], "started");
@@ -215,16 +242,30 @@ fn a_bad_entry_costs_only_itself_when_serving() {
     server.stop();
 
     // --strict refuses as inspection does, in the error contract with --json.
-    let out = run(&["environment-serve", file, "--port", "0", "--strict", "--json"]);
+    let out = run(&[
+        "environment-serve",
+        file,
+        "--port",
+        "0",
+        "--strict",
+        "--json",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = last_json_line(&out.stderr);
     assert_eq!(err["code"], "har_validation_failed");
-    assert_eq!(err["details"]["issues"][0]["pointer"], "/log/entries/3/request");
+    assert_eq!(
+        err["details"]["issues"][0]["pointer"],
+        "/log/entries/3/request"
+    );
 
     // The derived commands behave the same way.
     for command in ["environment-manifest", "environment-state"] {
         let out = run(&[command, file, "--json"]);
-        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let warning: Value = serde_json::from_slice(&out.stderr).unwrap();
         assert_eq!(warning["warning"], "entries_left_out", "{command}");
         assert_eq!(warning["left_out_entries"][0]["pointer"], "/log/entries/3");
@@ -238,7 +279,13 @@ fn serve_json_prints_start_up_failures_in_the_error_contract() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("flows.har");
     std::fs::write(&path, b"14:4:type;4:http;}").unwrap();
-    let out = run(&["environment-serve", path.to_str().unwrap(), "--port", "0", "--json"]);
+    let out = run(&[
+        "environment-serve",
+        path.to_str().unwrap(),
+        "--port",
+        "0",
+        "--json",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = last_json_line(&out.stderr);
     assert_eq!(err["code"], "capture_format_mismatch");
@@ -249,5 +296,8 @@ fn serve_json_prints_start_up_failures_in_the_error_contract() {
     let text = String::from_utf8_lossy(&out.stderr);
     let last: Vec<&str> = text.lines().rev().take(2).collect();
     assert!(last[0].starts_with("hint: "), "{text}");
-    assert!(last[1].starts_with("error: capture_format_mismatch (input): "), "{text}");
+    assert!(
+        last[1].starts_with("error: capture_format_mismatch (input): "),
+        "{text}"
+    );
 }

@@ -25,5 +25,7 @@ pub mod redact;
 pub use error::{Category, ErrorReport};
 pub use evidence::Evidence;
 pub use inspect::{inspect_web_network_capture, Detail, InspectRequest};
-pub use inspect::decode_for_serving;
 pub use json::is_safe_number;
+
+/// The per-entry decode serving and the derived commands start from.
+pub use inspect::decode_for_serving;

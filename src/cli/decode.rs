@@ -1,7 +1,9 @@
 //! Decoding a capture file into the Evidence JSON every derived command reads.
 
 use rea_core::har::LeftOutEntry;
-use rea_core::{decode_for_serving, inspect_web_network_capture, Category, ErrorReport, InspectRequest};
+use rea_core::{
+    decode_for_serving, inspect_web_network_capture, Category, ErrorReport, InspectRequest,
+};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;

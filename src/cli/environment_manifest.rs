@@ -53,7 +53,8 @@ pub(crate) fn run(args: &Args) -> u8 {
 fn derive(args: &Args) -> Result<Manifest, ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names)?;
-    let (evidence, left_out) = crate::cli::decode::evidence_for_serving(&args.capture, args.strict)?;
+    let (evidence, left_out) =
+        crate::cli::decode::evidence_for_serving(&args.capture, args.strict)?;
     crate::cli::decode::warn_left_out(&left_out, args.json);
     Ok(rea_derivation::environment_manifest(
         &evidence,

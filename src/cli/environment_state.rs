@@ -38,7 +38,8 @@ pub(crate) fn run(args: Args) -> u8 {
 fn execute(args: &Args) -> Result<(), ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
-    let (evidence, left_out) = super::decode::evidence_for_serving(&args.capture_path, args.strict)?;
+    let (evidence, left_out) =
+        super::decode::evidence_for_serving(&args.capture_path, args.strict)?;
     super::decode::warn_left_out(&left_out, args.json);
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
     let text = if args.json {

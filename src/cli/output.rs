@@ -90,14 +90,21 @@ mod tests {
         let issues: Vec<Value> = (0..8)
             .map(|i| json!({"pointer": format!("/log/entries/{i}/request"), "keyword": "required", "message": "required member \"method\" is missing"}))
             .collect();
-        let report = ErrorReport::input("har_validation_failed", "the capture is not valid HAR 1.2")
-            .detail("issue_count", 8u64)
-            .detail("issues", Value::Array(issues))
-            .guidance("Fix or re-export the capture.");
+        let report =
+            ErrorReport::input("har_validation_failed", "the capture is not valid HAR 1.2")
+                .detail("issue_count", 8u64)
+                .detail("issues", Value::Array(issues))
+                .guidance("Fix or re-export the capture.");
         let text = error_text(&report);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "error: har_validation_failed (input): the capture is not valid HAR 1.2");
-        assert_eq!(lines[1], "  /log/entries/0/request: required member \"method\" is missing");
+        assert_eq!(
+            lines[0],
+            "error: har_validation_failed (input): the capture is not valid HAR 1.2"
+        );
+        assert_eq!(
+            lines[1],
+            "  /log/entries/0/request: required member \"method\" is missing"
+        );
         assert_eq!(lines.len(), 1 + 5 + 1 + 1);
         assert!(lines[6].contains("and 3 more"), "{}", lines[6]);
         assert_eq!(lines[7], "hint: Fix or re-export the capture.");

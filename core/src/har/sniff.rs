@@ -45,7 +45,8 @@ pub fn detect(bytes: &[u8]) -> Option<Detected> {
     if head == b"PK\x03\x04" || head == b"PK\x05\x06" {
         // Fiddler names its members `raw/<n>_c.txt`, `raw/<n>_s.txt`, ...
         let window = &bytes[..bytes.len().min(64 * 1024)];
-        let saz = window.windows(4).any(|w| w == b"raw/") && window.windows(6).any(|w| w == b"_c.txt");
+        let saz =
+            window.windows(4).any(|w| w == b"raw/") && window.windows(6).any(|w| w == b"_c.txt");
         return Some(if saz { Detected::Saz } else { Detected::Zip });
     }
     if PCAP.iter().any(|magic| head == magic) {
@@ -60,11 +61,18 @@ pub fn detect(bytes: &[u8]) -> Option<Detected> {
 /// `<length>:<payload>}`: a tnetstring dictionary, as mitmproxy's flow
 /// files begin.
 fn is_tnetstring_dict(bytes: &[u8]) -> bool {
-    let digits = bytes.iter().take(12).take_while(|b| b.is_ascii_digit()).count();
+    let digits = bytes
+        .iter()
+        .take(12)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
     if digits == 0 || bytes.get(digits) != Some(&b':') {
         return false;
     }
-    let Ok(length) = std::str::from_utf8(&bytes[..digits]).unwrap_or("").parse::<usize>() else {
+    let Ok(length) = std::str::from_utf8(&bytes[..digits])
+        .unwrap_or("")
+        .parse::<usize>()
+    else {
         return false;
     };
     let end = digits + 1 + length;
@@ -116,10 +124,22 @@ mod tests {
         let saz = b"PK\x03\x04\x14\x00\x00\x00raw/01_c.txt....";
         assert_eq!(detect(saz), Some(Detected::Saz));
         assert_eq!(detect(b"PK\x03\x04other.txt"), Some(Detected::Zip));
-        assert_eq!(detect(&[0xd4, 0xc3, 0xb2, 0xa1, 2, 0]), Some(Detected::Pcap));
-        assert_eq!(detect(&[0x0a, 0x0d, 0x0d, 0x0a, 0, 0]), Some(Detected::Pcapng));
+        assert_eq!(
+            detect(&[0xd4, 0xc3, 0xb2, 0xa1, 2, 0]),
+            Some(Detected::Pcap)
+        );
+        assert_eq!(
+            detect(&[0x0a, 0x0d, 0x0d, 0x0a, 0, 0]),
+            Some(Detected::Pcapng)
+        );
         assert_eq!(detect(b"14:4:type;4:http;}"), Some(Detected::Mitmproxy));
-        for not in [&b"{\"log\":"[..], b"14:4:type;4:http;]", b"", b"PK", b"9999:abc}"] {
+        for not in [
+            &b"{\"log\":"[..],
+            b"14:4:type;4:http;]",
+            b"",
+            b"PK",
+            b"9999:abc}",
+        ] {
             assert_eq!(detect(not), None, "{not:?}");
         }
     }

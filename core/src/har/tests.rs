@@ -63,7 +63,11 @@ fn per_entry_mode_leaves_out_only_the_bad_entries() {
     assert_eq!(left_out[0].ordinal, 1);
     assert_eq!(left_out[0].pointer, "/log/entries/1");
     assert_eq!(left_out[0].issues[0].pointer, "/log/entries/1/request");
-    assert!(left_out[0].reason().contains("\"method\" is missing"), "{}", left_out[0].reason());
+    assert!(
+        left_out[0].reason().contains("\"method\" is missing"),
+        "{}",
+        left_out[0].reason()
+    );
     // A finding outside the entries still refuses the capture.
     let text = text.replace(r#""creator":{"name":"t","version":"1"},"#, "");
     let e = decode_with(text.as_bytes(), None, Mode::PerEntry).unwrap_err();
@@ -75,10 +79,20 @@ fn an_unsafe_number_is_never_an_unknown_size() {
     // Firefox's profile reads `headersSize: null` as unknown; an unsafe
     // number read as null in that field still fails (EVD-09).
     let text = har(&entry(""))
-        .replace(r#""name":"t","version":"1""#, r#""name":"Firefox","version":"111.0""#)
-        .replacen(r#""headersSize":-1"#, r#""headersSize":9007199254740993"#, 1);
+        .replace(
+            r#""name":"t","version":"1""#,
+            r#""name":"Firefox","version":"111.0""#,
+        )
+        .replacen(
+            r#""headersSize":-1"#,
+            r#""headersSize":9007199254740993"#,
+            1,
+        );
     let e = decode(text.as_bytes(), None).unwrap_err();
-    assert_eq!(e.details["issues"][0]["pointer"], "/log/entries/0/request/headersSize");
+    assert_eq!(
+        e.details["issues"][0]["pointer"],
+        "/log/entries/0/request/headersSize"
+    );
     let text = text.replace("9007199254740993", "null");
     assert!(decode(text.as_bytes(), None).is_ok());
 }

@@ -105,12 +105,7 @@ impl VersionRange {
 
     /// `min` … `max`, for documentation: `1.58.2 ≤ v < 2`.
     pub fn describe(&self) -> String {
-        let join = |v: &[u64]| {
-            v.iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(".")
-        };
+        let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(".");
         match self.max {
             Some(max) => format!("{} ≤ v < {}", join(self.min), join(max)),
             None => format!("v ≥ {}", join(self.min)),
@@ -403,7 +398,9 @@ fn apply(quirk: Quirk, doc: &mut Value, changed: &mut Vec<String>) {
 fn relax_entry(quirk: Quirk, entry: &mut Map<String, Value>, changed: &mut dyn FnMut(&str)) {
     match quirk {
         Quirk::NullPostDataText => {
-            if let Some(Value::Object(post)) = member(entry, "request").and_then(|r| r.get_mut("postData")) {
+            if let Some(Value::Object(post)) =
+                member(entry, "request").and_then(|r| r.get_mut("postData"))
+            {
                 if post.get("text").is_some_and(Value::is_null) {
                     post.shift_remove("text");
                     changed("/request/postData/text");
@@ -441,7 +438,9 @@ fn relax_entry(quirk: Quirk, entry: &mut Map<String, Value>, changed: &mut dyn F
                 }
             }
             for side in ["request", "response"] {
-                let Some(Value::Array(cookies)) = member(entry, side).and_then(|m| m.get_mut("cookies")) else {
+                let Some(Value::Array(cookies)) =
+                    member(entry, side).and_then(|m| m.get_mut("cookies"))
+                else {
                     continue;
                 };
                 for (i, cookie) in cookies.iter_mut().enumerate() {
@@ -462,7 +461,9 @@ fn relax_entry(quirk: Quirk, entry: &mut Map<String, Value>, changed: &mut dyn F
                     }
                 }
             }
-            if let Some(Value::Object(content)) = member(entry, "response").and_then(|r| r.get_mut("content")) {
+            if let Some(Value::Object(content)) =
+                member(entry, "response").and_then(|r| r.get_mut("content"))
+            {
                 if fill_unknown(content, "size") {
                     changed("/response/content/size");
                 }
@@ -492,7 +493,9 @@ fn relax_entry(quirk: Quirk, entry: &mut Map<String, Value>, changed: &mut dyn F
         }
         Quirk::ArrayHeaderValues => {
             for side in ["request", "response"] {
-                let Some(Value::Array(headers)) = member(entry, side).and_then(|m| m.get_mut("headers")) else {
+                let Some(Value::Array(headers)) =
+                    member(entry, side).and_then(|m| m.get_mut("headers"))
+                else {
                     continue;
                 };
                 for (i, header) in headers.iter_mut().enumerate() {
@@ -508,7 +511,9 @@ fn relax_entry(quirk: Quirk, entry: &mut Map<String, Value>, changed: &mut dyn F
             }
         }
         Quirk::RawUrlCharacters => {
-            if let Some(Value::String(url)) = member(entry, "request").and_then(|r| r.get_mut("url")) {
+            if let Some(Value::String(url)) =
+                member(entry, "request").and_then(|r| r.get_mut("url"))
+            {
                 if let Some(encoded) = encode_raw_url_characters(url) {
                     *url = encoded;
                     changed("/request/url");
@@ -553,7 +558,10 @@ fn undecorated_address(text: &str) -> Option<Option<String>> {
         return Some(None);
     }
     let is_port = |p: &str| {
-        !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u32>().is_ok_and(|n| n <= 65_535)
+        !p.is_empty()
+            && p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && p.parse::<u32>().is_ok_and(|n| n <= 65_535)
     };
     if let Some(rest) = text.strip_prefix('[') {
         let (inside, after) = rest.split_once(']')?;

@@ -283,12 +283,19 @@ fn quirk_case(quirk: Quirk) -> Value {
         }
         Quirk::UnknownSizes => {
             e["request"]["headersSize"] = Value::Null;
-            e["response"].as_object_mut().unwrap().shift_remove("headersSize");
-            e["response"]["content"].as_object_mut().unwrap().shift_remove("size");
+            e["response"]
+                .as_object_mut()
+                .unwrap()
+                .shift_remove("headersSize");
+            e["response"]["content"]
+                .as_object_mut()
+                .unwrap()
+                .shift_remove("size");
         }
         Quirk::EmptyTimings => e["timings"] = json!({}),
         Quirk::ForeignCacheEntries => {
-            e["cache"] = json!({"afterRequest": {"expires": "1", "lastFetched": "", "fetchCount": ""}})
+            e["cache"] =
+                json!({"afterRequest": {"expires": "1", "lastFetched": "", "fetchCount": ""}})
         }
         Quirk::NullPages => doc["log"]["pages"] = Value::Null,
         Quirk::ArrayHeaderValues => {
@@ -322,7 +329,11 @@ fn each_quirk_passes_only_for_the_profiles_that_have_it() {
     for quirk in Quirk::ALL {
         let mut unprofiled = quirk_case(quirk);
         unprofiled["log"]["creator"] = json!({"name": "rea-test", "version": "1"});
-        assert!(validate_har(&unprofiled).is_err(), "{} without a profile", quirk.name());
+        assert!(
+            validate_har(&unprofiled).is_err(),
+            "{} without a profile",
+            quirk.name()
+        );
         for profile in ProducerProfile::ALL {
             let mut doc = quirk_case(quirk);
             doc["log"]["creator"] = creator_of(profile);
