@@ -301,3 +301,58 @@ fn serve_json_prints_start_up_failures_in_the_error_contract() {
         "{text}"
     );
 }
+
+/// The quirks no fixture here shows (array header values, raw brackets in
+/// a URL, decorated addresses) decode under their profile and serve: the
+/// reported values stay as written and start-up copes with them.
+#[test]
+fn quirks_without_a_fixture_decode_and_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(common::fixture("dev-a.har")).unwrap();
+    let mut doc: Value = serde_json::from_slice(&text).unwrap();
+    doc["log"]["creator"] = serde_json::json!({"name": "Polly.JS", "version": "6.0.6"});
+    let entries = doc["log"]["entries"].as_array_mut().unwrap();
+    let first_get = entries
+        .iter()
+        .position(|e| e["request"]["method"] == "GET" && e["response"]["status"] == 200)
+        .unwrap();
+    entries[first_get]["response"]["headers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "Vary", "value": ["Accept", "Origin"]}));
+    let last = entries.len() - 1;
+    let url = entries[last]["request"]["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    entries[last]["request"]["url"] = format!("{url}{sep}filter[id]={{x}}").into();
+    let path = dir.path().join("polly.har");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+
+    let evidence = inspect_web_network_capture(&InspectRequest::har(&path)).unwrap();
+    assert_eq!(
+        evidence.capture.decoder.producer_profile.as_deref(),
+        Some("polly-js")
+    );
+    let record = &evidence.records[first_get].reported;
+    let vary = record["response"]["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "Vary")
+        .unwrap();
+    assert_eq!(vary["value"], serde_json::json!(["Accept", "Origin"]));
+    assert!(evidence.records[last].reported["request"]["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("filter[id]={x}"));
+
+    let recorded = common::recorded("dev-a.har");
+    let server = Server::start(&path, &[]);
+    let read = &recorded[first_get];
+    assert_eq!(
+        server.get(&read.target).json(),
+        read.response.clone().unwrap()
+    );
+}

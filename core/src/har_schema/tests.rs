@@ -668,6 +668,45 @@ mod never_panics {
             let _ = (formats::date_time(&s), formats::ipv4(&s), formats::ipv6(&s), formats::uri(&s));
         }
 
+        /// A profile only ever removes issues located at a field it relaxed
+        /// (or at the object missing a member it filled in): whatever else
+        /// is wrong fails under every profile as without one.
+        #[test]
+        fn profiles_remove_only_issues_at_their_relaxed_fields(
+            values in prop::collection::vec(leaf(), 12),
+            profile in 0..ProducerProfile::ALL.len(),
+        ) {
+            let sites = [
+                "/request/postData/text", "/serverIPAddress", "/response/redirectURL",
+                "/response/statusText", "/request/headersSize", "/response/headersSize",
+                "/response/content/size", "/timings/send", "/cache/afterRequest",
+                "/request/url", "/request/method", "/time",
+            ];
+            let mut e = entry();
+            for (site, value) in sites.iter().zip(values) {
+                let (parent, key) = site.rsplit_once('/').unwrap();
+                if let Some(Value::Object(map)) = e.pointer_mut(parent) {
+                    map.insert(key.to_string(), value);
+                }
+            }
+            let unprofiled = har(json!({"name": "rea-test", "version": "1"}), e.clone());
+            let profile = ProducerProfile::ALL[profile];
+            let profiled = har(creator_of(profile), e);
+            let before = validate_har(&unprofiled).err().unwrap_or_default();
+            let after = validate_har(&profiled).err().unwrap_or_default();
+            let relaxed = profile.relaxed_pointers(&profiled);
+            for issue in &after {
+                prop_assert!(before.contains(issue), "{:?} appeared under {}", issue, profile.id());
+            }
+            for issue in before.iter().filter(|i| !after.contains(i)) {
+                prop_assert!(
+                    relaxed.iter().any(|r| r == &issue.pointer
+                        || r.strip_prefix(issue.pointer.as_str()).is_some_and(|rest| rest.starts_with('/'))),
+                    "{:?} vanished under {} though only {:?} were relaxed", issue, profile.id(), relaxed
+                );
+            }
+        }
+
         #[test]
         fn profile_documents_agree_with_their_copy(
             text in prop_oneof![Just(Value::Null), leaf()],
