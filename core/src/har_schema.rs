@@ -37,26 +37,118 @@ pub struct SchemaIssue {
 /// producer profile the document declares (by `log.creator` name, exactly,
 /// and a version range), or every schema issue in document order. The
 /// profile's relaxations apply to its validation copy only (`doc` is never
-/// changed), and the copy is made only when `doc` itself is not valid.
+/// changed); only the entries that fail as written are copied.
 pub fn validate_har(doc: &Value) -> Result<Option<ProducerProfile>, Vec<SchemaIssue>> {
     let validator = har_validator();
     let profile = ProducerProfile::detect(doc);
     if validator.is_valid(doc) {
         return Ok(profile);
     }
-    let copy = validation_copy(doc);
-    let issues = if matches!(copy, Cow::Borrowed(_)) {
-        collect_issues(validator, doc)
-    } else if validator.is_valid(&copy) {
-        Vec::new()
+    let issues = collect_issues(validator, doc);
+    let quirks = profile::declared_quirks(doc);
+    let issues = if quirks.is_empty() {
+        issues
     } else {
-        collect_issues(validator, &copy)
+        relaxed_issues(doc, &issues, &quirks)
     };
     if issues.is_empty() {
         Ok(profile)
     } else {
         Err(issues)
     }
+}
+
+/// The issues of `validation_copy(doc)`, computed without copying the
+/// whole document: har-schema has no constraint across entries, so each
+/// entry that fails as written is relaxed and validated on its own (as
+/// `entry.json`), and the rest of the document, when it fails, is relaxed
+/// and validated with its entries left empty.
+fn relaxed_issues(
+    doc: &Value,
+    issues: &[SchemaIssue],
+    quirks: &[profile::Quirk],
+) -> Vec<SchemaIssue> {
+    let entries = doc
+        .get("log")
+        .and_then(|log| log.get("entries"))
+        .and_then(Value::as_array);
+    let mut failing: Vec<usize> = Vec::new();
+    let mut container_fails = false;
+    for issue in issues {
+        match entries.and(entry_index(&issue.pointer)) {
+            Some(index) => failing.push(index),
+            None => container_fails = true,
+        }
+    }
+    failing.dedup();
+    let mut out = Vec::new();
+    let entry_validator = entry_validator();
+    for index in failing {
+        let Some(entry) = entries.and_then(|e| e.get(index)) else {
+            continue;
+        };
+        let mut entry = entry.clone();
+        profile::relax_one_entry(quirks, &mut entry);
+        if entry_validator.is_valid(&entry) {
+            continue;
+        }
+        let prefix = format!("/log/entries/{index}");
+        out.extend(
+            collect_issues(entry_validator, &entry)
+                .into_iter()
+                .map(|issue| SchemaIssue {
+                    pointer: format!("{prefix}{}", issue.pointer),
+                    ..issue
+                }),
+        );
+    }
+    if container_fails {
+        let mut shell = without_entries(doc);
+        profile::relax_container(quirks, &mut shell);
+        if !har_validator().is_valid(&shell) {
+            out.extend(collect_issues(har_validator(), &shell));
+        }
+    }
+    let mut keyed: Vec<(Vec<usize>, SchemaIssue)> = out
+        .into_iter()
+        .map(|issue| (document_position(doc, &issue.pointer), issue))
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, issue)| issue).collect()
+}
+
+/// The entry a pointer lies in (`/log/entries/3/...` → 3).
+fn entry_index(pointer: &str) -> Option<usize> {
+    let rest = pointer.strip_prefix("/log/entries/")?;
+    rest.split('/').next()?.parse().ok()
+}
+
+/// `doc` with `log.entries` (when an array) replaced by `[]`, copying
+/// nothing else of the entries.
+fn without_entries(doc: &Value) -> Value {
+    let Value::Object(root) = doc else {
+        return doc.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in root {
+        let copied = match (key.as_str(), value) {
+            ("log", Value::Object(log)) => Value::Object(
+                log.iter()
+                    .map(|(k, v)| {
+                        let v = if k == "entries" && v.is_array() {
+                            Value::Array(Vec::new())
+                        } else {
+                            v.clone()
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), copied);
+    }
+    Value::Object(out)
 }
 
 /// Validates `doc` against the unchanged schemas, without any producer
@@ -179,20 +271,30 @@ impl Retrieve for EmbeddedSchemas {
 fn har_validator() -> &'static Validator {
     static VALIDATOR: OnceLock<Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let root = schema_file("har.json").expect("embedded har.json is JSON");
-        jsonschema::options()
-            .with_draft(Draft::Draft6)
-            .with_base_uri(BASE_URI)
-            .with_retriever(EmbeddedSchemas)
-            .should_validate_formats(true)
-            .with_pattern_options(PatternOptions::regex())
-            .with_format("date-time", formats::date_time)
-            .with_format("ipv4", formats::ipv4)
-            .with_format("ipv6", formats::ipv6)
-            .with_format("uri", formats::uri)
-            .build(&root)
-            .expect("the embedded har-schema 2.0.0 files compile")
+        build_validator(&schema_file("har.json").expect("embedded har.json is JSON"))
     })
+}
+
+/// A validator of one entry (`entry.json`), as `har.json` checks each item
+/// of `log.entries`, built once.
+fn entry_validator() -> &'static Validator {
+    static VALIDATOR: OnceLock<Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| build_validator(&serde_json::json!({"$ref": "entry.json#"})))
+}
+
+fn build_validator(root: &Value) -> Validator {
+    jsonschema::options()
+        .with_draft(Draft::Draft6)
+        .with_base_uri(BASE_URI)
+        .with_retriever(EmbeddedSchemas)
+        .should_validate_formats(true)
+        .with_pattern_options(PatternOptions::regex())
+        .with_format("date-time", formats::date_time)
+        .with_format("ipv4", formats::ipv4)
+        .with_format("ipv6", formats::ipv6)
+        .with_format("uri", formats::uri)
+        .build(root)
+        .expect("the embedded har-schema 2.0.0 files compile")
 }
 
 /// Every error of a full validation, as issues sorted in document order.

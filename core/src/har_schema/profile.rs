@@ -371,6 +371,30 @@ pub fn validation_copy(doc: &Value) -> Cow<'_, Value> {
     }
 }
 
+/// The quirks `doc`'s declared profile applies at its declared version
+/// (none when it declares no profile).
+pub(crate) fn declared_quirks(doc: &Value) -> Vec<Quirk> {
+    ProducerProfile::declared(doc)
+        .map(|(profile, version)| profile.quirks_for(&version))
+        .unwrap_or_default()
+}
+
+/// Relaxes one entry (of a copy) under `quirks`.
+pub(crate) fn relax_one_entry(quirks: &[Quirk], entry: &mut Value) {
+    if let Value::Object(entry) = entry {
+        for &quirk in quirks {
+            relax_entry(quirk, entry, &mut |_| {});
+        }
+    }
+}
+
+/// Relaxes the members of `log` outside its entries (of a copy).
+pub(crate) fn relax_container(quirks: &[Quirk], doc: &mut Value) {
+    if quirks.contains(&Quirk::NullPages) {
+        apply(Quirk::NullPages, doc, &mut Vec::new());
+    }
+}
+
 /// Applies one quirk's relaxation to the copy, recording each changed
 /// field's pointer.
 fn apply(quirk: Quirk, doc: &mut Value, changed: &mut Vec<String>) {

@@ -364,6 +364,41 @@ fn each_quirk_passes_only_for_the_profiles_that_have_it() {
 }
 
 #[test]
+fn entry_by_entry_relaxation_equals_the_whole_copy() {
+    let fiddler = creator_of(ProducerProfile::Fiddler);
+    let mut doc = har(fiddler, entry());
+    doc["log"]["pages"] = Value::Null;
+    let entries = doc["log"]["entries"].as_array_mut().unwrap();
+    entries.push(with_address("[::1]:443"));
+    entries.push(with_address("[127.0.0.1]"));
+    let mut no_method = with_address("");
+    no_method["request"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("method");
+    entries.push(no_method);
+    entries.push(json!(7));
+    let issues = validate_har(&doc).unwrap_err();
+    assert_eq!(issues, schema_issues(&validation_copy(&doc)));
+    assert_eq!(
+        issues
+            .iter()
+            .map(|i| i.pointer.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "/log/entries/2/serverIPAddress",
+            "/log/entries/3/request",
+            "/log/entries/4"
+        ]
+    );
+    // And with a failure outside the entries.
+    doc["log"]["creator"]["comment"] = json!(5);
+    let issues = validate_har(&doc).unwrap_err();
+    assert_eq!(issues, schema_issues(&validation_copy(&doc)));
+    assert_eq!(issues[0].pointer, "/log/creator/comment");
+}
+
+#[test]
 fn decorated_addresses_relax_only_valid_addresses() {
     let chrome = creator_of(ProducerProfile::ChromiumDevTools);
     for (address, bare) in [
@@ -695,6 +730,8 @@ mod never_panics {
             let before = validate_har(&unprofiled).err().unwrap_or_default();
             let after = validate_har(&profiled).err().unwrap_or_default();
             let relaxed = profile.relaxed_pointers(&profiled);
+            // Entry by entry equals validating the whole copy.
+            prop_assert_eq!(&after, &schema_issues(&validation_copy(&profiled)));
             for issue in &after {
                 prop_assert!(before.contains(issue), "{:?} appeared under {}", issue, profile.id());
             }
