@@ -44,12 +44,11 @@ pub fn validate_har(doc: &Value) -> Result<Option<ProducerProfile>, Vec<SchemaIs
     if validator.is_valid(doc) {
         return Ok(profile);
     }
-    let issues = collect_issues(validator, doc);
     let quirks = profile::declared_quirks(doc);
     let issues = if quirks.is_empty() {
-        issues
+        collect_issues(validator, doc)
     } else {
-        relaxed_issues(doc, &issues, &quirks)
+        relaxed_issues(doc, &quirks)
     };
     if issues.is_empty() {
         Ok(profile)
@@ -63,30 +62,17 @@ pub fn validate_har(doc: &Value) -> Result<Option<ProducerProfile>, Vec<SchemaIs
 /// entry that fails as written is relaxed and validated on its own (as
 /// `entry.json`), and the rest of the document, when it fails, is relaxed
 /// and validated with its entries left empty.
-fn relaxed_issues(
-    doc: &Value,
-    issues: &[SchemaIssue],
-    quirks: &[profile::Quirk],
-) -> Vec<SchemaIssue> {
+fn relaxed_issues(doc: &Value, quirks: &[profile::Quirk]) -> Vec<SchemaIssue> {
     let entries = doc
         .get("log")
         .and_then(|log| log.get("entries"))
         .and_then(Value::as_array);
-    let mut failing: Vec<usize> = Vec::new();
-    let mut container_fails = false;
-    for issue in issues {
-        match entries.and(entry_index(&issue.pointer)) {
-            Some(index) => failing.push(index),
-            None => container_fails = true,
-        }
-    }
-    failing.dedup();
     let mut out = Vec::new();
     let entry_validator = entry_validator();
-    for index in failing {
-        let Some(entry) = entries.and_then(|e| e.get(index)) else {
+    for (index, entry) in entries.into_iter().flatten().enumerate() {
+        if entry_validator.is_valid(entry) {
             continue;
-        };
+        }
         let mut entry = entry.clone();
         profile::relax_one_entry(quirks, &mut entry);
         if entry_validator.is_valid(&entry) {
@@ -102,11 +88,12 @@ fn relaxed_issues(
                 }),
         );
     }
-    if container_fails {
-        let mut shell = without_entries(doc);
+    let mut shell = without_entries(doc);
+    let validator = har_validator();
+    if !validator.is_valid(&shell) {
         profile::relax_container(quirks, &mut shell);
-        if !har_validator().is_valid(&shell) {
-            out.extend(collect_issues(har_validator(), &shell));
+        if !validator.is_valid(&shell) {
+            out.extend(collect_issues(validator, &shell));
         }
     }
     let mut keyed: Vec<(Vec<usize>, SchemaIssue)> = out
@@ -115,12 +102,6 @@ fn relaxed_issues(
         .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed.into_iter().map(|(_, issue)| issue).collect()
-}
-
-/// The entry a pointer lies in (`/log/entries/3/...` → 3).
-fn entry_index(pointer: &str) -> Option<usize> {
-    let rest = pointer.strip_prefix("/log/entries/")?;
-    rest.split('/').next()?.parse().ok()
 }
 
 /// `doc` with `log.entries` (when an array) replaced by `[]`, copying
