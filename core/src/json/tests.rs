@@ -189,7 +189,8 @@ fn every_other_number_keeps_its_spelling() {
 
 #[test]
 fn seventeen_digit_spelling_of_a_double_survives_with_its_lexeme() {
-    // Chromium writes timings with `%.17g`; ajv + har-schema accept them.
+    // Some exports write timings with 17 significant digits; ajv +
+    // har-schema accept them.
     let parsed = ok(r#"{"time":66.929100036621094}"#);
     assert_eq!(
         parsed.value["time"],
