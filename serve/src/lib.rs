@@ -12,7 +12,9 @@
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
+//! - `check`: `environment-check`, the fidelity rules replayed in-process.
 
+pub mod check;
 pub mod dataplane;
 pub mod engine_model;
 pub mod environment;
