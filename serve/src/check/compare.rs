@@ -257,19 +257,9 @@ impl State {
             if e == a || self.learn_generated_str(&e, &a, key, learn, ex) {
                 return None;
             }
-            let shown = if e == n {
-                exp.clone()
-            } else {
-                Value::String(e)
-            };
-            return diff(
-                at,
-                format!(
-                    "expected {}, got {}",
-                    short(&shown, SHORT),
-                    short(act, SHORT)
-                ),
-            );
+            let shown = if e == n { x.as_str() } else { e.as_str() };
+            let (se, sa) = short_pair(shown, y);
+            return diff(at, format!("expected {se}, got {sa}"));
         }
         if !value_eq(&exp, act) {
             if self.learn_generated(&exp, act, key, learn, ex) {
@@ -404,6 +394,26 @@ impl State {
         learn.vol.extend(clock);
         true
     }
+}
+
+/// Two differing strings, shortened around their first difference.
+fn short_pair(exp: &str, act: &str) -> (String, String) {
+    let common = exp
+        .chars()
+        .zip(act.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let skip = common.saturating_sub(20);
+    let cut = |s: &str| {
+        let tail: String = s.chars().skip(skip).collect();
+        let text = short(&Value::String(tail), SHORT);
+        if skip > 0 {
+            format!("…{text}")
+        } else {
+            text
+        }
+    };
+    (cut(exp), cut(act))
 }
 
 fn list(names: &[&str]) -> String {
