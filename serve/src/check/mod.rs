@@ -54,6 +54,8 @@ pub fn check(train: &Path, against: Option<&Path>) -> Result<Report, ErrorReport
             (env, har::load(train)?, har::load(scored_path)?, mode)
         }
         None => {
+            // TRAIN passes the checks a served capture does before it is split.
+            rea_core::inspect_web_network_capture(&InspectRequest::har(train))?;
             let all = har::load(train)?;
             if all.len() < 2 {
                 return Err(ErrorReport::input(
