@@ -171,7 +171,19 @@ impl State {
                     .map(String::as_str)
                     .collect();
                 if !missing.is_empty() {
-                    return diff(at, format!("missing member(s) {}", list(&missing)));
+                    let has: Vec<&str> = got.keys().map(String::as_str).collect();
+                    return diff(
+                        at,
+                        format!(
+                            "missing member(s) {} (the answer has {})",
+                            list(&missing),
+                            if has.is_empty() {
+                                "none".to_string()
+                            } else {
+                                list(&has)
+                            }
+                        ),
+                    );
                 }
                 let extra: Vec<&str> = got
                     .keys()
@@ -204,7 +216,10 @@ impl State {
                     return diff(at, format!("expected array, got {}", json_type(act)));
                 };
                 if items.len() != got.len() {
-                    return diff(at, format!("array length {} != {}", items.len(), got.len()));
+                    return diff(
+                        at,
+                        format!("array length: expected {}, got {}", items.len(), got.len()),
+                    );
                 }
                 for (i, (e, a)) in items.iter().zip(got).enumerate() {
                     let r = self.compare(e, a, &child(at, &i.to_string()), key, learn, ex);
