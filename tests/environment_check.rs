@@ -188,3 +188,173 @@ fn a_missing_capture_is_an_input_error_in_the_contract() {
     let err: Value = serde_json::from_slice(&out.stderr).expect("the error object");
     assert_eq!(err["code"], "capture_not_found", "{err}");
 }
+
+/// The six developer directions (app, train, scored).
+const DIRECTIONS: [(&str, &str, &str); 6] = [
+    ("kinto", "dev-a.har", "dev-b.har"),
+    ("kinto", "dev-b.har", "dev-a.har"),
+    ("wordpress", "dev-a.har", "dev-b.har"),
+    ("wordpress", "dev-b.har", "dev-a.har"),
+    ("mlflow", "dev-a.har", "dev-b.har"),
+    ("mlflow", "dev-b.har", "dev-a.har"),
+];
+
+fn harness_dir() -> PathBuf {
+    let shared = repo_root().join("../shared/fidelity");
+    if shared.join("fidelity.py").is_file() {
+        shared
+    } else {
+        repo_root().join("tests/fidelity")
+    }
+}
+
+/// Replays one direction through rea's port against the scripted candidate
+/// `differential.py` wrote, and lists every request where the verdict or
+/// the request sent differs from what fidelity.py decided and sent.
+fn differential(
+    dir: &std::path::Path,
+    tag: &str,
+    train: &PathBuf,
+    scored: &PathBuf,
+) -> Vec<String> {
+    use base64::Engine as _;
+    use rea_serve::check::{har, score_session, Answer, Verdict};
+    let read = |name: String| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(name)).unwrap()).unwrap()
+    };
+    let answers = read(format!("{tag}.candidate.json"));
+    let python = read(format!("{tag}.python.json"));
+    let answers = answers.as_array().unwrap();
+    let mut sent = Vec::new();
+    let session = score_session(
+        &har::load(train).unwrap(),
+        &har::load(scored).unwrap(),
+        |out| {
+            let a = &answers[sent.len()];
+            sent.push(out.clone());
+            Ok(Answer {
+                status: a["status"].as_u64().unwrap() as u16,
+                headers: a["headers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| {
+                        (
+                            h[0].as_str().unwrap().to_string(),
+                            h[1].as_str().unwrap().to_string(),
+                        )
+                    })
+                    .collect(),
+                body: base64::engine::general_purpose::STANDARD
+                    .decode(a["body"].as_str().unwrap())
+                    .unwrap(),
+            })
+        },
+    );
+    let mut problems = Vec::new();
+    let rows = python.as_array().unwrap();
+    if rows.len() != session.rows.len() {
+        problems.push(format!(
+            "{tag}: {} vs {} requests",
+            session.rows.len(),
+            rows.len()
+        ));
+    }
+    for ((py, row), out) in rows.iter().zip(&session.rows).zip(&sent) {
+        let verdict = match row.verdict {
+            Verdict::Match => "match",
+            Verdict::Mismatch => "mismatch",
+            Verdict::Error => "error",
+        };
+        if py["verdict"] != verdict {
+            problems.push(format!(
+                "{tag} #{}: rea {verdict} ({:?}), fidelity.py {} ({})",
+                row.idx, row.reason, py["verdict"], py["reason"]
+            ));
+        }
+        if py["path"] != out.path_qs.as_str() {
+            problems.push(format!(
+                "{tag} #{}: sent {} vs {}",
+                row.idx, out.path_qs, py["path"]
+            ));
+        }
+        let body = out
+            .body
+            .as_deref()
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        let same_body = match (py["body"].as_str(), body.as_deref()) {
+            (None, None) => true,
+            (Some(p), Some(r)) => {
+                p == r
+                    || matches!((serde_json::from_str::<Value>(p), serde_json::from_str::<Value>(r)),
+                        (Ok(x), Ok(y)) if x == y)
+            }
+            _ => false,
+        };
+        if !same_body {
+            problems.push(format!(
+                "{tag} #{}: body {body:?} vs {}",
+                row.idx, py["body"]
+            ));
+        }
+        let py_headers: Vec<(String, String)> = py["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h[0].as_str().unwrap().to_string(),
+                    h[1].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        if py_headers != out.headers {
+            problems.push(format!(
+                "{tag} #{}: headers {:?} vs {py_headers:?}",
+                row.idx, out.headers
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_port_agrees_with_fidelity_py_on_scripted_candidates_request_by_request() {
+    let status = Command::new("bash")
+        .arg(repo_root().join("tests/python/setup.sh"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let dir = tempfile::tempdir().unwrap();
+    let problems: Vec<String> = std::thread::scope(|s| {
+        let runs: Vec<_> = DIRECTIONS
+            .iter()
+            .flat_map(|d| [(d, 1), (d, 2)])
+            .map(|(&(app, train, scored), seed)| {
+                let dir = dir.path();
+                s.spawn(move || {
+                    let tag = format!("{app}-{train}-{scored}-{seed}");
+                    let (train, scored) = (pair(app, train), pair(app, scored));
+                    let out = Command::new(repo_root().join(".venv/bin/python"))
+                        .arg(repo_root().join("tests/fidelity/differential.py"))
+                        .arg(harness_dir())
+                        .arg(dir)
+                        .arg(&train)
+                        .arg(&scored)
+                        .arg(&tag)
+                        .arg(seed.to_string())
+                        .output()
+                        .unwrap();
+                    assert!(
+                        out.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    differential(dir, &tag, &train, &scored)
+                })
+            })
+            .collect();
+        runs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
