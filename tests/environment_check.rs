@@ -110,6 +110,7 @@ fn text_report_names_each_request_its_verdict_and_the_first_difference() {
     }
     assert!(text.contains("\nread "), "{text}");
     assert!(text.contains("\nroute seen in train "), "{text}");
+    assert!(text.contains("\nmisses by cause: "), "{text}");
     let last = lines.last().unwrap();
     assert!(
         last.starts_with("fidelity: ") && last.ends_with("/43)"),

@@ -51,6 +51,10 @@ pub struct Row {
     pub verdict: Verdict,
     /// Why it mismatched (or failed); `None` on a match.
     pub reason: Option<Diff>,
+    /// The kind of miss: `rea:CODE` when the fake answered one of rea's own
+    /// errors (`no_matching_tool`, `write_not_served`, …), else `status`,
+    /// `body` or `content-type`; `None` on a match.
+    pub cause: Option<String>,
 }
 
 /// The scored session: every request, and the entries skipped.
@@ -152,6 +156,35 @@ fn excerpt(body: &[u8]) -> String {
     let cut: String = text.chars().take(100).collect();
     let more = if cut.len() < text.len() { "..." } else { "" };
     format!("; answered {cut}{more}")
+}
+
+/// The code of an answer in rea's own error shape: `{"error": code,
+/// "message": …}` with at most `reason`, `details` and `id` besides.
+fn own_error_code(body: &[u8]) -> Option<String> {
+    let Value::Object(doc) = parse_json(body)? else {
+        return None;
+    };
+    let code = doc.get("error")?.as_str()?;
+    let known = ["error", "message", "reason", "details", "id"];
+    let snake = !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    (snake
+        && doc.get("message").is_some_and(Value::is_string)
+        && doc.keys().all(|k| known.contains(&k.as_str())))
+    .then(|| code.to_string())
+}
+
+/// The kind of a miss, for the report's tally of causes.
+fn cause(resp: &Answer, recorded: u16, diff: &Diff) -> String {
+    if let Some(code) = own_error_code(&resp.body) {
+        return format!("rea:{code}");
+    }
+    if resp.status != recorded {
+        "status".into()
+    } else if diff.message.starts_with("content-type") {
+        "content-type".into()
+    } else {
+        "body".into()
+    }
 }
 
 fn blank(b: &[u8]) -> bool {
@@ -273,6 +306,7 @@ pub fn score_session(
             status_actual: None,
             verdict: Verdict::Error,
             reason: None,
+            cause: None,
         };
         state.begin(ex);
         let resp = match send(&out) {
@@ -280,6 +314,7 @@ pub fn score_session(
             Err(e) => {
                 state.end(ex);
                 row.reason = mismatch(e);
+                row.cause = Some("error".into());
                 rows.push(row);
                 continue;
             }
@@ -296,6 +331,9 @@ pub fn score_session(
         } else {
             Verdict::Mismatch
         };
+        if let Some(diff) = &reason {
+            row.cause = Some(cause(&resp, ex.status, diff));
+        }
         row.reason = reason;
         rows.push(row);
     }
@@ -303,5 +341,26 @@ pub fn score_session(
         rows,
         skipped,
         state,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::own_error_code;
+
+    #[test]
+    fn rea_own_errors_are_told_from_the_apps() {
+        let rea = br#"{"error":"no_matching_tool","message":"no recorded tool matches GET /x"}"#;
+        assert_eq!(own_error_code(rea).as_deref(), Some("no_matching_tool"));
+        let with_reason = br#"{"error":"write_not_served","message":"m","reason":"r"}"#;
+        assert_eq!(
+            own_error_code(with_reason).as_deref(),
+            Some("write_not_served")
+        );
+        let kinto = br#"{"code":404,"errno":110,"error":"Not Found","message":"m"}"#;
+        assert_eq!(own_error_code(kinto), None);
+        let wordpress = br#"{"code":"rest_no_route","message":"m","data":{"status":404}}"#;
+        assert_eq!(own_error_code(wordpress), None);
+        assert_eq!(own_error_code(b"not json"), None);
     }
 }

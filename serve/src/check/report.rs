@@ -105,6 +105,22 @@ impl Report {
         Tally::of(self.session.rows.iter().filter(|r| r.seen == seen))
     }
 
+    /// Misses by cause, most frequent first (ties by name).
+    pub fn misses(&self) -> Vec<(String, usize)> {
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in &self.session.rows {
+            if let Some(c) = &r.cause {
+                *counts.entry(c.as_str()).or_default() += 1;
+            }
+        }
+        let mut out: Vec<(String, usize)> = counts
+            .into_iter()
+            .map(|(k, n)| (k.to_string(), n))
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+
     /// The readable report; the last line is `fidelity: NN.N% (M/N)`.
     pub fn text(&self) -> String {
         let mut out = vec![match &self.mode {
@@ -167,6 +183,11 @@ impl Report {
             self.by_route(true).text(),
             self.by_route(false).text()
         ));
+        let misses = self.misses();
+        if !misses.is_empty() {
+            let list: Vec<String> = misses.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            out.push(format!("misses by cause: {}", list.join(", ")));
+        }
         out.push(format!(
             "fidelity: {:.1}% ({}/{})",
             s.score().unwrap_or(0.0),
@@ -199,6 +220,9 @@ impl Report {
                 if let Some(sent) = &r.sent_path {
                     row["sent_path"] = json!(sent);
                 }
+                if let Some(cause) = &r.cause {
+                    row["cause"] = json!(cause);
+                }
                 row
             })
             .collect();
@@ -227,6 +251,7 @@ impl Report {
             "summary": self.summary().json(),
             "by_kind": {"read": self.by_kind(false).json(), "write": self.by_kind(true).json()},
             "by_route": {"seen": self.by_route(true).json(), "unseen": self.by_route(false).json()},
+            "misses": self.misses().into_iter().map(|(c, n)| (c, json!(n))).collect::<serde_json::Map<_, _>>(),
             "id_map_size": ids,
             "generated_values_mapped": values,
         })
