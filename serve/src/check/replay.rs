@@ -224,7 +224,11 @@ pub(crate) fn compare_response(
             learn,
         );
     }
-    let rec_mt = media_type(header(&ex.resp_headers, "content-type").unwrap_or(&ex.resp_mime));
+    let rec_mt = media_type(
+        header(&ex.resp_headers, "content-type")
+            .filter(|h| !h.is_empty())
+            .unwrap_or(&ex.resp_mime),
+    );
     let cand_mt = media_type(header(&resp.headers, "content-type").unwrap_or_default());
     if !rec_mt.is_empty() && rec_mt != cand_mt {
         let shown = if cand_mt.is_empty() {
