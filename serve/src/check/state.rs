@@ -6,6 +6,7 @@ use super::har::Exchange;
 use super::urls::CanonPq;
 use super::values::{contains_number, Scalar};
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// The pairs one answer teaches, pending until its verdict is known.
@@ -108,12 +109,13 @@ impl State {
     }
 
     /// The token mapping: committed, plus what `learn` holds so far.
-    pub(crate) fn tokens_for(&self, learn: &Learn) -> IndexMap<String, String> {
-        let mut out = self.tok_map.clone();
-        if !learn.gen.is_empty() || !learn.id.is_empty() {
-            token_pairs(learn.id.iter(), learn.gen.iter(), &mut out);
+    pub(crate) fn tokens_for(&self, learn: &Learn) -> Cow<'_, IndexMap<String, String>> {
+        if learn.gen.is_empty() && learn.id.is_empty() {
+            return Cow::Borrowed(&self.tok_map);
         }
-        out
+        let mut out = self.tok_map.clone();
+        token_pairs(learn.id.iter(), learn.gen.iter(), &mut out);
+        Cow::Owned(out)
     }
 
     /// Is a candidate value already the image of another recorded value?
