@@ -219,7 +219,7 @@ fn differential(
     scored: &std::path::Path,
 ) -> Vec<String> {
     use base64::Engine as _;
-    use rea_serve::check::{har, score_session, Answer, Verdict};
+    use rea_serve::check::{load_har, score_session, Answer, Verdict};
     let read = |name: String| -> Value {
         serde_json::from_slice(&std::fs::read(dir.join(name)).unwrap()).unwrap()
     };
@@ -228,8 +228,8 @@ fn differential(
     let answers = answers.as_array().unwrap();
     let mut sent = Vec::new();
     let session = score_session(
-        &har::load(train).unwrap(),
-        &har::load(scored).unwrap(),
+        &load_har(train).unwrap(),
+        &load_har(scored).unwrap(),
         |out| {
             let a = &answers[sent.len()];
             sent.push(out.clone());

@@ -15,14 +15,14 @@ const HOST: &str = "127.0.0.1";
 const PORT: u16 = 18765;
 
 /// The serving path of one Environment, driven from a private runtime.
-pub struct InProcess {
+pub(crate) struct InProcess {
     runtime: tokio::runtime::Runtime,
     router: Router,
     stop: CancellationToken,
 }
 
 impl InProcess {
-    pub fn new(env: Environment) -> Result<InProcess, String> {
+    pub(crate) fn new(env: Environment) -> Result<InProcess, String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -45,7 +45,7 @@ impl InProcess {
     }
 
     /// Sends one request and collects the whole answer.
-    pub fn send(&self, out: &Outgoing) -> Result<Answer, String> {
+    pub(crate) fn send(&self, out: &Outgoing) -> Result<Answer, String> {
         let mut builder = Request::builder()
             .method(out.method.as_str())
             .uri(request_target(&out.path_qs))

@@ -279,7 +279,7 @@ pub(crate) fn media_type(ct: &str) -> String {
 }
 
 /// Every entry of a HAR document, in file order.
-pub fn exchanges(har: &Value) -> Result<Vec<Exchange>, ErrorReport> {
+pub(crate) fn exchanges(har: &Value) -> Result<Vec<Exchange>, ErrorReport> {
     let entries = har["log"]["entries"].as_array().ok_or_else(|| {
         ErrorReport::input("invalid_capture", "the capture has no log.entries array")
             .detail("pointer", "/log/entries")

@@ -9,11 +9,11 @@
 //! - `report`: text and JSON.
 
 mod compare;
-pub mod driver;
-pub mod environment;
-pub mod har;
+mod driver;
+mod environment;
+mod har;
 mod replay;
-pub mod report;
+mod report;
 mod rewrite;
 mod state;
 mod urls;
@@ -23,6 +23,8 @@ mod values;
 mod selftest;
 
 pub use compare::Diff;
+pub use environment::build_environment;
+pub use har::{load as load_har, Exchange};
 pub use replay::{score_session, Answer, Outgoing, Row, Session, Verdict};
 pub use report::{Mode, Report, Tally};
 pub use state::State;
@@ -44,7 +46,7 @@ pub fn check(train: &Path, against: Option<&Path>) -> Result<Report, ErrorReport
     };
     let (env, train_ex, scored, mode) = match against {
         Some(scored_path) => {
-            let env = environment::build_environment(train, None)?;
+            let env = build_environment(train, None)?;
             // The scored capture passes the same checks a served one does.
             rea_core::inspect_web_network_capture(&InspectRequest::har(scored_path))?;
             let mode = Mode::Against {
@@ -69,7 +71,7 @@ pub fn check(train: &Path, against: Option<&Path>) -> Result<Report, ErrorReport
                 .detail("entries", all.len()));
             }
             let k = all.len().div_ceil(2);
-            let env = environment::build_environment(train, Some((0..k as u64).collect()))?;
+            let env = build_environment(train, Some((0..k as u64).collect()))?;
             let mode = Mode::LeaveLaterOut {
                 train: name(train),
                 built_from: k,
