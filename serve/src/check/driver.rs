@@ -6,9 +6,17 @@ use crate::{app, Environment, ServeConfig};
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Request};
 use axum::Router;
+use std::cell::Cell;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
+
+/// The least time between two requests. A client over loopback (the
+/// harness's httpx) never gets two answers within a millisecond; without
+/// pacing, writes in-process can share one millisecond of the fake's clock
+/// and tie where the recording (and fidelity.py) never sees a tie.
+const SPACING: Duration = Duration::from_millis(2);
 
 /// The loopback address the requests claim to be for (`Host`).
 const HOST: &str = "127.0.0.1";
@@ -19,6 +27,7 @@ pub(crate) struct InProcess {
     runtime: tokio::runtime::Runtime,
     router: Router,
     stop: CancellationToken,
+    last: Cell<Option<Instant>>,
 }
 
 impl InProcess {
@@ -41,6 +50,7 @@ impl InProcess {
             runtime,
             router,
             stop,
+            last: Cell::new(None),
         })
     }
 
@@ -72,6 +82,14 @@ impl InProcess {
         let request = builder
             .body(Body::from(out.body.clone().unwrap_or_default()))
             .map_err(|e| format!("the request could not be built: {e}"))?;
+        if let Some(wait) = self
+            .last
+            .get()
+            .and_then(|t| SPACING.checked_sub(t.elapsed()))
+        {
+            std::thread::sleep(wait);
+        }
+        self.last.set(Some(Instant::now()));
         let router = self.router.clone();
         self.runtime.block_on(async move {
             let response = router
