@@ -9,8 +9,15 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// A developer capture: the project's copy in `tests/fixtures/` (Kinto),
+/// else the shared fixture set beside the repo (WordPress, MLflow).
 fn pair(app: &str, name: &str) -> PathBuf {
-    repo_root().join("tests/fixtures").join(app).join(name)
+    let local = repo_root().join("tests/fixtures").join(app).join(name);
+    if local.is_file() {
+        local
+    } else {
+        repo_root().join("../shared/fixtures").join(app).join(name)
+    }
 }
 
 fn run(args: &[&std::ffi::OsStr]) -> Output {

@@ -1,8 +1,9 @@
 //! Scores `rea environment-serve` with the shared fidelity harness
 //! (`../shared/fidelity/fidelity.py` relative to the repo root when that
 //! folder is there, else the copy in `tests/fidelity/`) on the three
-//! developer pairs, trained on `dev-a.har` and replaying the held-out
-//! `dev-b.har`; each fails 2 points below its measured score. The same
+//! developer pairs (Kinto from `tests/fixtures/kinto/`, WordPress and MLflow
+//! from `../shared/fixtures/`), trained on `dev-a.har` and replaying the
+//! held-out `dev-b.har`; each fails 2 points below its measured score. The same
 //! test checks that `rea environment-check` agrees with fidelity.py on
 //! every pair, live, within one request. `tests/fidelity/pairs.sh` prints
 //! the whole table (both directions).
@@ -32,8 +33,15 @@ fn harness() -> PathBuf {
     }
 }
 
+/// A developer capture: the project's copy in `tests/fixtures/` (Kinto),
+/// else the shared fixture set beside the repo (WordPress, MLflow).
 fn pair(app: &str, name: &str) -> PathBuf {
-    repo_root().join("tests/fixtures").join(app).join(name)
+    let local = repo_root().join("tests/fixtures").join(app).join(name);
+    if local.is_file() {
+        local
+    } else {
+        repo_root().join("../shared/fixtures").join(app).join(name)
+    }
 }
 
 /// Runs fidelity.py on one pair; returns its JSON report and text.
