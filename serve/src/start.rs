@@ -32,6 +32,9 @@ pub struct StartOptions {
     /// Refuse a capture with an entry that fails validation, as inspection
     /// does; by default such an entry is left out and listed.
     pub strict: bool,
+    /// Build from these records only (zero-based producer ordinals), as
+    /// inspection selects them; every record when `None`.
+    pub records: Option<Vec<u64>>,
 }
 
 impl StartOptions {
@@ -84,8 +87,9 @@ fn build(
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let request = InspectRequest::har(capture);
-    let (evidence, left_out) = if options.strict {
+    let mut request = InspectRequest::har(capture);
+    request.record_ordinals = options.records.clone();
+    let (evidence, left_out) = if options.strict || options.records.is_some() {
         (inspect_web_network_capture(&request)?, Vec::new())
     } else {
         decode_for_serving(&request)?

@@ -23,6 +23,7 @@ pub(crate) fn build(
         state: state.map(Path::to_path_buf),
         name,
         strict,
+        records: None,
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;
