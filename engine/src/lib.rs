@@ -44,6 +44,7 @@ pub mod codec;
 pub mod generalize;
 pub mod insert;
 pub mod listing;
+pub mod lists;
 pub mod manifest;
 pub mod query;
 pub mod records;

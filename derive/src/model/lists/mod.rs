@@ -7,18 +7,18 @@
 //! - `conventions`: the library of common spellings (hypotheses only);
 //! - `fields`: field paths in entities and value comparison;
 //! - `filter_lang`: `a = 'x' AND b > 1` filter expressions;
-//! - `eval`: the one evaluator inference and serving share;
+//! - `eval`: the one evaluator inference and serving share (in `rea-engine`);
 //! - `instances`: the recorded list instances and their universes;
 //! - `infer`: hypotheses and their confirmation;
 //! - `semantics`: the serialized document.
 
 pub mod conventions;
-pub mod eval;
-pub mod fields;
-pub mod filter_lang;
 pub mod infer;
 pub mod instances;
-pub mod semantics;
+
+/// The document, field paths, filter expressions and the evaluator live
+/// in `rea-engine` (serving uses them); inference re-exports them.
+pub use rea_engine::lists::{eval, fields, filter_lang, semantics};
 
 pub use eval::{evaluate, NotUnderstood, Page};
 pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};

@@ -2,7 +2,7 @@
 //! parameter means, the defaults, how the app spells totals and next pages,
 //! and the evidence (the recorded instances each inference was checked on).
 
-use crate::model::lists::fields::{Collation, FieldPath};
+use crate::lists::fields::{Collation, FieldPath};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -3,9 +3,9 @@
 //! paging and field selection — as one pure function that inference (to
 //! re-render recorded instances) and serving (for unseen combinations) share.
 
-use crate::model::lists::fields::{compare, equals, resolve, Collation, FieldPath};
-use crate::model::lists::filter_lang;
-use crate::model::lists::semantics::{EndpointSemantics, Meaning, Op, SortKey, TokenFormat};
+use crate::lists::fields::{compare, equals, resolve, Collation, FieldPath};
+use crate::lists::filter_lang;
+use crate::lists::semantics::{EndpointSemantics, Meaning, Op, SortKey, TokenFormat};
 use base64::Engine as _;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -159,7 +159,7 @@ fn op_holds(op: Op, field: Option<&Value>, wanted: &Value, c: Collation) -> bool
         Op::Ne => !equals(field, wanted),
         _ => {
             let Some(v) = field else { return false };
-            let w = crate::model::lists::fields::coerce(wanted, Some(v));
+            let w = crate::lists::fields::coerce(wanted, Some(v));
             let o = compare(Some(v), Some(&w), c);
             match op {
                 Op::Gt => o == Ordering::Greater,

@@ -2,7 +2,7 @@
 //! (`name = 'x'`, `name LIKE '%x%'`, `tags.k = 'v'`, `metrics.m > 0.8`,
 //! clauses joined by `AND`): parsing and evaluation over an entity.
 
-use crate::model::lists::fields::{compare, equals, resolve, Collation, FieldPath};
+use crate::lists::fields::{compare, equals, resolve, Collation, FieldPath};
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -143,7 +143,7 @@ pub fn holds(clause: &Clause, path: &FieldPath, entity: &Value, collation: Colla
             _ => false,
         },
         op => {
-            let w = crate::model::lists::fields::coerce(&clause.value, Some(v));
+            let w = crate::lists::fields::coerce(&clause.value, Some(v));
             let o = compare(Some(v), Some(&w), collation);
             match op {
                 "<" => o == Ordering::Less,
