@@ -168,9 +168,18 @@ pub struct Engine {
     views: HashMap<String, usize>,
     writes: HashMap<String, usize>,
     tools: HashMap<String, usize>,
+    /// The inferred list semantics (`rea-derivation`'s `model::lists`),
+    /// when the caller supplied them: lists are then served from them.
+    pub lists: Option<lists::ListSemantics>,
 }
 
 impl Engine {
+    /// The engine serving lists from inferred list semantics.
+    pub fn with_list_semantics(mut self, lists: lists::ListSemantics) -> Engine {
+        self.lists = Some(lists);
+        self
+    }
+
     /// Builds the engine from the Evidence JSON, its manifest and its state.
     pub fn new(evidence: &Value, manifest: Manifest, state: State) -> Result<Engine, ErrorReport> {
         let records = records_of(evidence)
@@ -228,6 +237,7 @@ impl Engine {
             views,
             writes,
             tools,
+            lists: None,
         })
     }
 

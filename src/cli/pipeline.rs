@@ -50,7 +50,12 @@ pub(crate) fn build(
         state_doc.documents.len(),
         state_doc.writes.len()
     ));
-    let engine = Engine::new(&evidence, manifest, state_doc)?;
+    let lists = rea_derivation::model::lists::infer(
+        &rea_derivation::state::records::records_of(&evidence),
+        &manifest,
+        &state_doc,
+    );
+    let engine = Engine::new(&evidence, manifest, state_doc)?.with_list_semantics(lists);
     drop(evidence);
     let env = Environment::new(EngineModel::new(engine), None);
     if let Some(path) = state {

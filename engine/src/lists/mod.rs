@@ -7,6 +7,7 @@ pub mod eval;
 pub mod fields;
 pub mod filter_lang;
 pub mod semantics;
+pub mod serve;
 
 pub use eval::{evaluate, NotUnderstood, Page};
 pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};

@@ -175,6 +175,15 @@ pub struct EndpointSemantics {
     /// name confirmed it).
     pub field_name_filters: bool,
     pub params: Vec<ParamMeaning>,
+    /// The members listed items show without a field selection (the
+    /// list view's fields, in first-seen order).
+    pub item_fields: Vec<String>,
+    /// The recording whose answer is the envelope of rendered pages.
+    pub base_ordinal: Option<u64>,
+    /// The distinct items of the initial answers, the universe of a
+    /// `universe: "answers"` endpoint (evidence: the instances' ordinals).
+    #[serde(skip)]
+    pub answers: Vec<Value>,
     /// Names the recording used that no hypothesis explains (a request
     /// with one is answered from the recording of the same line).
     pub unexplained: Vec<String>,
@@ -186,6 +195,19 @@ pub struct EndpointSemantics {
 }
 
 impl EndpointSemantics {
+    /// True when some recorded instance re-rendered (the semantics have evidence).
+    pub fn confirmed(&self) -> bool {
+        self.instances.iter().any(|i| i.verdict == "reproduced")
+    }
+
+    /// The name of the kept parameter with this kind of meaning, if any.
+    pub fn param_of(&self, kind: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|p| p.status == "kept" && p.meaning.kind() == kind)
+            .map(|p| p.name.as_str())
+    }
+
     /// The kept meaning of a parameter name.
     pub fn kept(&self, name: &str) -> Option<&Meaning> {
         self.params

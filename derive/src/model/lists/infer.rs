@@ -566,6 +566,38 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         .map(|n| candidates(n, &observed[n], ep, continues(ep, &spelling, n)))
         .collect();
     let mut choice: Vec<usize> = vec![0; names.len()];
+    // The list view's members: those unselected answers showed.
+    let selecting: Vec<&String> = names
+        .iter()
+        .zip(&options)
+        .filter(|(_, o)| matches!(o.first(), Some((Meaning::Fields, _))))
+        .map(|(n, _)| n)
+        .collect();
+    let mut item_fields: Vec<String> = Vec::new();
+    for i in ep
+        .instances
+        .iter()
+        .filter(|i| !i.params.iter().any(|(n, _)| selecting.contains(&n)))
+    {
+        for item in &i.items {
+            for k in item
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+            {
+                if !item_fields.contains(&k) {
+                    item_fields.push(k);
+                }
+            }
+        }
+    }
+    let base_ordinal = ep
+        .instances
+        .iter()
+        .find(|i| i.initial && i.params.is_empty())
+        .or_else(|| ep.instances.iter().find(|i| i.initial))
+        .or(ep.instances.first())
+        .map(|i| i.ordinal);
     let build =
         |choice: &[usize], order: &[SortKey], collation: Collation, defaults: &[DefaultFilter]| {
             let sort_param = names
@@ -625,6 +657,13 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                     .map(|(n, _)| n.clone())
                     .collect(),
                 adopted: vec![],
+                item_fields: item_fields.clone(),
+                base_ordinal,
+                answers: if ep.universe_kind == "answers" {
+                    ep.universe.clone()
+                } else {
+                    Vec::new()
+                },
                 spelling: spelling.clone(),
                 instances: vec![],
             }
