@@ -326,10 +326,26 @@ impl Engine {
                 .detail("tool", tool))
             }
         };
+        // The list arguments the inferred semantics understand (query ones).
+        let (list_args, list_in_body) = lists::schema::arguments(self, tool);
+        let mut query_names: Vec<&str> = t
+            .query_parameter_names
+            .iter()
+            .map(|q| q.name.as_str())
+            .collect();
+        if !list_in_body {
+            for name in list_args.keys() {
+                if !query_names.contains(&name.as_str())
+                    && !t.params.iter().any(|p| &p.name == name)
+                {
+                    query_names.push(name);
+                }
+            }
+        }
         for key in args.keys() {
             let known = key == "body"
                 || t.params.iter().any(|p| &p.name == key)
-                || t.query_parameter_names.iter().any(|q| &q.name == key);
+                || query_names.contains(&key.as_str());
             if !known {
                 return Err(ErrorReport::input(
                     "invalid_arguments",
@@ -365,8 +381,8 @@ impl Engine {
             path.push('/');
         }
         let mut pairs = Vec::new();
-        for q in &t.query_parameter_names {
-            let Some(v) = args.get(&q.name) else { continue };
+        for name in &query_names {
+            let Some(v) = args.get(*name) else { continue };
             let values: Vec<&Value> = match v {
                 Value::Array(items) => items.iter().collect(),
                 other => vec![other],
@@ -379,18 +395,15 @@ impl Engine {
                     _ => {
                         return Err(ErrorReport::input(
                             "invalid_arguments",
-                            format!(
-                                "query argument `{}` must be a string, number or boolean",
-                                q.name
-                            ),
+                            format!("query argument `{name}` must be a string, number or boolean"),
                         )
                         .detail("tool", tool)
-                        .detail("argument", q.name.as_str()))
+                        .detail("argument", *name))
                     }
                 };
                 pairs.push(format!(
                     "{}={}",
-                    codec::query_encode(&q.name),
+                    codec::query_encode(name),
                     codec::query_encode(&text)
                 ));
             }
