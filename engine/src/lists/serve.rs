@@ -89,11 +89,8 @@ pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Optio
             ),
         );
     }
-    if page.indices.is_empty()
-        && sem.items_pointer.starts_with('/')
-        && !base_shows_empty(sem, engine)
-    {
-        // Answers that leave empty lists out (proto3) leave them out here too.
+    if page.indices.is_empty() && sem.items_pointer.starts_with('/') && omits_empty(sem, engine) {
+        // Answers that leave empty lists out (proto3 `{}`) leave them out here too.
         if let Some(o) = envelope.as_object_mut() {
             o.remove(sem.items_pointer.trim_start_matches('/'));
         }
@@ -150,18 +147,18 @@ pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Optio
     Some(answer)
 }
 
-/// True when some recorded answer of the endpoint shows an empty list as
-/// an empty array (rather than leaving the member out).
-fn base_shows_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
+/// True when some recorded answer of the endpoint is an object without
+/// the list member at all (an empty list left out, as proto3 JSON does).
+fn omits_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
     sem.instances.iter().any(|i| {
         engine
             .record(i.ordinal)
+            .filter(|r| r.is_2xx())
             .and_then(|r| match &r.response_body {
                 crate::records::Body::Text(t) => serde_json::from_str::<Value>(t).ok(),
                 _ => None,
             })
-            .and_then(|v| v.pointer(&sem.items_pointer).cloned())
-            .is_some_and(|v| v.as_array().is_some_and(Vec::is_empty))
+            .is_some_and(|v| v.is_object() && v.pointer(&sem.items_pointer).is_none())
     })
 }
 
