@@ -435,6 +435,104 @@ mod tests {
         );
     }
 
+    fn semantics() -> EndpointSemantics {
+        use crate::lists::semantics::{Carrier, ParamMeaning, Spelling};
+        let param = |name: &str, meaning: Meaning| ParamMeaning {
+            name: name.into(),
+            meaning,
+            basis: "convention".into(),
+            status: "kept".into(),
+            observed: vec![],
+            confirmed_by: vec![1],
+            contradicted_by: vec![],
+        };
+        EndpointSemantics {
+            tool: "list".into(),
+            method: "GET".into(),
+            path_template: "/items".into(),
+            carrier: Carrier::Query,
+            items_pointer: String::new(),
+            identity: Some(FieldPath::member("id")),
+            universe: "state".into(),
+            collation: Collation::Binary,
+            default_order: vec![SortKey {
+                field: FieldPath::member("id"),
+                descending: false,
+            }],
+            default_page_size: None,
+            default_filters: vec![],
+            field_name_filters: true,
+            params: vec![
+                param("limit", Meaning::PageSize),
+                param("token", Meaning::Cursor),
+                param("sort", Meaning::Sort),
+            ],
+            item_fields: vec![],
+            base_ordinal: None,
+            answers: vec![],
+            unexplained: vec![],
+            adopted: vec![],
+            spelling: Spelling {
+                token: Some(TokenFormat::Own),
+                ..Spelling::default()
+            },
+            instances: vec![],
+        }
+    }
+
+    /// rea's own cursor names the last entity shown (and its sort values),
+    /// so the next page continues after it even when entities before it
+    /// were deleted, or it was deleted itself, in between.
+    #[test]
+    fn own_cursors_stay_valid_across_writes() {
+        let sem = semantics();
+        let all: Vec<Value> = (1..=7)
+            .map(|n| serde_json::json!({"id": n, "score": 10 - n}))
+            .collect();
+        let refs: Vec<&Value> = all.iter().collect();
+        let q = |t: Option<&str>| {
+            let mut p = query_params("limit=3&sort=-score");
+            if let Some(t) = t {
+                p.push(("token".into(), Value::String(t.into())));
+            }
+            p
+        };
+        let none = HashMap::new();
+        let first = evaluate(&sem, &q(None), &refs, &none).unwrap();
+        assert_eq!(first.indices, vec![0, 1, 2]);
+        let last = refs[*first.indices.last().unwrap()];
+        let token = own_token(
+            last,
+            sem.identity.as_ref(),
+            &first.sort,
+            first.next_offset.unwrap(),
+        );
+        // Delete entity 1 (already shown): the next page still starts at 4.
+        let fewer: Vec<&Value> = refs.iter().copied().filter(|e| e["id"] != 1).collect();
+        let page = evaluate(&sem, &q(Some(&token)), &fewer, &none).unwrap();
+        let ids: Vec<&Value> = page.indices.iter().map(|&i| &fewer[i]["id"]).collect();
+        assert_eq!(
+            ids,
+            [
+                &serde_json::json!(4),
+                &serde_json::json!(5),
+                &serde_json::json!(6)
+            ]
+        );
+        // Delete entity 3 (the cursor's own): its sort values place the next page.
+        let gone: Vec<&Value> = refs.iter().copied().filter(|e| e["id"] != 3).collect();
+        let page = evaluate(&sem, &q(Some(&token)), &gone, &none).unwrap();
+        assert_eq!(gone[page.indices[0]]["id"], 4);
+        // A name the semantics do not hold and no entity has is not understood.
+        assert_eq!(
+            evaluate(&sem, &query_params("colour=red"), &refs, &none),
+            Err(NotUnderstood::Parameter("colour".into()))
+        );
+        // A field name filters (the field-name convention).
+        let page = evaluate(&sem, &query_params("score=4"), &refs, &none).unwrap();
+        assert_eq!(page.indices, vec![5]);
+    }
+
     #[test]
     fn app_tokens_round_trip() {
         let t = app_token("{\"offset\": {offset}}", true, 4);
