@@ -145,8 +145,10 @@ pub struct Spelling {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceCheck {
     pub ordinal: u64,
-    /// `reproduced`, `contradicted` or `after-write` (not checked: the
-    /// World at that time is not the initial one).
+    /// `reproduced`, `contradicted`, `not-understood`, `after-write` (not
+    /// checked: the World at that time is not the initial one) or
+    /// `unchecked` (the same request and answer as an earlier instance, or
+    /// beyond the first 64 distinct ones).
     pub verdict: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
