@@ -455,6 +455,7 @@ mod tests {
             identity: Some(FieldPath::member("id")),
             universe: "state".into(),
             collation: Collation::Binary,
+            default_order_evidence: vec![],
             default_order: vec![SortKey {
                 field: FieldPath::member("id"),
                 descending: false,

@@ -170,6 +170,9 @@ pub struct EndpointSemantics {
     pub universe: String,
     pub collation: Collation,
     pub default_order: Vec<SortKey>,
+    /// The reproduced instances that listed without a sort parameter (the
+    /// default order's evidence; empty when nothing constrained it).
+    pub default_order_evidence: Vec<u64>,
     pub default_page_size: Option<usize>,
     pub default_filters: Vec<DefaultFilter>,
     /// A query name equal to a member name filters on it by equality, also

@@ -678,6 +678,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 universe: ep.universe_kind.clone(),
                 collation,
                 default_order: order.to_vec(),
+                default_order_evidence: vec![],
                 default_page_size: default_page_size(ep, &spelling, &size_params),
                 default_filters: defaults.to_vec(),
                 field_name_filters: false,
@@ -826,6 +827,24 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
             p.status = "dropped".into();
         }
     }
+    let sort_names: Vec<String> = sem
+        .params
+        .iter()
+        .filter(|p| p.meaning == Meaning::Sort)
+        .map(|p| p.name.clone())
+        .collect();
+    sem.default_order_evidence = result
+        .verdicts
+        .iter()
+        .filter(|(_, v)| *v == Verdict::Reproduced)
+        .filter(|(o, _)| {
+            ep.instances
+                .iter()
+                .find(|i| i.ordinal == *o)
+                .is_some_and(|i| !i.params.iter().any(|(n, _)| sort_names.contains(n)))
+        })
+        .map(|(o, _)| *o)
+        .collect();
     // The field-name convention: every kept data filter named as its member.
     let data_filters: Vec<&ParamMeaning> = sem
         .params

@@ -69,7 +69,27 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
                     && !p.contradicted_by.is_empty())
             })
         });
+    // Default orders some endpoint's unsorted answers confirmed.
+    let orders: Vec<(String, Vec<crate::model::lists::semantics::SortKey>)> = endpoints
+        .iter()
+        .filter(|e| !e.default_order.is_empty() && !e.default_order_evidence.is_empty())
+        .map(|e| (e.tool.clone(), e.default_order.clone()))
+        .collect();
     for e in endpoints.iter_mut() {
+        // An endpoint whose recording never listed unsorted takes the
+        // default order a sibling confirmed, when its items have that member.
+        if e.default_order_evidence.is_empty() {
+            let has = |k: &crate::model::lists::semantics::SortKey| matches!(k.field.0.first(), Some(crate::model::lists::fields::Step::Member { name }) if e.item_fields.contains(name));
+            if let Some((tool, order)) = orders
+                .iter()
+                .find(|(t, o)| *t != e.tool && o.iter().all(has))
+            {
+                if e.default_order != *order {
+                    e.default_order = order.clone();
+                    e.adopted.push(format!("default-order from {tool}"));
+                }
+            }
+        }
         if convention && !e.field_name_filters {
             e.field_name_filters = true;
             e.adopted.push("field-name-filters".into());
