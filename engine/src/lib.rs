@@ -45,6 +45,7 @@ pub mod dispatch;
 pub mod generalize;
 pub mod insert;
 pub mod listing;
+pub mod lists;
 pub mod manifest;
 pub mod records;
 pub mod refusal;
@@ -216,9 +217,18 @@ pub struct Engine {
     views: HashMap<String, usize>,
     writes: HashMap<String, usize>,
     tools: HashMap<String, usize>,
+    /// The inferred list semantics (`rea-derivation`'s `model::lists`),
+    /// when the caller supplied them: lists are then served from them.
+    pub lists: Option<lists::ListSemantics>,
 }
 
 impl Engine {
+    /// The engine serving lists from inferred list semantics.
+    pub fn with_list_semantics(mut self, lists: lists::ListSemantics) -> Engine {
+        self.lists = Some(lists);
+        self
+    }
+
     /// Builds the engine from the Evidence JSON, its manifest and its state.
     pub fn new(evidence: &Value, manifest: Manifest, state: State) -> Result<Engine, ErrorReport> {
         let records = records_of(evidence)
@@ -285,6 +295,7 @@ impl Engine {
             views,
             writes,
             tools,
+            lists: None,
         };
         engine.entity_documents = generalize::entity_documents(&engine);
         Ok(engine)
@@ -396,10 +407,26 @@ impl Engine {
                 ))
             }
         };
+        // The list arguments the inferred semantics understand (query ones).
+        let (list_args, list_in_body) = lists::schema::arguments(self, tool);
+        let mut query_names: Vec<&str> = t
+            .query_parameter_names
+            .iter()
+            .map(|q| q.name.as_str())
+            .collect();
+        if !list_in_body {
+            for name in list_args.keys() {
+                if !query_names.contains(&name.as_str())
+                    && !t.params.iter().any(|p| &p.name == name)
+                {
+                    query_names.push(name);
+                }
+            }
+        }
         for key in args.keys() {
             let known = key == "body"
                 || t.params.iter().any(|p| &p.name == key)
-                || t.query_parameter_names.iter().any(|q| &q.name == key);
+                || query_names.contains(&key.as_str());
             if !known {
                 return Err(invalid(
                     Some(key),
@@ -431,8 +458,8 @@ impl Engine {
             path.push('/');
         }
         let mut pairs = Vec::new();
-        for q in &t.query_parameter_names {
-            let Some(v) = args.get(&q.name) else { continue };
+        for name in &query_names {
+            let Some(v) = args.get(*name) else { continue };
             let values: Vec<&Value> = match v {
                 Value::Array(items) => items.iter().collect(),
                 other => vec![other],
@@ -444,17 +471,14 @@ impl Engine {
                     Value::Bool(b) => b.to_string(),
                     _ => {
                         return Err(invalid(
-                            Some(&q.name),
-                            format!(
-                                "query argument `{}` must be a string, number or boolean",
-                                q.name
-                            ),
+                            Some(name),
+                            format!("query argument `{name}` must be a string, number or boolean"),
                         ))
                     }
                 };
                 pairs.push(format!(
                     "{}={}",
-                    codec::query_encode(&q.name),
+                    codec::query_encode(name),
                     codec::query_encode(&text)
                 ));
             }

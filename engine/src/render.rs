@@ -26,6 +26,9 @@ pub fn read(
     params: &Params,
     call: &crate::Call,
 ) -> Answer {
+    if let Some(answer) = crate::lists::serve::answer(engine, world, tool, call) {
+        return answer;
+    }
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
         Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),

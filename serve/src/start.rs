@@ -116,6 +116,7 @@ fn build(
     let state = environment_state_with_records(&evidence, &manifest, &records)
         .map_err(ErrorReport::from)?;
     drop(evidence);
+    let lists = rea_derivation::model::lists::infer(&records, &manifest, &state);
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",
         state.entities.len(),
@@ -123,7 +124,7 @@ fn build(
         state.writes.len()
     ));
     let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
-    let engine = Engine::from_records(records, manifest, state)?;
+    let engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
     let env = Environment::new(EngineModel::new(engine), None, options.name.as_deref());
     if let Some(path) = &options.state {
         progress(&format!(

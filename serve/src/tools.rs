@@ -41,6 +41,23 @@ pub fn input_schema(info: &ToolInfo) -> Map<String, Value> {
             }),
         );
     }
+    if !info.list_in_body {
+        for (name, schema) in &info.list_arguments {
+            if !tool.params.iter().any(|p| p.name == *name) && name != "body" {
+                properties.insert(name.clone(), schema.clone());
+            }
+        }
+    } else if !info.list_arguments.is_empty() {
+        properties.insert(
+            "body".to_string(),
+            json!({
+                "type": "object",
+                "description": "the search request body; the members the inferred list semantics understand are listed",
+                "properties": Value::Object(info.list_arguments.clone()),
+                "additionalProperties": true,
+            }),
+        );
+    }
     if info.kind == ToolKind::Write && !matches!(tool.method.as_str(), "DELETE") {
         let mut body_props = Map::new();
         if let Some(shape) = &tool.body_shape {
