@@ -4,6 +4,8 @@
 //!   recorded ETag spelled, else a digest of the body) and a
 //!   `Last-Modified` only when that member is a clock; count headers are
 //!   set by the list render (`count_headers`);
+//! - credentials, framing and hop-by-hop headers are never replayed
+//!   (`replayable`);
 //! - `Date` is never replayed (the HTTP server stamps the current one);
 //! - a recorded conditional answer (`304`, `412`) is replayed only to a
 //!   request carrying the matching precondition (`precondition_fits`);
@@ -14,6 +16,44 @@ use crate::records::Record;
 use crate::{Answer, AnswerBody, Call, Engine};
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
+
+/// Whether a recorded response header may be replayed: never credentials,
+/// never headers describing a body encoding or framing that is not served.
+pub fn replayable(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    if n.starts_with(':') {
+        return false;
+    }
+    const NEVER: &[&str] = &[
+        "set-cookie",
+        "set-cookie2",
+        "cookie",
+        "authorization",
+        "proxy-authorization",
+        "proxy-authenticate",
+        "content-encoding",
+        "transfer-encoding",
+        "content-length",
+        "content-type",
+        "connection",
+        "keep-alive",
+        "upgrade",
+        "trailer",
+        "te",
+        "alt-svc",
+        "strict-transport-security",
+    ];
+    if NEVER.contains(&n.as_str()) {
+        return false;
+    }
+    let secret_like = [
+        "token", "api-key", "apikey", "secret", "session", "csrf", "xsrf",
+    ];
+    if secret_like.iter().any(|s| n.contains(s)) {
+        return false;
+    }
+    n == "www-authenticate" || !n.contains("auth")
+}
 
 /// Validators recomputed for a rendered body.
 const VALIDATORS: [&str; 2] = ["etag", "last-modified"];

@@ -544,9 +544,9 @@ fn document(
 /// The example's recorded answer with `entity` at the answer pointer
 /// (members in the recorded entity's order, then the rest), `applied: Yes`.
 fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Value>>) -> Answer {
-    let Some(spec) = plan.answer.as_ref() else {
-        return applied(Answer {
-            status: 200,
+    let empty = |status: u16| {
+        applied(Answer {
+            status,
             content_type: None,
             headers: Vec::new(),
             body: AnswerBody::Empty,
@@ -554,19 +554,13 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
             applied: Applied::Yes,
             error_code: None,
             rendered: None,
-        });
+        })
+    };
+    let Some(spec) = plan.answer.as_ref() else {
+        return empty(200);
     };
     let Some(rec) = engine.record(spec.envelope_ordinal) else {
-        return applied(Answer {
-            status: spec.status,
-            content_type: None,
-            headers: Vec::new(),
-            body: AnswerBody::Empty,
-            tool: Some(plan.tool.clone()),
-            applied: Applied::Yes,
-            error_code: None,
-            rendered: None,
-        });
+        return empty(spec.status);
     };
     let mut answer = answer_from_record(rec, &plan.tool);
     answer.status = spec.status;

@@ -359,32 +359,12 @@ pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
     }
 }
 
-/// Headers never replayed: credentials, hop-by-hop and body-framing headers.
-const DROPPED_HEADERS: &[&str] = &[
-    "content-type",
-    "content-length",
-    "content-encoding",
-    "transfer-encoding",
-    "connection",
-    "keep-alive",
-    "upgrade",
-    "trailer",
-    "te",
-    "set-cookie",
-    "set-cookie2",
-    "cookie",
-    "authorization",
-    "proxy-authorization",
-    "proxy-authenticate",
-    "www-authenticate",
-];
-
 /// A recording as an answer (status, content type, replayable headers, body).
 pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
     let headers = rec
         .response_headers
         .iter()
-        .filter(|(n, _)| !DROPPED_HEADERS.iter().any(|d| n.eq_ignore_ascii_case(d)))
+        .filter(|(n, _)| crate::answer_headers::replayable(n))
         .cloned()
         .collect();
     let json_like = rec

@@ -8,6 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
+use rea_engine::answer_headers::replayable;
 use rea_engine::{Answer, Call, Refusal};
 use std::sync::Arc;
 
@@ -101,44 +102,6 @@ pub fn response_headers(answer: &Answer) -> HeaderMap {
         }
     }
     out
-}
-
-/// Whether a recorded response header may be replayed: never credentials,
-/// never headers describing a body encoding or framing that is not served.
-pub fn replayable(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    if n.starts_with(':') {
-        return false;
-    }
-    const NEVER: &[&str] = &[
-        "set-cookie",
-        "set-cookie2",
-        "cookie",
-        "authorization",
-        "proxy-authorization",
-        "proxy-authenticate",
-        "content-encoding",
-        "transfer-encoding",
-        "content-length",
-        "content-type",
-        "connection",
-        "keep-alive",
-        "upgrade",
-        "trailer",
-        "te",
-        "alt-svc",
-        "strict-transport-security",
-    ];
-    if NEVER.contains(&n.as_str()) {
-        return false;
-    }
-    let secret_like = [
-        "token", "api-key", "apikey", "secret", "session", "csrf", "xsrf",
-    ];
-    if secret_like.iter().any(|s| n.contains(s)) {
-        return false;
-    }
-    n == "www-authenticate" || !n.contains("auth")
 }
 
 #[cfg(test)]
