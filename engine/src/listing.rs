@@ -3,7 +3,7 @@
 //! default render order a write plan's `insert` rule names (see
 //! docs/serving.md, "Beyond the recording").
 
-use crate::route::{normalize_path, percent_decode};
+use crate::codec::{normalize_path, query_decode};
 use crate::state::Entity;
 use crate::{Call, Engine};
 use base64::Engine as _;
@@ -62,10 +62,6 @@ impl ListQuery {
     }
 }
 
-fn decode_component(text: &str) -> String {
-    percent_decode(&text.replace('+', " "))
-}
-
 /// Parses a raw query string. A name that is neither paging, sorting, the
 /// token nor (after an optional filter prefix) a field of `fields` makes
 /// the query not understood.
@@ -76,8 +72,8 @@ pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
     };
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = decode_component(raw_name);
-        let value = decode_component(raw_value);
+        let name = query_decode(raw_name);
+        let value = query_decode(raw_value);
         if name == token_name {
             q.offset = read_token(&value).unwrap_or(0);
             continue;
@@ -312,7 +308,7 @@ pub fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
                 return Some(Paging {
                     header: name.clone(),
                     origin,
-                    token: decode_component(new[0]),
+                    token: query_decode(new[0]),
                 });
             }
         }
