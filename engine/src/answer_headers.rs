@@ -59,7 +59,7 @@ pub fn replayable(name: &str) -> bool {
 const VALIDATORS: [&str; 2] = ["etag", "last-modified"];
 
 /// Step 3 of dispatch: the answer's headers made to describe it.
-pub fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
+pub(crate) fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
     answer
         .headers
         .retain(|(n, _)| !n.eq_ignore_ascii_case("date"));
@@ -79,7 +79,7 @@ pub fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
 /// Whether a recorded answer with `status` may answer `call`: a `304` only
 /// a request with `If-None-Match`/`If-Modified-Since`, a `412` only one
 /// with `If-Match`/`If-Unmodified-Since`.
-pub fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
+pub(crate) fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
     match status {
         Some(304) => {
             call.header("if-none-match").is_some() || call.header("if-modified-since").is_some()
@@ -94,7 +94,7 @@ pub fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
 /// Sets every count header of a rendered list: a recorded header whose
 /// value is the number of entities the recorded body listed (`recorded`)
 /// now says `count`.
-pub fn count_headers(answer: &mut Answer, recorded: usize, count: usize) {
+pub(crate) fn count_headers(answer: &mut Answer, recorded: usize, count: usize) {
     let recorded = recorded.to_string();
     for (_, value) in answer.headers.iter_mut() {
         if value.trim() == recorded {

@@ -30,7 +30,7 @@ pub enum PatchMeaning {
 /// Applies one write plan to `world` and answers as the recording would,
 /// storing sent members as sent. Leaves `world` unchanged unless it
 /// answers `applied: Yes`.
-pub fn apply_write(
+pub(crate) fn apply_write(
     engine: &Engine,
     plan: &WritePlan,
     world: &mut World,
@@ -50,7 +50,7 @@ pub fn apply_write(
 }
 
 /// `apply_write` with the given meaning of an update's sent members.
-pub fn apply_write_with(
+pub(crate) fn apply_write_with(
     engine: &Engine,
     plan: &WritePlan,
     world: &mut World,
@@ -462,7 +462,7 @@ fn apply_update_rules(
 }
 
 /// RFC 7396 JSON merge patch of `patch` into `target`.
-pub fn merge_patch(target: &mut Value, patch: &Value) {
+pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
     let Value::Object(patch) = patch else {
         *target = patch.clone();
         return;

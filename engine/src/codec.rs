@@ -155,5 +155,7 @@ mod tests {
         assert_eq!(query_encode("a b,c&d"), "a%20b,c%26d");
         assert_eq!(query_decode("a+b%2Bc"), "a b+c");
         assert_eq!(pointer_token("a/b~c"), "a~1b~0c");
+        assert_eq!(normalize_path("/a//b/"), "/a/b");
+        assert_eq!(normalize_path(""), "/");
     }
 }

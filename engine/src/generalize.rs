@@ -3,13 +3,14 @@
 //! item reads and writes the recording only showed for a sibling type, and
 //! not-found answers take the recorded not-found shape of the type's family.
 
+use crate::codec::{normalize_path, path_segments, percent_decode};
 use crate::dispatch::Routed;
 use crate::manifest::Tool;
 use crate::refusal::Refusal;
 use crate::render::{
     answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
 };
-use crate::route::{normalize_path, path_segments, percent_decode, Segment};
+use crate::route::Segment;
 use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
 use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::Value;
@@ -25,7 +26,7 @@ pub struct ItemTarget<'e> {
 
 /// The item target of a path: the first type whose (compiled) collection
 /// template matches the path minus its last segment.
-pub fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarget<'e>> {
+pub(crate) fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarget<'e>> {
     let segs = path_segments(path);
     let (last, parent) = segs.split_last()?;
     let i = engine
@@ -51,7 +52,7 @@ fn template_matches(template: &[Segment], segs: &[&str]) -> bool {
 /// an item view or served write of `t`, any unserved write plan (it
 /// answers its reason), a document at this very path, or a recording of
 /// this very line.
-pub fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> bool {
+pub(crate) fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> bool {
     if let Some(plan) = engine.write_of(&tool.name) {
         // A plan the replay check did not confirm answers its own reason:
         // a sibling's plan never overrides that evidence.
@@ -77,7 +78,7 @@ pub fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> boo
 
 /// Step 2 of dispatch: a not-found answer rea made up itself, for an item
 /// path of a type, takes the family's recorded not-found shape.
-pub fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer) -> Answer {
+pub(crate) fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer) -> Answer {
     let Some(target) = &routed.item else {
         return answer;
     };
@@ -99,7 +100,7 @@ pub fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer)
 
 /// The types whose collection template differs from `t`'s in exactly one
 /// literal segment (same length, same parent), in state order.
-pub fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
+pub(crate) fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
     let Some(own) = engine.type_index(&t.name) else {
         return Vec::new();
     };
@@ -111,7 +112,7 @@ pub fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
 
 /// The family of every type (by index): the types whose collection
 /// template differs in exactly one literal segment. Computed at start-up.
-pub fn families(templates: &[Vec<Segment>]) -> Vec<Vec<usize>> {
+pub(crate) fn families(templates: &[Vec<Segment>]) -> Vec<Vec<usize>> {
     templates
         .iter()
         .enumerate()
@@ -149,7 +150,7 @@ fn item_tool_of(engine: &Engine, tool: &str, s: &EntityType) -> bool {
 }
 
 /// The item view plan of the first family sibling that has one.
-pub fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPlan> {
+pub(crate) fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPlan> {
     family(engine, t).into_iter().find_map(|s| {
         engine.state.views.iter().find_map(|v| match v {
             ViewPlan::Item(p) if p.type_name == s.name && item_tool_of(engine, &p.tool, s) => {
@@ -162,7 +163,7 @@ pub fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPl
 
 /// The served update/delete plan for `method` of the first family sibling
 /// that has one at `<collection>/{param}`.
-pub fn sibling_write<'e>(
+pub(crate) fn sibling_write<'e>(
     engine: &'e Engine,
     t: &EntityType,
     method: &str,
@@ -179,7 +180,7 @@ pub fn sibling_write<'e>(
 }
 
 /// A family sibling's item view renders an entity of `target`'s type.
-pub fn sibling_read(
+pub(crate) fn sibling_read(
     engine: &Engine,
     world: &World,
     plan: &ItemPlan,
@@ -222,7 +223,7 @@ pub fn sibling_read(
 /// type (its field rules for fields the type has), applies to an entity of
 /// that type. The plan means what it means on its own route: the same
 /// `apply_write` runs.
-pub fn sibling_write_answer(
+pub(crate) fn sibling_write_answer(
     engine: &Engine,
     world: &mut World,
     routed: &Routed<'_>,
@@ -271,7 +272,7 @@ pub fn sibling_write_answer(
 /// view's not-found recording, else any 404/410 recording of an item path
 /// of the family), every string equal to the recorded identity replaced by
 /// `id`.
-pub fn family_not_found(
+pub(crate) fn family_not_found(
     engine: &Engine,
     t: &EntityType,
     id: &str,
@@ -318,7 +319,7 @@ pub fn family_not_found(
 /// path is an item path of a type whose initial entities hold that
 /// identity, with the entity's object at the top of the document's value
 /// or one member down.
-pub fn entity_documents(
+pub(crate) fn entity_documents(
     engine: &Engine,
 ) -> std::collections::HashMap<String, crate::DocumentEntity> {
     let mut out = std::collections::HashMap::new();

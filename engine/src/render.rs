@@ -11,15 +11,15 @@
 //!   its collection in state order into the envelope of the plan's first
 //!   line.
 
+use crate::codec::{normalize_path, path_segments, percent_decode};
 use crate::manifest::Tool;
 use crate::records::{Body, Record};
-use crate::route::{normalize_path, path_segments, percent_decode};
 use crate::state::{Entity, ItemPlan, ListPlan, ViewPlan};
 use crate::{Answer, AnswerBody, Applied, Engine, Params, World};
 use serde_json::{Map, Value};
 
 /// Answers a read call.
-pub fn read(
+pub(crate) fn read(
     engine: &Engine,
     world: &World,
     tool: &Tool,
@@ -106,7 +106,7 @@ fn normalize_line(line: &str) -> String {
 }
 
 /// The collection path of an item path: the path minus its last segment.
-pub fn parent_collection(path: &str) -> String {
+pub(crate) fn parent_collection(path: &str) -> String {
     let segs = path_segments(path);
     let n = segs.len().saturating_sub(1);
     normalize_path(&segs[..n].join("/"))
@@ -116,7 +116,7 @@ pub fn parent_collection(path: &str) -> String {
 /// holds, in the view's order (a view's own differing values from
 /// `view_fields`), then fields no view of the type ever showed (written or
 /// loaded since), in the entity's order.
-pub fn render_entity(
+pub(crate) fn render_entity(
     entity: &Entity,
     view_fields: &[String],
     type_fields: &[String],
@@ -297,7 +297,7 @@ fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> An
 
 /// Replays a recorded not-found answer for another identity: every string
 /// equal to the recorded request's last path segment becomes `id`.
-pub fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
+pub(crate) fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
     let mut answer = answer_from_record(rec, tool);
     let recorded_id = rec
         .path
@@ -321,7 +321,7 @@ fn replace_strings(value: &mut Value, from: &str, to: &str) {
 
 /// Replays the latest recording of the same request line (an equal JSON
 /// body preferred), else answers `not_recorded`.
-pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
+pub(crate) fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
     let line = normalize_line(&call.line());
     let same_line: Vec<&Record> = tool
         .record_ordinals
@@ -360,7 +360,7 @@ pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
 }
 
 /// A recording as an answer (status, content type, replayable headers, body).
-pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
+pub(crate) fn answer_from_record(rec: &Record, tool: &str) -> Answer {
     let headers = rec
         .response_headers
         .iter()
@@ -396,7 +396,7 @@ pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
 }
 
 /// Replaces the value at a JSON pointer; false when the pointer names nothing.
-pub fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
+pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
     match target.pointer_mut(pointer) {
         Some(slot) => {
             *slot = value;

@@ -8,7 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
-use rea_engine::answer_headers::replayable;
+use rea_engine::replayable;
 use rea_engine::{Answer, Call, Refusal};
 use std::sync::Arc;
 

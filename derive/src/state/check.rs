@@ -5,7 +5,7 @@
 //! answer from state with its recording (as the whole rendered response),
 //! and marks each write plan `served` or gives its first reason.
 
-use crate::engine::world::same_id;
+use crate::engine::same_id;
 use crate::engine::{AnswerBody, Call, Engine, Generator, Params, World};
 use crate::state::model::{ViewPlan, WritePlan};
 use crate::state::writes::build::Built;
@@ -284,10 +284,12 @@ impl<'a> Replay<'a> {
         }
         let target = held.unwrap_or_else(|| {
             let own = normalize_path(path);
-            let is_collection =
-                self.engine.state.types.iter().any(|t| {
-                    crate::engine::world::path_fits_template(&own, &t.collection_template)
-                });
+            let is_collection = self
+                .engine
+                .state
+                .types
+                .iter()
+                .any(|t| crate::engine::path_fits_template(&own, &t.collection_template));
             Target::Collection(if is_collection {
                 own
             } else {
@@ -356,7 +358,7 @@ impl<'a> Replay<'a> {
                     .map(|t| t.fields.clone())
                     .unwrap_or_default();
                 let understood = rec.query.as_deref().is_none_or(|q| {
-                    crate::engine::listing::understands(self.engine, tool, q, &fields)
+                    crate::engine::understands_list_query(self.engine, tool, q, &fields)
                 });
                 if !recorded_line && !understood {
                     return;

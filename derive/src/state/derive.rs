@@ -3,8 +3,8 @@
 //! the engine), documents, budget, unknowns.
 
 use crate::budget::{Budget, PROJECTION_BUDGET, SLOT};
-use crate::engine::render::parent_collection;
-use crate::engine::route::{compile, normalize_path, path_segments, percent_decode, Segment};
+use crate::engine::codec::parent_path as parent_collection;
+use crate::engine::{compile, normalize_path, path_segments, percent_decode, Segment};
 use crate::error::DeriveError;
 use crate::manifest::manifest_budgeted;
 use crate::manifest::Manifest;

@@ -4,8 +4,8 @@
 //! of the tool's request lines.
 
 use crate::budget::Budget;
-use crate::engine::route::normalize_path;
-use crate::engine::world::id_matches;
+use crate::engine::id_matches;
+use crate::engine::normalize_path;
 use crate::engine::{AnswerBody, Call, Engine, World};
 use crate::error::DeriveError;
 use crate::state::derive::kept_charge;
@@ -112,7 +112,7 @@ fn query_names(line: &str) -> Vec<String> {
     };
     q.split('&')
         .filter(|p| !p.is_empty())
-        .map(|p| crate::engine::route::percent_decode(p.split('=').next().unwrap_or("")))
+        .map(|p| crate::engine::percent_decode(p.split('=').next().unwrap_or("")))
         .collect()
 }
 
@@ -307,7 +307,7 @@ pub(crate) fn plan_views(
                             && held
                                 .iter()
                                 .zip(&listed)
-                                .all(|(a, b)| crate::engine::world::same_id(a, b));
+                                .all(|(a, b)| crate::engine::same_id(a, b));
                         let paging_only = query_names(&o.line)
                             .iter()
                             .all(|n| PAGING_PARAMETERS.contains(&n.as_str()));

@@ -2,7 +2,7 @@
 //! manifest tools that hold them, and a one-type state (`items` at
 //! `/api/items`, identity `id`) whose initial reads are given.
 
-use crate::engine::route::compile;
+use crate::engine::compile;
 use crate::manifest::{Manifest, Param, Tool};
 use crate::state::records::Record;
 use crate::state::{Entity, EntityType, ItemPlan, ListLine, ListPlan, State, ViewPlan, WritePlan};
@@ -108,7 +108,7 @@ impl Scenario {
                     .iter()
                     .enumerate()
                     .filter_map(|(i, s)| match s {
-                        crate::engine::route::Segment::Param(n) => Some(Param {
+                        crate::engine::Segment::Param(n) => Some(Param {
                             name: n.clone(),
                             segment_index: i,
                             rule: "numeric".into(),
