@@ -9,6 +9,7 @@
 use crate::codec::body_entity;
 use crate::codec::{path_segments, percent_decode};
 use crate::insert::insert_index;
+use crate::refusal::Refusal;
 use crate::render::{answer_from_record, parent_collection, recorded_not_found};
 use crate::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
 use crate::state::{Entity, FieldRule, ViewPlan, WritePlan};
@@ -73,13 +74,15 @@ pub(crate) fn apply_write_with(
         "update" => update(engine, plan, world, call, params, &body, gen, merge),
         "delete" => delete(engine, plan, world, call, params, gen),
         "document" => document(engine, plan, world, call, &body, gen, merge),
-        _ => Answer::error(
-            501,
-            "write_not_served",
-            &format!("`{}` changes no state the environment models", plan.tool),
-            Some(&plan.tool),
-            None,
-        ),
+        _ => Refusal::NotServed {
+            tool: plan.tool.clone(),
+            method: call.method.clone(),
+            template: engine
+                .tool(&plan.tool)
+                .map_or_else(|| call.path.clone(), |t| t.path_template.clone()),
+            reason: "no-state-target".to_string(),
+        }
+        .answer(),
     }
 }
 
@@ -95,14 +98,18 @@ fn body_pointer(engine: &Engine, plan: &WritePlan) -> Option<String> {
     from_view.or_else(|| plan.answer.as_ref().and_then(|a| a.pointer.clone()))
 }
 
-fn refuse(plan: &WritePlan, code: &str, message: &str, details: Value) -> Box<Answer> {
-    Box::new(Answer::error(
-        400,
-        code,
-        message,
-        Some(&plan.tool),
-        Some(json!({ "details": details })),
-    ))
+fn refuse(plan: &WritePlan, code: &'static str, message: &str, details: Value) -> Box<Answer> {
+    let mut extra = Map::new();
+    extra.insert("details".to_string(), details);
+    Box::new(
+        Refusal::InvalidBody {
+            tool: plan.tool.clone(),
+            code,
+            message: message.to_string(),
+            extra,
+        }
+        .answer(),
+    )
 }
 
 /// The body's entity object, or the 400 answer that refuses the call.
@@ -224,13 +231,7 @@ fn create(
         .as_deref()
         .and_then(|t| engine.entity_type(t))
     else {
-        return Answer::error(
-            500,
-            "write_not_served",
-            "the plan names no entity type",
-            Some(&plan.tool),
-            None,
-        );
+        return internal(plan, "the plan names no entity type");
     };
     let collection = crate::normalize_path(&call.path);
     let now = gen.now_ms();
@@ -320,22 +321,14 @@ fn create(
         }
     }
     let Some(id) = fields.get(&t.id_field).cloned() else {
-        return Answer::error(
-            500,
-            "write_not_served",
-            "the created entity has no identity",
-            Some(&plan.tool),
-            None,
-        );
+        return internal(plan, "the created entity has no identity");
     };
     if held.iter().any(|e| same_id(&e.id, &id)) {
-        return Answer::error(
-            409,
-            "already_exists",
-            "an entity with this identity already exists in the collection",
-            Some(&plan.tool),
-            Some(json!({ "id": id })),
-        );
+        return Refusal::AlreadyExists {
+            tool: plan.tool.clone(),
+            id,
+        }
+        .answer();
     }
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
@@ -624,11 +617,18 @@ fn not_found(engine: &Engine, plan: &WritePlan, id: &str) -> Answer {
     if let Some(rec) = tool_record.or(view_record) {
         return recorded_not_found(rec, &plan.tool, id);
     }
-    Answer::error(
-        404,
-        "not_found",
-        &format!("no entity `{id}` is held"),
-        Some(&plan.tool),
-        None,
-    )
+    Refusal::NotFound {
+        tool: plan.tool.clone(),
+        id: id.to_string(),
+    }
+    .answer()
+}
+
+/// rea failed to build the answer a plan promises.
+fn internal(plan: &WritePlan, message: &str) -> Answer {
+    Refusal::Internal {
+        tool: Some(plan.tool.clone()),
+        message: message.to_string(),
+    }
+    .answer()
 }

@@ -63,7 +63,7 @@ use crate::records::{records_of, Record};
 use crate::state::{EntityType, State, ViewPlan, WritePlan};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 pub use answer_headers::replayable;
@@ -156,33 +156,6 @@ pub struct Answer {
     /// envelope and headers it reuses (its validators and counts no longer
     /// describe the body; see `answer_headers`).
     pub rendered: Option<u64>,
-}
-
-impl Answer {
-    /// An error answer produced by rea itself, with a JSON body
-    /// `{"error": code, "message": message, ...extra}`.
-    pub fn error(
-        status: u16,
-        code: &str,
-        message: &str,
-        tool: Option<&str>,
-        extra: Option<Value>,
-    ) -> Answer {
-        let mut body = json!({"error": code, "message": message});
-        if let (Some(Value::Object(extra)), Value::Object(map)) = (extra, &mut body) {
-            map.extend(extra);
-        }
-        Answer {
-            status,
-            content_type: Some("application/json".to_string()),
-            headers: Vec::new(),
-            body: AnswerBody::Json(body),
-            tool: tool.map(str::to_string),
-            applied: Applied::No,
-            error_code: Some(code.to_string()),
-            rendered: None,
-        }
-    }
 }
 
 /// A document the capture also recorded as an entity: held once, as the

@@ -161,13 +161,11 @@ fn render_item(
         return not_found(engine, tool, plan.not_found_ordinal, &id);
     };
     let Some(base) = engine.record(plan.envelope_ordinal) else {
-        return Answer::error(
-            500,
-            "not_recorded",
-            "the item view's envelope recording is missing",
-            Some(&tool.name),
-            None,
-        );
+        return crate::Refusal::Internal {
+            tool: Some(tool.name.clone()),
+            message: "the item view's envelope recording is missing".to_string(),
+        }
+        .answer();
     };
     let rendered = render_entity(entity, &plan.fields, type_fields, &tool.name);
     let mut answer = answer_from_record(base, &tool.name);
@@ -176,13 +174,11 @@ fn render_item(
         _ => Value::Null,
     };
     if !set_pointer(&mut envelope, &plan.pointer, rendered) {
-        return Answer::error(
-            500,
-            "not_recorded",
-            "the item view's envelope has no entity at its pointer",
-            Some(&tool.name),
-            None,
-        );
+        return crate::Refusal::Internal {
+            tool: Some(tool.name.clone()),
+            message: "the item view's envelope has no entity at its pointer".to_string(),
+        }
+        .answer();
     }
     answer.body = AnswerBody::Json(envelope);
     answer.rendered = Some(base.ordinal);
@@ -286,13 +282,11 @@ fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> An
     if let Some(rec) = ordinal.and_then(|o| engine.record(o)) {
         return recorded_not_found(rec, &tool.name, id);
     }
-    Answer::error(
-        404,
-        "not_found",
-        &format!("no entity `{id}` is held"),
-        Some(&tool.name),
-        None,
-    )
+    crate::Refusal::NotFound {
+        tool: tool.name.clone(),
+        id: id.to_string(),
+    }
+    .answer()
 }
 
 /// Replays a recorded not-found answer for another identity: every string
@@ -344,18 +338,12 @@ pub(crate) fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer
     });
     match with_body.or(same_line.last()) {
         Some(rec) => answer_from_record(rec, &tool.name),
-        None => Answer::error(
-            404,
-            "not_recorded",
-            &format!(
-                "`{}` has no recording of {} {}",
-                tool.name,
-                call.method,
-                call.line()
-            ),
-            Some(&tool.name),
-            None,
-        ),
+        None => crate::Refusal::NotRecorded {
+            tool: tool.name.clone(),
+            method: call.method.clone(),
+            line: call.line(),
+        }
+        .answer(),
     }
 }
 
