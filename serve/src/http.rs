@@ -13,7 +13,7 @@ use rea_engine::{Answer, Call, Refusal};
 use std::sync::Arc;
 
 /// The fallback handler: every request no other route took.
-pub async fn fallback(
+pub(crate) async fn fallback(
     State(env): State<Arc<Environment>>,
     method: Method,
     uri: Uri,
@@ -67,7 +67,7 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
 }
 
 /// Builds the HTTP response for a reply.
-pub fn to_response(reply: &Reply, head: bool) -> Response {
+pub(crate) fn to_response(reply: &Reply, head: bool) -> Response {
     let status =
         StatusCode::from_u16(reply.answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let bytes = if head {
@@ -83,7 +83,7 @@ pub fn to_response(reply: &Reply, head: bool) -> Response {
 
 /// The headers an answer is served with: the replayable recorded ones and
 /// the content type.
-pub fn response_headers(answer: &Answer) -> HeaderMap {
+pub(crate) fn response_headers(answer: &Answer) -> HeaderMap {
     let mut out = HeaderMap::new();
     for (name, value) in &answer.headers {
         if !replayable(name) {
