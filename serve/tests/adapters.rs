@@ -200,6 +200,20 @@ async fn after_a_patch_the_validators_are_not_the_recorded_ones() {
     );
     let after = get(&env, &item).await;
     assert_eq!(after.json()["data"]["stock"], 4321);
+    // The PATCH line is routed once, to the item route's own update plan.
+    let mut call = rea_engine::Call::new("PATCH", &item, None);
+    call.body = Some(json!({"data": {"stock": 4322}}));
+    let routed = env.call(&Request::Http(call));
+    assert!(
+        routed
+            .answer
+            .tool
+            .as_deref()
+            .is_some_and(|t| t.starts_with("patch_") && t.ends_with("_by_record_id")),
+        "{:?}",
+        routed.answer.tool
+    );
+    let after = get(&env, &item).await;
     let etag = after.header("etag").map(str::to_string);
     assert!(etag.is_none() || etag != recorded_etag, "{etag:?}");
     assert!(etag.is_none() || etag.as_deref() != before.header("etag"));
