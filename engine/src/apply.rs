@@ -12,7 +12,7 @@ use crate::insert::insert_index;
 use crate::refusal::Refusal;
 use crate::render::{answer_from_record, parent_collection, recorded_not_found};
 use crate::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
-use crate::state::{Entity, FieldRule, ViewPlan, WritePlan};
+use crate::state::{Effect, Entity, FieldRule, ViewPlan, WritePlan};
 use crate::world::same_id;
 use crate::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::{json, Map, Value};
@@ -62,19 +62,21 @@ pub(crate) fn apply_write_with(
 ) -> Answer {
     let merge = meaning == PatchMeaning::MergePatch && call.method.eq_ignore_ascii_case("PATCH");
     let pointer = body_pointer(engine, plan);
-    let body = match plan.effect.as_str() {
-        "create" | "update" | "document" => match validate(plan, call, pointer.as_deref()) {
-            Ok(body) => body,
-            Err(answer) => return *answer,
-        },
+    let body = match plan.effect {
+        Effect::Create | Effect::Update | Effect::Document => {
+            match validate(plan, call, pointer.as_deref()) {
+                Ok(body) => body,
+                Err(answer) => return *answer,
+            }
+        }
         _ => Map::new(),
     };
-    match plan.effect.as_str() {
-        "create" => create(engine, plan, world, call, params, &body, gen),
-        "update" => update(engine, plan, world, call, params, &body, gen, merge),
-        "delete" => delete(engine, plan, world, call, params, gen),
-        "document" => document(engine, plan, world, call, &body, gen, merge),
-        _ => Refusal::NotServed {
+    match plan.effect {
+        Effect::Create => create(engine, plan, world, call, params, &body, gen),
+        Effect::Update => update(engine, plan, world, call, params, &body, gen, merge),
+        Effect::Delete => delete(engine, plan, world, call, params, gen),
+        Effect::Document => document(engine, plan, world, call, &body, gen, merge),
+        Effect::None => Refusal::NotServed {
             tool: plan.tool.clone(),
             method: call.method.clone(),
             template: engine

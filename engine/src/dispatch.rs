@@ -9,7 +9,7 @@ use crate::apply::PatchMeaning;
 use crate::generalize::{self, ItemTarget};
 use crate::manifest::Tool;
 use crate::refusal::Refusal;
-use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
+use crate::state::{EntityType, ItemPlan, PlanStatus, ViewPlan, WritePlan};
 use crate::{answer_headers, apply, render, Answer, Call, Engine, Generator, Params, World};
 use serde_json::{Map, Value};
 
@@ -163,7 +163,7 @@ impl Engine {
     /// The plan that answers a tool's requests.
     fn plan_of<'e>(&'e self, tool: &'e Tool) -> Plan<'e> {
         if let Some(plan) = self.write_of(&tool.name) {
-            if plan.status != "served" {
+            if plan.status != PlanStatus::Served {
                 return Plan::Refused(Refusal::NotServed {
                     tool: tool.name.clone(),
                     method: tool.method.clone(),

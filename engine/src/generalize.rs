@@ -11,7 +11,7 @@ use crate::render::{
     answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
 };
 use crate::route::Segment;
-use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
+use crate::state::{Effect, EntityType, ItemPlan, PlanStatus, ViewPlan, WritePlan};
 use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::Value;
 
@@ -56,7 +56,8 @@ pub(crate) fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType)
     if let Some(plan) = engine.write_of(&tool.name) {
         // A plan the replay check did not confirm answers its own reason:
         // a sibling's plan never overrides that evidence.
-        return plan.status != "served" || plan.type_name.as_deref() == Some(t.name.as_str());
+        return plan.status != PlanStatus::Served
+            || plan.type_name.as_deref() == Some(t.name.as_str());
     }
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(p)) => p.type_name == t.name,
@@ -170,9 +171,9 @@ pub(crate) fn sibling_write<'e>(
 ) -> Option<&'e WritePlan> {
     family(engine, t).into_iter().find_map(|s| {
         engine.state.writes.iter().find(|w| {
-            w.status == "served"
+            w.status == PlanStatus::Served
                 && w.method.eq_ignore_ascii_case(method)
-                && matches!(w.effect.as_str(), "update" | "delete")
+                && matches!(w.effect, Effect::Update | Effect::Delete)
                 && w.type_name.as_deref() == Some(s.name.as_str())
                 && item_tool_of(engine, &w.tool, s)
         })

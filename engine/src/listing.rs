@@ -4,7 +4,7 @@
 //! docs/serving.md, "Beyond the recording").
 
 use crate::codec::{normalize_path, query_decode};
-use crate::state::Entity;
+use crate::state::{Entity, PlanStatus};
 use crate::{Call, Engine};
 use base64::Engine as _;
 use serde_json::Value;
@@ -241,7 +241,8 @@ pub(crate) fn apply<'a>(
 pub(crate) fn default_order(engine: &Engine, type_name: &str) -> Option<(String, bool)> {
     engine.state.writes.iter().find_map(|w| {
         let insert = w.insert.as_ref()?;
-        (w.status == "served" && w.type_name.as_deref() == Some(type_name)).then_some(())?;
+        (w.status == PlanStatus::Served && w.type_name.as_deref() == Some(type_name))
+            .then_some(())?;
         (insert.position == "sorted").then_some(())?;
         Some((
             insert.field.clone()?,

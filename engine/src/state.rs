@@ -235,14 +235,14 @@ pub struct WritePlan {
     pub tool: String,
     pub method: String,
     /// `create`, `update`, `delete`, `document` or `none`.
-    pub effect: String,
+    pub effect: Effect,
     /// The entity type written (create/update/delete).
     #[serde(rename = "type")]
     pub type_name: Option<String>,
     /// The document path written (`effect: "document"`).
     pub document_path: Option<String>,
     /// `"served"` or `"unserved"`.
-    pub status: String,
+    pub status: PlanStatus,
     /// Why the plan is not served: `no-state-target`, `no-call`,
     /// `body-unusable`, `no-observation`, `unexplained-change`,
     /// `contradicted`, `side-effect`, `unconfirmed`, `incomplete-entities`.
@@ -306,4 +306,70 @@ pub struct WriteAnswer {
     pub envelope_ordinal: u64,
     /// Where the written entity sits in the envelope, if it is shown.
     pub pointer: Option<String>,
+}
+
+/// What a write plan does to the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Effect {
+    Create,
+    Update,
+    Delete,
+    Document,
+    None,
+}
+
+impl Effect {
+    /// The spelling in the state document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Create => "create",
+            Effect::Update => "update",
+            Effect::Delete => "delete",
+            Effect::Document => "document",
+            Effect::None => "none",
+        }
+    }
+}
+
+impl PartialEq<&str> for Effect {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// Whether the replay check confirmed a write plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanStatus {
+    Served,
+    Unserved,
+}
+
+impl PlanStatus {
+    /// The spelling in the state document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanStatus::Served => "served",
+            PlanStatus::Unserved => "unserved",
+        }
+    }
+}
+
+impl PartialEq<&str> for PlanStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for Effect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for PlanStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

@@ -7,7 +7,7 @@
 
 use crate::engine::same_id;
 use crate::engine::{AnswerBody, Call, Engine, Generator, Params, World};
-use crate::state::model::{ViewPlan, WritePlan};
+use crate::state::model::{Effect, PlanStatus, ViewPlan, WritePlan};
 use crate::state::writes::build::Built;
 use crate::state::writes::classify::may_change_state;
 use crate::state::writes::input::{
@@ -39,7 +39,7 @@ impl Target {
 struct Pending {
     plan: usize,
     target: Target,
-    effect: String,
+    effect: Effect,
     /// The body members it sent.
     sent: Vec<String>,
     /// An unmodelled write came after it.
@@ -92,11 +92,10 @@ pub fn check(engine: &Engine, timeline: &[TimelineRecord], built: &[Built]) -> V
                 };
             }
             plan.status = if plan.reason.is_none() {
-                "served"
+                PlanStatus::Served
             } else {
-                "unserved"
-            }
-            .into();
+                PlanStatus::Unserved
+            };
             plan
         })
         .collect()
@@ -240,7 +239,7 @@ impl<'a> Replay<'a> {
         self.pending.push(Pending {
             plan: i,
             target,
-            effect: plan.effect.clone(),
+            effect: plan.effect,
             sent,
             after_unmodelled: false,
             item_open: true,
@@ -791,7 +790,7 @@ impl Diff {
     fn explained_by(&self, p: &Pending, plan: &WritePlan) -> bool {
         match &p.target {
             Target::Entity(_, id) if !self.ids.is_empty() => self.ids.contains(id),
-            Target::Entity(..) if p.effect == "create" || p.effect == "delete" => true,
+            Target::Entity(..) if matches!(p.effect, Effect::Create | Effect::Delete) => true,
             Target::Entity(..) => {
                 self.envelope
                     || self.fields.iter().any(|f| {

@@ -26,10 +26,10 @@ fn patch_plan() -> WritePlan {
     WritePlan {
         tool: "update_item".into(),
         method: "PATCH".into(),
-        effect: "update".into(),
+        effect: crate::state::model::Effect::Update,
         type_name: Some("items".into()),
         document_path: None,
-        status: "served".into(),
+        status: crate::state::model::PlanStatus::Served,
         reason: None,
         contradicted_by: vec![],
         checked_record_ordinals: vec![],

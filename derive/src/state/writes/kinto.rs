@@ -17,7 +17,7 @@ fn outcome(plans: &[WritePlan], tool: &str) -> (String, Option<String>, Vec<u64>
         .find(|p| p.tool == tool)
         .unwrap_or_else(|| panic!("no plan {tool}"));
     (
-        p.status.clone(),
+        p.status.as_str().to_string(),
         p.reason.clone(),
         p.checked_record_ordinals.clone(),
         p.contradicted_by.clone(),
@@ -171,7 +171,7 @@ fn large_capture_timing() {
         state.writes.len()
     );
     for p in &state.writes {
-        eprintln!("  {} {} {:?}", p.tool, p.status, p.reason);
+        eprintln!("  {} {} {:?}", p.tool, p.status.as_str(), p.reason);
     }
     let manifest = crate::manifest::environment_manifest(&evidence, &TemplateRule::ALL, true)
         .expect("manifest");
