@@ -4,7 +4,7 @@
 //! docs/serving.md, "Beyond the recording").
 
 use crate::codec::{normalize_path, query_decode};
-use crate::state::{Entity, PlanStatus};
+use crate::state::{Entity, InsertPosition, PlanStatus, SortOrder};
 use crate::{Call, Engine};
 use base64::Engine as _;
 use serde_json::Value;
@@ -243,10 +243,10 @@ pub(crate) fn default_order(engine: &Engine, type_name: &str) -> Option<(String,
         let insert = w.insert.as_ref()?;
         (w.status == PlanStatus::Served && w.type_name.as_deref() == Some(type_name))
             .then_some(())?;
-        (insert.position == "sorted").then_some(())?;
+        (insert.position == InsertPosition::Sorted).then_some(())?;
         Some((
             insert.field.clone()?,
-            insert.order.as_deref() == Some("descending"),
+            insert.order == Some(SortOrder::Descending),
         ))
     })
 }

@@ -14,7 +14,7 @@
 use crate::codec::{normalize_path, path_segments, percent_decode};
 use crate::manifest::Tool;
 use crate::records::{Body, Record};
-use crate::state::{Entity, ItemPlan, ListPlan, ViewPlan};
+use crate::state::{Entity, ItemPlan, ListPlan, Membership, ViewPlan};
 use crate::{Answer, AnswerBody, Applied, Engine, Params, World};
 use serde_json::{Map, Value};
 
@@ -216,7 +216,7 @@ fn render_list(
         .unwrap_or(&[]);
     let held = world.list(&plan.type_name, &collection);
     let entities: Vec<&Entity> = match recorded_line {
-        Some(l) if l.membership != "all" => l
+        Some(l) if l.membership != Membership::All => l
             .listed
             .iter()
             .filter_map(|id| held.iter().find(|e| crate::world::same_id(&e.id, id)))
@@ -229,7 +229,7 @@ fn render_list(
         tool,
         &plan.type_name,
         call,
-        recorded_line.map(|l| l.membership == "all"),
+        recorded_line.map(|l| l.membership == Membership::All),
         entities,
     );
     let total = shaped.total;

@@ -179,7 +179,7 @@ pub struct ListPlan {
     pub pointer: String,
     pub fields: Vec<String>,
     /// `"all"` or `"recorded"`.
-    pub membership: String,
+    pub membership: Membership,
     /// Envelope members (pointers) whose value equals the number listed.
     pub counters: Vec<String>,
     /// Each initial request line: its base recording and what it listed.
@@ -200,7 +200,7 @@ pub struct ListLine {
     pub collection: String,
     /// `"all"` when this line listed exactly every entity in state order with
     /// no filtering query, no differing total and no next-page marker.
-    pub membership: String,
+    pub membership: Membership,
     /// The identities the base recording listed, in its order.
     pub listed: Vec<Value>,
 }
@@ -291,11 +291,11 @@ pub struct FieldRule {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Insert {
     /// `"sorted"` or `"last"`.
-    pub position: String,
+    pub position: InsertPosition,
     /// The field the recorded order sorts by (for `sorted`).
     pub field: Option<String>,
     /// `"ascending"` or `"descending"` (for `sorted`).
-    pub order: Option<String>,
+    pub order: Option<SortOrder>,
 }
 
 /// How a write answers.
@@ -308,68 +308,68 @@ pub struct WriteAnswer {
     pub pointer: Option<String>,
 }
 
-/// What a write plan does to the state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Effect {
-    Create,
-    Update,
-    Delete,
-    Document,
-    None,
-}
-
-impl Effect {
-    /// The spelling in the state document.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Effect::Create => "create",
-            Effect::Update => "update",
-            Effect::Delete => "delete",
-            Effect::Document => "document",
-            Effect::None => "none",
+/// A plan-vocabulary enum spelled in the state document as its serde
+/// name: `as_str`, `Display` and comparison with that spelling.
+macro_rules! spelled {
+    ($(#[$meta:meta])* $name:ident, $case:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = $case)]
+        pub enum $name {
+            $($variant),+
         }
-    }
-}
 
-impl PartialEq<&str> for Effect {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-/// Whether the replay check confirmed a write plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PlanStatus {
-    Served,
-    Unserved,
-}
-
-impl PlanStatus {
-    /// The spelling in the state document.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlanStatus::Served => "served",
-            PlanStatus::Unserved => "unserved",
+        impl $name {
+            /// The spelling in the state document.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
         }
-    }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
 }
 
-impl PartialEq<&str> for PlanStatus {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+spelled!(
+    /// What a write plan does to the state.
+    Effect, "kebab-case", {
+        Create => "create",
+        Update => "update",
+        Delete => "delete",
+        Document => "document",
+        None => "none",
     }
-}
+);
 
-impl std::fmt::Display for Effect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+spelled!(
+    /// Whether the replay check confirmed a write plan.
+    PlanStatus, "lowercase", { Served => "served", Unserved => "unserved" }
+);
 
-impl std::fmt::Display for PlanStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+spelled!(
+    /// Which entities a list shows: `all` of its collection in state order,
+    /// or the ones its recording listed.
+    Membership, "lowercase", { All => "all", Recorded => "recorded" }
+);
+
+spelled!(
+    /// Where a created entity goes: `sorted` by a field, or `last`.
+    InsertPosition, "lowercase", { Sorted => "sorted", Last => "last" }
+);
+
+spelled!(
+    /// A sort direction.
+    SortOrder, "lowercase", { Ascending => "ascending", Descending => "descending" }
+);

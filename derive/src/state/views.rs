@@ -11,6 +11,7 @@ use crate::error::DeriveError;
 use crate::state::derive::kept_charge;
 use crate::state::derive::Ctx;
 use crate::state::identity::list_at;
+use crate::state::model::Membership;
 use crate::state::usable::BODY_LIMIT;
 use crate::state::writes::replay_gen::RecordedGenerator;
 use crate::state::{
@@ -324,21 +325,25 @@ pub(crate) fn plan_views(
                             line: o.line.clone(),
                             base_ordinal: o.ordinal,
                             collection: o.collection.clone(),
-                            membership: if all { "all" } else { "recorded" }.to_string(),
+                            membership: if all {
+                                Membership::All
+                            } else {
+                                Membership::Recorded
+                            },
                             listed,
                         });
                     }
-                    let membership = if list_lines.iter().all(|l| l.membership == "all") {
-                        "all"
+                    let membership = if list_lines.iter().all(|l| l.membership == Membership::All) {
+                        Membership::All
                     } else {
-                        "recorded"
+                        Membership::Recorded
                     };
                     ViewPlan::List(ListPlan {
                         tool: name.to_string(),
                         type_name: t.name.clone(),
                         pointer: pointer.clone(),
                         fields,
-                        membership: membership.to_string(),
+                        membership,
                         counters,
                         lines: list_lines,
                         not_found_ordinal: not_found_of(&[r.index]),

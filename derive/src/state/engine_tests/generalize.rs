@@ -38,9 +38,9 @@ fn patch_plan() -> WritePlan {
         body_fixed: vec![],
         field_rules: vec![clock_rule()],
         insert: Some(Insert {
-            position: "sorted".into(),
+            position: crate::state::model::InsertPosition::Sorted,
             field: Some("last_modified".into()),
-            order: Some("descending".into()),
+            order: Some(crate::state::model::SortOrder::Descending),
         }),
         answer: Some(WriteAnswer {
             status: 200,

@@ -14,7 +14,8 @@ use super::shapes::clock_near;
 use super::updated::{explain_update, UpdateObservation};
 use crate::manifest::Tool;
 use crate::state::model::{
-    Document, Entity, EntityType, FieldRule, Insert, PlanStatus, ViewPlan, WriteAnswer, WritePlan,
+    Document, Entity, EntityType, FieldRule, Insert, InsertPosition, PlanStatus, ViewPlan,
+    WriteAnswer, WritePlan,
 };
 use serde_json::{json, Map, Value};
 
@@ -509,7 +510,7 @@ fn reposition(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> 
         return None;
     }
     let insert = choose_insert(collections, &clocks);
-    (insert.position == "sorted").then_some(insert)
+    (insert.position == InsertPosition::Sorted).then_some(insert)
 }
 
 /// Rules for the entity a delete answers with: a field equal to the stored

@@ -72,7 +72,7 @@ fn dev_a_every_write_a_later_read_shows_is_served() {
     );
     let insert = create.insert.as_ref().unwrap();
     assert_eq!(
-        (insert.field.as_deref(), insert.order.as_deref()),
+        (insert.field.as_deref(), insert.order.map(|o| o.as_str())),
         (Some("last_modified"), Some("descending"))
     );
 }
