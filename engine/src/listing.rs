@@ -26,16 +26,37 @@ pub(crate) const OFFSET_NAMES: &[&str] = &["offset", "_offset", "start", "_start
 pub(crate) const SORT_NAMES: &[&str] = &["_sort", "sort", "order_by"];
 /// The continuation-token name used when the recording shows none.
 pub(crate) const DEFAULT_TOKEN: &str = "_token";
-/// Filter prefixes: `not_` (differs), `in_` (one of a comma list),
-/// `min_`/`max_` (inclusive bounds), `gt_`/`lt_` (exclusive bounds).
-const PREFIXES: &[&str] = &["not_", "in_", "min_", "max_", "gt_", "lt_"];
+/// A filter's operator: equality, or the one a name prefix spells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FilterOp {
+    Eq,
+    /// `not_`: differs.
+    Not,
+    /// `in_`: one of a comma list.
+    In,
+    /// `min_`/`max_`: inclusive bounds.
+    Min,
+    Max,
+    /// `gt_`/`lt_`: exclusive bounds.
+    Gt,
+    Lt,
+}
+
+/// Filter name prefixes and their operators.
+const PREFIXES: &[(&str, FilterOp)] = &[
+    ("not_", FilterOp::Not),
+    ("in_", FilterOp::In),
+    ("min_", FilterOp::Min),
+    ("max_", FilterOp::Max),
+    ("gt_", FilterOp::Gt),
+    ("lt_", FilterOp::Lt),
+];
 
 /// One filter on an entity field.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Filter {
     pub field: String,
-    /// `eq`, `not`, `in`, `min`, `max`, `gt` or `lt`.
-    pub op: String,
+    pub op: FilterOp,
     pub text: String,
 }
 
@@ -94,17 +115,17 @@ pub(crate) fn parse(query: &str, fields: &[String], token_name: &str) -> ListQue
         } else if fields.contains(&name) {
             q.filters.push(Filter {
                 field: name,
-                op: "eq".into(),
+                op: FilterOp::Eq,
                 text: value,
             });
-        } else if let Some((prefix, field)) = PREFIXES
+        } else if let Some((op, field)) = PREFIXES
             .iter()
-            .find_map(|p| name.strip_prefix(p).map(|f| (*p, f)))
+            .find_map(|(p, op)| name.strip_prefix(p).map(|f| (*op, f)))
             .filter(|(_, f)| fields.iter().any(|x| x == f))
         {
             q.filters.push(Filter {
                 field: field.to_string(),
-                op: prefix.trim_end_matches('_').to_string(),
+                op,
                 text: value,
             });
         } else {
@@ -160,15 +181,14 @@ fn text_value(like: Option<&Value>, text: &str) -> Value {
 fn keep(entity: &Entity, f: &Filter) -> bool {
     let v = entity.fields.get(&f.field);
     let cmp = || v.map(|v| compare(Some(v), Some(&text_value(Some(v), &f.text))));
-    match f.op.as_str() {
-        "eq" => value_matches(v, &f.text),
-        "not" => !value_matches(v, &f.text),
-        "in" => f.text.split(',').any(|t| value_matches(v, t)),
-        "min" => cmp().is_some_and(|o| o != Ordering::Less),
-        "max" => cmp().is_some_and(|o| o != Ordering::Greater),
-        "gt" => cmp() == Some(Ordering::Greater),
-        "lt" => cmp() == Some(Ordering::Less),
-        _ => true,
+    match f.op {
+        FilterOp::Eq => value_matches(v, &f.text),
+        FilterOp::Not => !value_matches(v, &f.text),
+        FilterOp::In => f.text.split(',').any(|t| value_matches(v, t)),
+        FilterOp::Min => cmp().is_some_and(|o| o != Ordering::Less),
+        FilterOp::Max => cmp().is_some_and(|o| o != Ordering::Greater),
+        FilterOp::Gt => cmp() == Some(Ordering::Greater),
+        FilterOp::Lt => cmp() == Some(Ordering::Less),
     }
 }
 
