@@ -253,13 +253,13 @@ fn a_tool_call_is_answered_by_the_recorded_tool_it_names() {
     // The latest recording of the line is the one a recorded tool replays.
     let entry = recorded("dev-a.har")
         .into_iter()
-        .filter(|e| {
+        .rev()
+        .find(|e| {
             e.method == "GET"
                 && e.status == 200
                 && e.target.starts_with(&format!("{PRODUCTS}/"))
                 && e.target.len() == PRODUCTS.len() + 37
         })
-        .last()
         .expect("a recorded by-uuid read");
     let uuid = &entry.target[PRODUCTS.len() + 1..];
     let result = mcp.call(&name, json!({ "uuid": uuid }));
