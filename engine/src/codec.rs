@@ -80,20 +80,8 @@ pub fn query_encode(text: &str) -> String {
 /// The path parameter values of `path` under `template`, by name,
 /// percent-decoded. `None` when the path does not fit the template.
 pub fn path_params(template: &str, path: &str) -> Option<Vec<(String, String)>> {
-    let t: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
-    let p: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    if t.len() != p.len() {
-        return None;
-    }
-    let mut out = Vec::new();
-    for (seg, lit) in t.iter().zip(&p) {
-        if let Some(name) = seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            out.push((name.to_string(), percent_decode(lit)));
-        } else if seg != lit {
-            return None;
-        }
-    }
-    Some(out)
+    crate::route::bind(&crate::route::compile(template), &path_segments(path))
+        .map(|params| params.into_iter().collect())
 }
 
 /// `/a/b/c` → `/a/b`: the collection path of an item path (empty segments dropped).

@@ -32,20 +32,12 @@ pub(crate) fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarg
     let i = engine
         .type_templates
         .iter()
-        .position(|template| template_matches(template, parent))?;
+        .position(|template| crate::route::fits(template, parent))?;
     Some(ItemTarget {
         entity: &engine.state.types[i],
         collection: parent_collection(path),
         id: percent_decode(last),
     })
-}
-
-fn template_matches(template: &[Segment], segs: &[&str]) -> bool {
-    template.len() == segs.len()
-        && template.iter().zip(segs).all(|(t, s)| match t {
-            Segment::Literal(l) => l == s,
-            Segment::Param(_) => true,
-        })
 }
 
 /// True when the routed `tool` answers this line for type `t` by itself:
@@ -306,7 +298,7 @@ pub(crate) fn family_not_found(
                         && r.path.as_deref().is_some_and(|p| {
                             let segs = path_segments(p);
                             segs.split_last()
-                                .is_some_and(|(_, parent)| template_matches(template, parent))
+                                .is_some_and(|(_, parent)| crate::route::fits(template, parent))
                         })
                 })
         })

@@ -104,9 +104,19 @@ impl Router {
     }
 }
 
+/// True when a path's segments fit a compiled template (every literal
+/// equal, any value for a parameter).
+pub(crate) fn fits(template: &[Segment], segments: &[&str]) -> bool {
+    template.len() == segments.len()
+        && template.iter().zip(segments).all(|(t, s)| match t {
+            Segment::Literal(l) => l == s,
+            Segment::Param(_) => true,
+        })
+}
+
 /// Binds a path's segments to a compiled template: the params, or `None`
 /// when a literal differs or the lengths do.
-fn bind(template: &[Segment], segments: &[&str]) -> Option<Params> {
+pub(crate) fn bind(template: &[Segment], segments: &[&str]) -> Option<Params> {
     if template.len() != segments.len() {
         return None;
     }

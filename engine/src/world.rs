@@ -269,13 +269,7 @@ fn template_has_param(template: &str) -> bool {
 
 /// True when a concrete collection path fits a collection template.
 pub fn path_fits_template(path: &str, template: &str) -> bool {
-    let segs = path_segments(path);
-    let tpl = compile(template);
-    segs.len() == tpl.len()
-        && tpl.iter().zip(&segs).all(|(t, s)| match t {
-            Segment::Literal(l) => l == s,
-            Segment::Param(_) => true,
-        })
+    crate::route::fits(&compile(template), &path_segments(path))
 }
 
 fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorReport> {
