@@ -23,6 +23,9 @@
 //!   {path: value}}` and one JSON Schema per collection.
 //!
 //! # Layout
+//! Modules are private (their items re-exported below) except the shared
+//! model and helper modules `manifest`, `state`, `records`, `usable`,
+//! `codec`, `insert` and `shapes`.
 //! - `dispatch`: `Request`, `Routed`, `Plan`; `resolve` and `dispatch`.
 //! - `refusal`: rea's own answers (`Refusal`, with `status()` and `code()`).
 //! - `route`: compiled templates and precedence; `codec`: path, percent,
@@ -38,36 +41,41 @@
 //! - `manifest`, `state`, `records`, `usable`: the model types shared with
 //!   the derivation (the spec's documents and the record model).
 
-pub mod answer_headers;
-pub mod apply;
+mod answer_headers;
+mod apply;
 pub mod codec;
-pub mod dispatch;
-pub mod generalize;
+mod dispatch;
+mod generalize;
 pub mod insert;
-pub mod listing;
+mod listing;
 pub mod lists;
 pub mod manifest;
 pub mod records;
-pub mod refusal;
-pub mod render;
-pub mod route;
+mod refusal;
+mod render;
+mod route;
 pub mod shapes;
 pub mod state;
 pub mod usable;
-pub mod world;
+mod world;
 
 use crate::manifest::{Manifest, Tool};
 use crate::records::{records_of, Record};
 use crate::state::{EntityType, State, ViewPlan, WritePlan};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
-pub use dispatch::{Plan, Request, Routed};
+pub use answer_headers::replayable;
+pub use apply::PatchMeaning;
+pub use codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};
+pub use dispatch::{is_read_method, Plan, Request, Routed};
+pub use generalize::ItemTarget;
+pub use listing::understands as understands_list_query;
 pub use refusal::Refusal;
-pub use route::{normalize_path, path_segments, percent_decode, percent_encode_segment, Params};
-pub use world::{World, COLLECTION_MEMBER};
+pub use route::{compile, Params, Segment};
+pub use world::{id_matches, path_fits_template, same_id, World, COLLECTION_MEMBER};
 
 /// One HTTP-shaped request to the environment.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,33 +157,6 @@ pub struct Answer {
     /// envelope and headers it reuses (its validators and counts no longer
     /// describe the body; see `answer_headers`).
     pub rendered: Option<u64>,
-}
-
-impl Answer {
-    /// An error answer produced by rea itself, with a JSON body
-    /// `{"error": code, "message": message, ...extra}`.
-    pub fn error(
-        status: u16,
-        code: &str,
-        message: &str,
-        tool: Option<&str>,
-        extra: Option<Value>,
-    ) -> Answer {
-        let mut body = json!({"error": code, "message": message});
-        if let (Some(Value::Object(extra)), Value::Object(map)) = (extra, &mut body) {
-            map.extend(extra);
-        }
-        Answer {
-            status,
-            content_type: Some("application/json".to_string()),
-            headers: Vec::new(),
-            body: AnswerBody::Json(body),
-            tool: tool.map(str::to_string),
-            applied: Applied::No,
-            error_code: Some(code.to_string()),
-            rendered: None,
-        }
-    }
 }
 
 /// A document the capture also recorded as an entity: held once, as the

@@ -32,11 +32,11 @@ impl EngineModel {
 fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
     let (list_arguments, list_in_body) = rea_engine::lists::schema::arguments(engine, &tool.name);
     if let Some(plan) = engine.write_of(&tool.name) {
-        let served = plan.status == "served";
+        let served = plan.status == rea_engine::state::PlanStatus::Served;
         return ToolInfo {
             tool: tool.clone(),
             kind: ToolKind::Write,
-            plan: plan.effect.clone(),
+            plan: plan.effect.as_str().to_string(),
             reason: (!served).then(|| {
                 plan.reason
                     .clone()

@@ -6,7 +6,7 @@ use crate::model::{ToolInfo, ToolKind};
 use serde_json::{json, Map, Value};
 
 /// The JSON Schema of a tool's arguments.
-pub fn input_schema(info: &ToolInfo) -> Map<String, Value> {
+pub(crate) fn input_schema(info: &ToolInfo) -> Map<String, Value> {
     let tool = &info.tool;
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -95,7 +95,7 @@ fn type_schema(type_name: &str) -> Value {
 }
 
 /// A description telling a model what the tool does and returns.
-pub fn description(info: &ToolInfo) -> String {
+pub(crate) fn description(info: &ToolInfo) -> String {
     let tool = &info.tool;
     let line = format!("{} {}", tool.method, tool.path_template);
     let what = match (info.kind, info.plan.as_str()) {
@@ -133,14 +133,14 @@ pub fn description(info: &ToolInfo) -> String {
 }
 
 /// The MCP behaviour hints, all set explicitly.
-pub struct Hints {
+pub(crate) struct Hints {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
     pub open_world: bool,
 }
 
-pub fn hints(info: &ToolInfo) -> Hints {
+pub(crate) fn hints(info: &ToolInfo) -> Hints {
     let method = info.tool.method.as_str();
     let read_only = info.kind == ToolKind::Read;
     Hints {
@@ -152,7 +152,7 @@ pub fn hints(info: &ToolInfo) -> Hints {
 }
 
 /// The card's tool entry.
-pub fn card_entry(info: &ToolInfo) -> Value {
+pub(crate) fn card_entry(info: &ToolInfo) -> Value {
     json!({
         "name": info.tool.name,
         "description": description(info),

@@ -6,11 +6,11 @@
 //! to the existing renderers (the recording of the same line, else the
 //! whole list).
 
+use crate::codec::normalize_path;
 use crate::lists::eval::{app_token, body_params, evaluate, own_token, query_params, select, Page};
 use crate::lists::semantics::{Carrier, EndpointSemantics, TokenFormat};
 use crate::manifest::Tool;
 use crate::render::{answer_from_record, render_entity, set_pointer};
-use crate::route::normalize_path;
 use crate::{Answer, AnswerBody, Call, Engine, World};
 use serde_json::Value;
 use std::collections::HashMap;
