@@ -19,6 +19,7 @@ pub mod capture_view;
 pub mod engine;
 pub mod error;
 pub mod manifest;
+pub mod model;
 pub mod source;
 pub mod state;
 pub mod surface;
