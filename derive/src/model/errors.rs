@@ -195,9 +195,19 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
         s.variants = sorted(std::mem::take(&mut s.variants));
     }
     let mut absence = Vec::new();
-    let analog = item_404.iter().next().map(|(r, o)| (*r, *o));
     for (i, r) in resources.iter().enumerate() {
-        if !r.operations.iter().any(|o| o.role == "read") {
+        // The analogy prefers a sibling (same parent template).
+        let parent = r.collection.rsplit_once('/').map(|(p, _)| p).unwrap_or("");
+        let analog = item_404
+            .iter()
+            .find(|(ri, _)| {
+                resources[**ri].collection.rsplit_once('/').map(|(p, _)| p).unwrap_or("") == parent
+            })
+            .or_else(|| item_404.iter().next())
+            .map(|(r, o)| (*r, *o));
+        let has_item = r.operations.iter().any(|o| o.role == "read")
+            || r.inferred_operations.iter().any(|o| o.role == "read");
+        if !has_item {
             continue;
         }
         let (basis, ord, from) = match (item_404.get(&i), analog) {

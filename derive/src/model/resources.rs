@@ -98,6 +98,7 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
             .or_default();
         d.supported.extend(evidence.echoed.iter().chain(&evidence.listed));
     }
+    list_only_collections(exchanges, templates, &mut path_drafts);
     // RPC keys: a query value of a 2xx read echoed by the answer's entity,
     // under a member of a compatible name, outside any array.
     let mut rpc: BTreeMap<String, Draft> = BTreeMap::new();
@@ -131,6 +132,7 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
         }
     }
     // Give every exchange its role.
+    let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for x in exchanges {
         let tpl = templates.template_of(&x.segments);
         if let Some((key, d, role, key_in)) = path_role(x, &tpl, templates, &mut path_drafts) {
@@ -143,8 +145,43 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
         }
         let parent = join(&tpl[..tpl.len() - 1]);
         if let Some(d) = rpc.get_mut(&parent) {
-            let (role, key_in) = rpc_role(x, d);
-            record_op(d, x, &join(&tpl), role, key_in);
+            let (mut role, key_in) = rpc_role(x, d);
+            let ids = seen.entry(parent.clone()).or_default();
+            let answered = answer_id(x, d);
+            if x.is_2xx() && !x.is_read() && matches!(role, "action" | "create") {
+                // A body naming a known id acts on it (a rename), never creates.
+                let names_known = key_in
+                    .strip_prefix("body:")
+                    .and_then(|m| x.body.as_ref().and_then(|b| b.get(m)).and_then(scalar_text))
+                    .is_some_and(|v| ids.contains(&v));
+                if let Some(id) = &answered {
+                    if !ids.contains(id) && !names_known {
+                        role = "create";
+                    }
+                }
+            }
+            if x.is_2xx() {
+                ids.extend(answered);
+                if let Some(q) = key_in.strip_prefix("query:") {
+                    ids.extend(x.query_value(q).map(str::to_string));
+                }
+                if let Some((_, items)) = x.answer.as_ref().and_then(list_of) {
+                    if let Some((ptr, _)) = d.keys.values().next() {
+                        ids.extend(items.iter().filter_map(|i| i.pointer(ptr).and_then(scalar_text)));
+                    }
+                }
+            }
+            // A refused call of a route that creates is a refused create.
+            let route = join(&tpl);
+            if !x.is_2xx()
+                && d
+                    .ops
+                    .keys()
+                    .any(|(r, m, ro, _)| *r == route && *m == x.method && ro == "create")
+            {
+                role = "create";
+            }
+            record_op(d, x, &route, role, key_in);
         }
     }
     let mut out = Vec::new();
@@ -207,6 +244,48 @@ fn base_name(segment: &str) -> String {
     }
 }
 
+/// A list route whose elements carry `id`s, beside a sibling collection
+/// (same parent template) whose item segments hold ids of the same kind, is
+/// a collection too: its items are addressed the way the sibling's are.
+fn list_only_collections(
+    exchanges: &[Exchange],
+    templates: &Templates,
+    drafts: &mut BTreeMap<(String, SegmentShape), Draft>,
+) {
+    let parent_of = |p: &str| p.rsplit_once('/').map(|(a, _)| a.to_string()).unwrap_or_default();
+    let mut found: BTreeMap<(String, SegmentShape), Vec<u64>> = BTreeMap::new();
+    for x in exchanges.iter().filter(|x| x.is_2xx() && x.method == "GET") {
+        let here = join(&templates.template_of(&x.segments));
+        if drafts.keys().any(|(p, _)| *p == here) {
+            continue;
+        }
+        let Some((_, items)) = x.answer.as_ref().and_then(list_of) else {
+            continue;
+        };
+        let kinds: BTreeSet<&str> = items
+            .iter()
+            .filter_map(|i| i.get("id").and_then(scalar_text))
+            .map(|id| super::routes::kind_of_static(&id))
+            .collect();
+        if kinds.len() != 1 || items.is_empty() {
+            continue;
+        }
+        let kind = *kinds.iter().next().expect("one kind");
+        let sibling = drafts.keys().find(|(p, shape)| {
+            parent_of(p) == parent_of(&here) && shape.kind == kind && !p.is_empty()
+        });
+        if let Some((_, shape)) = sibling {
+            found
+                .entry((here, shape.clone()))
+                .or_default()
+                .push(x.ordinal);
+        }
+    }
+    for (key, ords) in found {
+        drafts.entry(key).or_default().supported.extend(ords);
+    }
+}
+
 /// `run_id` ~ `run_id`; `experiment_name` ~ `name`; `name` ~ `name`.
 fn compatible(param: &str, member: &str) -> bool {
     param == member
@@ -235,8 +314,8 @@ fn path_role<'a>(
                 _ => "action",
             };
             let d = drafts.get_mut(&key)?;
-            if x.is_2xx() && x.method == "GET" {
-                check_item(x, d, templates);
+            if x.is_2xx() {
+                check_item(x, d, templates, x.method == "GET");
             }
             return Some((key, d, role, "segment".into()));
         }
@@ -260,7 +339,7 @@ fn path_role<'a>(
 }
 
 /// An item read confirms the position when its entity echoes the id.
-fn check_item(x: &Exchange, d: &mut Draft, templates: &Templates) {
+fn check_item(x: &Exchange, d: &mut Draft, templates: &Templates, read: bool) {
     let n = x.segments.len();
     let parent = join(&templates.template_of(&x.segments[..n - 1]));
     let Some(core) = templates.core(&parent, &x.segments[n - 1]) else {
@@ -280,11 +359,25 @@ fn check_item(x: &Exchange, d: &mut Draft, templates: &Templates) {
                 .entry(("segment".into(), "id".into()))
                 .or_insert_with(|| (format!("/{}", super::exchange::token(k)), Vec::new()));
             e.1.push(x.ordinal);
-            *d.item_envelope.entry(env).or_default() += 1;
+            // A delete's answer may wrap the old entity (`previous`): not
+            // the item envelope.
+            if x.method != "DELETE" {
+                *d.item_envelope.entry(env).or_default() += 1;
+            }
             d.checked.push(x.ordinal);
         }
-        None => d.contradicted.push(x.ordinal),
+        None if read => d.contradicted.push(x.ordinal),
+        None => {}
     }
+}
+
+/// The key value of an answer's entity (the first key's member).
+fn answer_id(x: &Exchange, d: &Draft) -> Option<String> {
+    let (ptr, _) = d.keys.values().next()?;
+    let (_, entity) = entity_of(x.answer.as_ref()?)?;
+    serde_json::Value::Object(entity.clone())
+        .pointer(ptr)
+        .and_then(scalar_text)
 }
 
 fn rpc_role(x: &Exchange, d: &Draft) -> (&'static str, String) {
@@ -408,8 +501,28 @@ fn finish(
             }),
         }
     }
-    let operations = d
+    // A route that answered a list to a body is a read for all its calls.
+    let queries: BTreeSet<(String, String)> = d
         .ops
+        .keys()
+        .filter(|(_, _, role, _)| role == "query")
+        .map(|(r, m, _, _)| (r.clone(), m.clone()))
+        .collect();
+    let mut ops: BTreeMap<(String, String, String, String), (BTreeSet<u16>, Vec<u64>)> =
+        BTreeMap::new();
+    for ((route, method, role, key_in), (st, ords)) in &d.ops {
+        let role = if queries.contains(&(route.clone(), method.clone())) && key_in == "none" {
+            "query".to_string()
+        } else {
+            role.clone()
+        };
+        let e = ops
+            .entry((route.clone(), method.clone(), role, key_in.clone()))
+            .or_default();
+        e.0.extend(st.iter().copied());
+        e.1.extend(ords.iter().copied());
+    }
+    let operations = ops
         .iter()
         .map(|((route, method, role, key_in), (statuses, ords))| Operation {
             method: method.clone(),
@@ -468,7 +581,9 @@ fn lend_sibling_routes(resources: &mut [Resource]) {
                 || s.addressing != "path"
                 || parent_of(s) != parent_of(r)
                 || s.segment != r.segment
-                || s.item_envelope != r.item_envelope
+                || (s.item_envelope.is_some()
+                    && r.item_envelope.is_some()
+                    && s.item_envelope != r.item_envelope)
             {
                 continue;
             }
@@ -491,6 +606,30 @@ fn lend_sibling_routes(resources: &mut [Resource]) {
                     from: s.collection.clone(),
                     supported_by: o.ordinals.clone(),
                 });
+            }
+        }
+        // A nested collection reads its items the way its parent resource does.
+        if !have.contains("GET") && !r.inferred_operations.iter().any(|i| i.method == "GET") {
+            let ancestor = snapshot.iter().find(|s| {
+                s.item
+                    .as_ref()
+                    .is_some_and(|i| r.collection.starts_with(&format!("{i}/")))
+            });
+            if let Some(s) = ancestor {
+                let sitem = s.item.clone().unwrap_or_default();
+                if let Some(o) = s
+                    .operations
+                    .iter()
+                    .find(|o| o.route == sitem && o.method == "GET" && o.role == "read")
+                {
+                    r.inferred_operations.push(InferredOperation {
+                        method: "GET".into(),
+                        route: item.clone(),
+                        role: "read".into(),
+                        from: s.collection.clone(),
+                        supported_by: o.ordinals.clone(),
+                    });
+                }
             }
         }
         r.inferred_operations

@@ -42,6 +42,11 @@ pub(crate) struct Templates {
     pub literals: BTreeMap<String, BTreeSet<String>>,
 }
 
+/// The kind of an id value (for callers holding an owned string).
+pub(crate) fn kind_of_static(v: &str) -> &'static str {
+    kind_of(v)
+}
+
 /// The kind of an id value.
 pub(crate) fn kind_of(v: &str) -> &'static str {
     let b = v.as_bytes();

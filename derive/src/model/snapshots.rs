@@ -89,8 +89,7 @@ impl Snapshots {
                         if let (Some(o), Some(id)) =
                             (item.as_object(), item.pointer(&key_ptr).and_then(scalar_text))
                         {
-                            self.values
-                                .insert((t.resource, t.scope.clone(), id), (o.clone(), x.ordinal));
+                            self.merge((t.resource, t.scope.clone(), id), o, x.ordinal);
                         }
                     }
                 }
@@ -102,12 +101,21 @@ impl Snapshots {
                         .and_then(scalar_text)
                         .or_else(|| t.id.clone());
                     if let Some(id) = id {
-                        self.values
-                            .insert((t.resource, t.scope.clone(), id), (entity, x.ordinal));
+                        self.merge((t.resource, t.scope.clone(), id), &entity, x.ordinal);
                     }
                 }
             }
         }
+    }
+
+    /// A view may show only some members (`_fields=`): what it shows
+    /// overwrites, what it omits stays as last seen.
+    fn merge(&mut self, key: (usize, String, String), o: &Map<String, Value>, ordinal: u64) {
+        let e = self.values.entry(key).or_insert_with(|| (Map::new(), ordinal));
+        for (k, v) in o {
+            e.0.insert(k.clone(), v.clone());
+        }
+        e.1 = ordinal;
     }
 
     pub fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {

@@ -7,7 +7,7 @@
 use super::exchange::{all_texts, scalar_text, sorted, Exchange};
 use super::resources::Resource;
 use super::routes::Templates;
-use super::snapshots::{target_of, Target};
+use super::snapshots::{target_of, Snapshots, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -60,8 +60,15 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
         .map(|x| target_of(x, resources, templates))
         .collect();
     let mut out = Vec::new();
+    let mut snaps = Snapshots::default();
     for (i, x) in exchanges.iter().enumerate() {
-        if x.is_read() || !(400..500).contains(&x.status) {
+        if i > 0 {
+            if let Some(t) = &targets[i - 1] {
+                snaps.learn(&exchanges[i - 1], t, &resources[t.resource]);
+            }
+        }
+        // 412 and 304 are preconditions (`conditions`), not validation.
+        if x.is_read() || !(400..500).contains(&x.status) || x.status == 412 {
             continue;
         }
         let Some(t) = &targets[i] else { continue };
@@ -100,9 +107,26 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
                     continue;
                 };
                 for (k, v) in o {
-                    if scalar_text(v).is_some() && prev.get(k) == Some(v) && !resources[t.resource].keys.iter().any(|key| &key.name == k) {
-                        found = Some(rule("unique", Some(k.clone()), vec![exchanges[j].ordinal], Some(exchanges[j].ordinal)));
+                    let is_key = resources[t.resource].keys.iter().any(|key| &key.name == k);
+                    if scalar_text(v).is_some() && prev.get(k) == Some(v) && !is_key {
+                        let ord = exchanges[j].ordinal;
+                        found = Some(rule("unique", Some(k.clone()), vec![ord], Some(ord)));
                         break 'outer;
+                    }
+                }
+            }
+            // ... or an entity already known holds it as its key.
+            if found.is_none() && t.role == "create" {
+                let r = &resources[t.resource];
+                'keys: for key in &r.keys {
+                    let Some(v) = o.get(&key.name).and_then(scalar_text) else {
+                        continue;
+                    };
+                    for ((ri, _, id), (_, ord)) in &snaps.values {
+                        if *ri == t.resource && *id == v {
+                            found = Some(rule("unique", Some(key.name.clone()), vec![*ord], Some(*ord)));
+                            break 'keys;
+                        }
                     }
                 }
             }
@@ -132,7 +156,7 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
                 })
                 .collect();
             let named: Vec<&String> = missing.iter().filter(|m| mentions(leaf_name(m))).collect();
-            if let Some(m) = named.first().copied().or(missing.first()) {
+            if let Some(m) = named.first().copied() {
                 found = Some(rule(
                     "required",
                     Some(m.clone()),

@@ -148,7 +148,7 @@ pub(crate) fn infer(
     for (i, x) in exchanges.iter().enumerate() {
         let Some(t) = &targets[i] else { continue };
         let r = &resources[t.resource];
-        if !x.is_read() {
+        if !x.is_read() && t.role != "query" {
             let acc = accs
                 .entry((t.resource, t.route.clone(), x.method.clone(), t.role.clone()))
                 .or_insert_with(|| Acc {
@@ -242,7 +242,12 @@ fn observe(
                 acc.upsert_new.push(x.ordinal);
             }
             if let (Some(sent), Some(after), Some(prior)) = (sent, &after, &prior) {
-                compare_update(acc, x.ordinal, sent, prior, after);
+                let keys: Vec<String> = r
+                    .keys
+                    .iter()
+                    .map(|k| k.entity_member.trim_start_matches('/').to_string())
+                    .collect();
+                compare_update(acc, x.ordinal, sent, prior, after, &keys);
                 if let Some(j) = next_read {
                     acc.checked.push(exchanges[j].ordinal);
                 }
@@ -274,14 +279,25 @@ fn observe(
             // RPC action: compare the entity before with the next read.
             if let (Some(body), Some(prior)) = (x.body.as_ref().and_then(Value::as_object), &prior)
             {
-                let read_after = next_read.and_then(|j| {
+                let next_item_read = (i + 1..exchanges.len()).find(|&j| {
+                    exchanges[j].is_read()
+                        && targets[j].as_ref().is_some_and(|n| {
+                            n.resource == t.resource && n.id == t.id && n.scope == t.scope
+                        })
+                });
+                let read_after = next_item_read.and_then(|j| {
                     let n = &exchanges[j];
                     (n.is_read() && n.is_2xx())
                         .then(|| n.answer.as_ref().and_then(|a| entity_at(a, r)))
                         .flatten()
                         .map(|e| (e, n.ordinal))
                 });
-                let after = answer_entity.clone().map(|e| (e, x.ordinal)).or(read_after);
+                let shows = body_kind(x, t, r) == "entity";
+                let after = answer_entity
+                    .clone()
+                    .filter(|_| shows)
+                    .map(|e| (e, x.ordinal))
+                    .or(read_after);
                 if let Some((after, ord)) = after {
                     effects(acc, x.ordinal, body, prior, &after, r);
                     acc.checked.push(ord);
@@ -368,11 +384,12 @@ fn compare_update(
     sent: &Map<String, Value>,
     prior: &Map<String, Value>,
     after: &Map<String, Value>,
+    keys: &[String],
 ) {
     let mut kept = false;
     let mut dropped = false;
     for (m, v) in prior {
-        if sent.contains_key(m) || clock_like(m) {
+        if sent.contains_key(m) || clock_like(m) || keys.contains(m) || m == "id" {
             continue;
         }
         match after.get(m) {
@@ -514,6 +531,14 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
             consider("merge", &a.fit_merge, &a.anti_merge);
             consider("merge-patch", &a.fit_patch, &a.anti_patch);
             consider("replace", &a.fit_replace, &a.anti_replace);
+            // No recorded call tells merge from replace (the body held every
+            // member): the method's convention, which nothing contradicts.
+            if fits.is_empty() && !a.ords.is_empty() {
+                let convention = if a.method == "PUT" { "replace" } else { "merge" };
+                if !rejected.iter().any(|r| r.hypothesis == convention) {
+                    fits.push(format!("{convention}(convention)"));
+                }
+            }
             let base = fits.first().cloned();
             semantics = match (a.method.as_str(), base) {
                 ("PUT", Some(b)) if !a.upsert_new.is_empty() => format!("upsert+{b}"),
@@ -535,6 +560,9 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
                 "soft-delete".into()
             } else if !a.absent_after.is_empty() {
                 "hard-delete".into()
+            } else if a.bodies.contains_key("previous") || a.bodies.contains_key("tombstone") {
+                // The answer itself says the entity is gone.
+                "hard-delete(answer)".into()
             } else {
                 "unconfirmed".into()
             };
