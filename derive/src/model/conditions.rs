@@ -71,6 +71,9 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
     let mut vals: BTreeMap<(usize, String), (BTreeMap<String, Vec<u64>>, Vec<u64>)> = BTreeMap::new();
     for (x, t) in exchanges.iter().zip(&targets) {
         let Some(t) = t else { continue };
+        if !x.is_2xx() {
+            continue;
+        }
         for h in ["etag", "last-modified"] {
             let Some(v) = x.response_header(h) else { continue };
             let e = vals.entry((t.resource, h.to_string())).or_default();

@@ -38,7 +38,8 @@ pub struct ErrorShape {
     /// The routes (METHOD template) that answered it.
     pub routes: Vec<String>,
     pub supported_by: Vec<u64>,
-    /// Answers of the same structure whose template differs elsewhere.
+    /// Answers of the same status and structure with another template
+    /// (the same error shape, another message).
     pub variants: Vec<u64>,
 }
 
@@ -121,7 +122,7 @@ fn structure(v: &Value, at: &str, out: &mut Vec<String>) {
 
 /// Infers the error shapes.
 pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &Templates) -> Errors {
-    let mut groups: BTreeMap<(u16, Vec<String>), ErrorShape> = BTreeMap::new();
+    let mut groups: BTreeMap<(u16, Vec<String>, String), ErrorShape> = BTreeMap::new();
     let mut tops: Option<Vec<String>> = None;
     let mut item_404: BTreeMap<usize, u64> = BTreeMap::new();
     for x in exchanges.iter().filter(|x| x.status >= 400) {
@@ -167,8 +168,9 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
                 }
             }
         }
+        let key = template.as_ref().map(Value::to_string).unwrap_or_default();
         let g = groups
-            .entry((x.status, shape.clone()))
+            .entry((x.status, shape.clone(), key))
             .or_insert_with(|| ErrorShape {
                 status: x.status,
                 body,
@@ -182,13 +184,23 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
         if !g.routes.contains(&route) {
             g.routes.push(route);
         }
-        if g.template != template {
-            g.variants.push(x.ordinal);
-        } else {
-            g.supported_by.push(x.ordinal);
-        }
+        g.supported_by.push(x.ordinal);
     }
     let mut shapes: Vec<ErrorShape> = groups.into_values().collect();
+    // Answers of the same status and structure with another template.
+    let all: Vec<(u16, Vec<String>, Vec<u64>)> = shapes
+        .iter()
+        .map(|s| (s.status, s.structure.clone(), s.supported_by.clone()))
+        .collect();
+    for s in &mut shapes {
+        s.variants = all
+            .iter()
+            .filter(|(st, str_, ords)| {
+                *st == s.status && *str_ == s.structure && *ords != s.supported_by
+            })
+            .flat_map(|(_, _, o)| o.iter().copied())
+            .collect();
+    }
     for s in &mut shapes {
         s.routes.sort();
         s.supported_by = sorted(std::mem::take(&mut s.supported_by));
