@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //! - `model`: the port to the engine (`Model`), implemented by `engine_model`.
+//! - `app_model`: the inferred app model in front of the engine (`WithAppModel`).
 //! - `environment`: `Environment`, the immutable model plus one locked World;
 //!   `Environment::call` is the one entry every adapter uses.
 //! - `generator`: clocks, UUIDs and tokens for served writes.
@@ -13,6 +14,7 @@
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 
+pub mod app_model;
 pub mod dataplane;
 pub mod engine_model;
 pub mod environment;

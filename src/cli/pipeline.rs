@@ -7,6 +7,7 @@ use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_for;
 use rea_derivation::TemplateRule;
 use rea_engine::Engine;
+use rea_serve::app_model::WithAppModel;
 use rea_serve::engine_model::EngineModel;
 use rea_serve::Environment;
 use std::path::Path;
@@ -51,8 +52,10 @@ pub(crate) fn build(
         state_doc.writes.len()
     ));
     let engine = Engine::new(&evidence, manifest, state_doc)?;
+    progress("inferring the app model");
+    let app = rea_derivation::model::serving::serving_model(&evidence).map_err(ErrorReport::from)?;
     drop(evidence);
-    let env = Environment::new(EngineModel::new(engine), None);
+    let env = Environment::new(WithAppModel::new(EngineModel::new(engine), app), None);
     if let Some(path) = state {
         progress(&format!(
             "loading the starting World from {}",

@@ -15,6 +15,7 @@ pub mod exchange;
 pub mod post_reads;
 pub mod resources;
 pub mod routes;
+pub mod serving;
 pub(crate) mod snapshots;
 pub mod validation;
 pub mod writes;
@@ -61,6 +62,11 @@ pub struct Model {
 
 /// The app model of decoded Evidence.
 pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
+    model_and_exchanges(evidence).map(|(m, _)| m)
+}
+
+/// The model and the decoded exchanges it was inferred from.
+pub(crate) fn model_and_exchanges(evidence: &Value) -> Result<(Model, Vec<Exchange>), DeriveError> {
     let state = environment_state(evidence, &[])?;
     let entries: BTreeMap<u64, &Value> = evidence
         .get("records")
@@ -80,7 +86,8 @@ pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
             Exchange::of(&record, rec.get("reported"))
         })
         .collect();
-    Ok(model_of(&exchanges, state.origin, state.name))
+    let model = model_of(&exchanges, state.origin, state.name);
+    Ok((model, exchanges))
 }
 
 pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> Model {

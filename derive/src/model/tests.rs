@@ -319,3 +319,57 @@ fn id_segment_with_a_suffix() {
     let read = r.operations.iter().find(|o| o.role == "read").unwrap();
     assert_eq!(read.ordinals, vec![1, 2]);
 }
+
+#[test]
+fn serving_an_rpc_create_then_reading_it_by_the_key_it_answered() {
+    // MLflow: `experiments/create` answers only the new key; `experiments/get?experiment_id=`
+    // then reads the created experiment; a verb the recording never used but
+    // whose body names the key answers like the resource's other actions (`{}`).
+    let s = serving::serving_model(&fixture("mlflow/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let mut n = 0;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let now = 1_717_408_800_000;
+    let mut call = |w: &mut serving::ModelWorld, m: &str, p: &str, q: Option<&str>, b: Option<Value>| {
+        s.answer(w, m, p, q, b.as_ref(), now, &mut uuid).expect("answered")
+    };
+    let created = call(&mut w, "POST", "/api/2.0/mlflow/experiments/create", None, Some(json!({"name": "x"})));
+    assert_eq!(created.body, Some(json!({"experiment_id": "5"})), "after the seeded 0..4");
+    let got = call(&mut w, "GET", "/api/2.0/mlflow/experiments/get", Some("experiment_id=5"), None);
+    assert_eq!(got.status, 200);
+    assert_eq!(got.body.as_ref().unwrap()["experiment"]["name"], json!("x"));
+    let tag = call(
+        &mut w,
+        "POST",
+        "/api/2.0/mlflow/experiments/set-experiment-tag",
+        None,
+        Some(json!({"experiment_id": "5", "key": "a", "value": "b"})),
+    );
+    assert_eq!((tag.status, tag.body), (200, Some(json!({}))));
+    // A run created by RPC gets a new 32-hex id everywhere the recorded one was.
+    let run = call(
+        &mut w,
+        "POST",
+        "/api/2.0/mlflow/runs/create",
+        None,
+        Some(json!({"experiment_id": "5", "run_name": "r", "user_id": "u", "start_time": 1})),
+    );
+    let info = &run.body.as_ref().unwrap()["run"]["info"];
+    let id = info["run_id"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 32);
+    assert_eq!(info["run_name"], json!("r"));
+    assert_eq!(info["artifact_uri"], json!(format!("mlflow-artifacts:/5/{id}/artifacts")));
+    assert_eq!(run.body.as_ref().unwrap()["run"]["data"]["tags"], json!([{"key": "mlflow.runName", "value": "r"}]));
+    let got = call(&mut w, "GET", "/api/2.0/mlflow/runs/get", Some(&format!("run_id={id}")), None);
+    assert_eq!(got.body.as_ref().unwrap()["run"]["info"]["run_id"], json!(id));
+    // An id nobody holds: the app's own absence answer with the id in it.
+    let missing = call(&mut w, "GET", "/api/2.0/mlflow/runs/get", Some("run_id=feedfeedfeedfeedfeedfeedfeedfeed"), None);
+    assert_eq!(missing.status, 404);
+    assert_eq!(
+        missing.body.unwrap()["message"],
+        json!("Run with id=feedfeedfeedfeedfeedfeedfeedfeed not found")
+    );
+}
