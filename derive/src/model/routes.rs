@@ -182,6 +182,16 @@ impl Templates {
         }
     }
 
+    /// Adds a position the model inferred from a sibling (a list-only collection).
+    pub(crate) fn add_position(&mut self, parent: &str, shape: &SegmentShape) {
+        self.positions
+            .entry(Position {
+                parent: parent.to_string(),
+                shape: shape.clone(),
+            })
+            .or_default();
+    }
+
     /// The position a segment under a parent template falls in, if any.
     pub fn position_for(&self, parent: &str, segment: &str) -> Option<&Position> {
         self.positions

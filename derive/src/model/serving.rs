@@ -78,7 +78,12 @@ pub struct ServingModel {
 impl ServingModel {
     /// Builds the serving model from the same records the model read.
     pub fn new(model: Model, exchanges: &[Exchange], content_type: String) -> ServingModel {
-        let templates = Templates::infer(exchanges);
+        let mut templates = Templates::infer(exchanges);
+        for r in model.resources.iter().filter(|r| r.addressing == "path") {
+            if let Some(shape) = &r.segment {
+                templates.add_position(&r.collection, shape);
+            }
+        }
         let mut initial = BTreeMap::new();
         let mut created: BTreeSet<EntityKey> = BTreeSet::new();
         let mut queries = BTreeMap::new();
@@ -336,6 +341,14 @@ impl ServingModel {
             .find(|s| s.supported_by.contains(&a.template_ordinal))?;
         let mut body = shape.template.clone()?;
         fill(&mut body, id);
+        if a.basis == "by-analogy" {
+            // The sibling's answer names the sibling: name this resource.
+            let from = singular(a.from_resource.rsplit('/').next().unwrap_or(""));
+            let to = singular(&r.resource.name);
+            if from.len() >= 3 && to.len() >= 3 {
+                rename_word(&mut body, &from, &to);
+            }
+        }
         Some(self.json(a.status, body, false, "absence"))
     }
 
@@ -363,10 +376,34 @@ impl ServingModel {
         match r.role.as_str() {
             "read" => {
                 let id = r.id.clone()?;
-                let entity = self.find(world, &r, &id);
+                let entity = self.find(world, &r, &id).filter(|(_, e)| {
+                    // Every key the query names must match (compound keys).
+                    let e = Value::Object(e.clone());
+                    res.keys.iter().filter(|k| k.location == "query").all(|k| {
+                        match pairs.iter().find(|(n, _)| *n == k.name) {
+                            Some((_, v)) => {
+                                e.pointer(&k.entity_member).and_then(scalar_text).as_deref() == Some(v.as_str())
+                                    || res.keys.iter().any(|o| o.location == "query" && o.name != k.name && o.entity_member == k.entity_member)
+                            }
+                            None => true,
+                        }
+                    })
+                });
                 match entity {
                     Some((_, e)) => {
                         let env = res.item_envelope.clone().unwrap_or_default();
+                        let mut e = e;
+                        // RPC reads show empty containers a create's answer omits.
+                        if res.addressing != "rpc" {
+                        } else if let Some(ex) = self.reads.get(&r.index).and_then(|a| entity_at(a, res)) {
+                            for (k, v) in ex {
+                                let empty = v.as_object().is_some_and(Map::is_empty)
+                                    || v.as_array().is_some_and(Vec::is_empty);
+                                if empty && !e.contains_key(&k) {
+                                    e.insert(k, v);
+                                }
+                            }
+                        }
                         let body = match self.reads.get(&r.index) {
                             Some(example) => place(example, res, Value::Object(e.clone())),
                             None => None,
@@ -429,12 +466,15 @@ impl ServingModel {
             return self.absence(r, &id);
         };
         let w = self.write_of(method, &r.route);
-        let empty_answers = self
-            .model
-            .writes
-            .iter()
-            .filter(|w| w.collection == r.resource.collection && w.role == "action")
-            .any(|w| w.answer.body == "empty-object");
+        // The resource's own actions answer `{}`, else the app's do.
+        let empty_in = |own: bool| {
+            self.model
+                .writes
+                .iter()
+                .filter(|w| w.role == "action" && (!own || w.collection == r.resource.collection))
+                .any(|w| w.answer.body == "empty-object")
+        };
+        let empty_answers = empty_in(true) || empty_in(false);
         match w {
             Some(w) => {
                 let body = body.as_object()?;
@@ -464,9 +504,19 @@ impl ServingModel {
                     "entity" => {
                         let env = r.resource.item_envelope.clone().unwrap_or_default();
                         let example = self.examples.get(&(method.to_string(), r.route.clone()))?;
-                        // Only when the write answers in the item envelope.
-                        example.pointer(&env)?;
-                        Some(self.json(200, wrap(&env, Value::Object(entity)), true, "rpc-action"))
+                        if example.pointer(&env).is_some() {
+                            return Some(self.json(200, wrap(&env, Value::Object(entity)), true, "rpc-action"));
+                        }
+                        // Another envelope holding a part of the entity
+                        // (`{"run_info": …}` for the run's `info`).
+                        let (member, shown) = example.as_object().filter(|o| o.len() == 1)?.iter().next()?;
+                        let shown = shown.as_object()?;
+                        let part = entity.iter().find_map(|(_, v)| {
+                            v.as_object().filter(|o| shown.keys().all(|k| o.contains_key(k)))
+                        })?;
+                        let mut out = Map::new();
+                        out.insert(member.clone(), Value::Object(part.clone()));
+                        Some(self.json(200, Value::Object(out), true, "rpc-action"))
                     }
                     _ => None,
                 }
@@ -535,6 +585,9 @@ impl ServingModel {
                 .find(|w| w.route == r.route && w.role == "create")
         })?;
         let sent = unwrap(body, w)?;
+        if let Some(missing) = self.missing_reference(world, r, &sent) {
+            return Some(missing);
+        }
         if let Some(conflict) = self.unique_conflict(world, r, &w.method, &sent) {
             return Some(conflict);
         }
@@ -592,12 +645,7 @@ impl ServingModel {
         let mut entity = order_like(entity, example_entity.as_ref());
         // A nested entity (the sent members live below its top level): the
         // recorded example re-rendered with this call's values.
-        let nested = sent.keys().any(|m| {
-            example_entity
-                .as_ref()
-                .is_some_and(|e| !e.contains_key(m) && !named_in(e, m).is_empty())
-        });
-        if nested {
+        if w.answer.body == "entity" {
             if let (Some(e), Some(req)) = (
                 example_entity.as_ref(),
                 self.example_requests
@@ -624,6 +672,67 @@ impl ServingModel {
             _ => return None,
         };
         Some(self.json(status, answer, true, "create"))
+    }
+
+    /// A body member that names another RPC resource's key (`experiment_id`)
+    /// with a value no entity of it holds: that resource's absence answer.
+    fn missing_reference(&self, world: &ModelWorld, r: &Resolved<'_>, sent: &Map<String, Value>) -> Option<Served> {
+        if r.resource.addressing != "rpc" {
+            return None;
+        }
+        for (oi, other) in self.model.resources.iter().enumerate() {
+            if oi == r.index || other.addressing != "rpc" {
+                continue;
+            }
+            // Only id-like members (`experiment_id`), never the resource's own keys.
+            for k in other.keys.iter().filter(|k| {
+                k.location == "body"
+                    && super::exchange::id_like(&k.name)
+                    && !r.resource.keys.iter().any(|own| own.name == k.name)
+            }) {
+                let Some(v) = sent.get(&k.name).and_then(scalar_text) else {
+                    continue;
+                };
+                let mut held = world.entities.iter().filter(|(key, _)| key.0 == oi && !world.gone.contains(*key));
+                let any = world.entities.keys().any(|key| key.0 == oi);
+                let found = held.any(|(_, e)| {
+                    Value::Object(e.clone()).pointer(&k.entity_member).and_then(scalar_text).as_deref() == Some(v.as_str())
+                });
+                if any && !found {
+                    let res = Resolved {
+                        index: oi,
+                        resource: other,
+                        scope: String::new(),
+                        id: Some(v.clone()),
+                        route: other.collection.clone(),
+                        role: "read".into(),
+                        key_member: Some(k.name.clone()),
+                        known_route: true,
+                    };
+                    return self.absence(&res, &v);
+                }
+            }
+        }
+        None
+    }
+
+    /// True when clients choose this resource's ids: some id the recording
+    /// showed is not of the kind the server generates on create.
+    fn client_ids(&self, r: &Resolved<'_>) -> bool {
+        let generated: BTreeSet<String> = self
+            .model
+            .writes
+            .iter()
+            .filter(|w| w.collection == r.resource.collection && w.role == "create")
+            .flat_map(|w| w.server_filled.iter())
+            .filter_map(|f| f.kind.strip_prefix("id:").map(str::to_string))
+            .collect();
+        !generated.is_empty()
+            && self
+                .initial
+                .keys()
+                .filter(|k| k.0 == r.index)
+                .any(|k| !generated.contains(super::routes::kind_of(&k.2)))
     }
 
     fn new_id(&self, world: &ModelWorld, r: &Resolved<'_>, kind: &str, new_uuid: &mut dyn FnMut() -> String) -> Option<String> {
@@ -673,7 +782,7 @@ impl ServingModel {
         let found = self.find(world, r, &id);
         let (key, mut entity, status) = match found {
             Some((k, e)) => (k, e, 200),
-            None if method == "PUT" && w.semantics.starts_with("upsert") || method == "PUT" => {
+            None if method == "PUT" && self.client_ids(r) => {
                 // Upsert by convention: a PUT to an id no one holds creates it.
                 let mut e = Map::new();
                 let _ = new_uuid;
@@ -775,6 +884,41 @@ impl ServingModel {
     }
 }
 
+/// `posts` → `post`, `categories` → `category`, `model_version` stays.
+fn singular(name: &str) -> String {
+    if let Some(stem) = name.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = name.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+        stem.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// Replaces `from` by `to` where it stands as a word (between non-letters).
+fn rename_word(v: &mut Value, from: &str, to: &str) {
+    match v {
+        Value::Object(m) => m.values_mut().for_each(|c| rename_word(c, from, to)),
+        Value::Array(a) => a.iter_mut().for_each(|c| rename_word(c, from, to)),
+        Value::String(s) => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find(from) {
+                let before = rest[..at].chars().last();
+                let after = rest[at + from.len()..].chars().next();
+                let word = before.is_none_or(|c| !c.is_ascii_alphabetic())
+                    && after.is_none_or(|c| !c.is_ascii_alphabetic());
+                out.push_str(&rest[..at]);
+                out.push_str(if word { to } else { from });
+                rest = &rest[at + from.len()..];
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        _ => {}
+    }
+}
+
 /// Pointers of leaves named `member` inside an entity.
 fn named_in(e: &Map<String, Value>, member: &str) -> Vec<String> {
     super::exchange::named_leaves(&Value::Object(e.clone()), 2000)
@@ -814,9 +958,21 @@ fn rerender(
             replace_leaf(&mut built, old, new);
         }
     }
+    for (m, old) in req {
+        if let (Some(o), Some(n)) = (old.as_str(), sent.get(m).and_then(Value::as_str)) {
+            let (so, sn) = (super::writes::slug(o), super::writes::slug(n));
+            if so.len() >= 3 {
+                replace_segment(&mut built, &so, &sn);
+                replace_leaf(&mut built, &Value::String(so), &Value::String(sn));
+            }
+        }
+    }
     if let Some(old) = old_id {
         let long = old.len() >= 8;
         replace_id(&mut built, old, new_id, long);
+        if !long {
+            replace_segment(&mut built, old, new_id);
+        }
     }
     built.as_object().cloned().unwrap_or_default()
 }
@@ -845,6 +1001,34 @@ fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
                 *other = new.clone();
             }
         }
+    }
+}
+
+/// Replaces `old` where it is a whole path segment inside a string (`/20`, `/brazil/`).
+fn replace_segment(v: &mut Value, old: &str, new: &str) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(|c| replace_segment(c, old, new)),
+        Value::Object(m) => m.values_mut().for_each(|c| replace_segment(c, old, new)),
+        Value::String(s) => {
+            let parts: Vec<String> = s
+                .split('/')
+                .map(|p| {
+                    let (core, tail) = match p.find(['?', '#']) {
+                        Some(i) => (&p[..i], &p[i..]),
+                        None => (p, ""),
+                    };
+                    if core == old {
+                        format!("{new}{tail}")
+                    } else {
+                        p.to_string()
+                    }
+                })
+                .collect();
+            if s.contains('/') {
+                *s = parts.join("/");
+            }
+        }
+        _ => {}
     }
 }
 

@@ -293,9 +293,15 @@ fn observe(
                         .map(|e| (e, n.ordinal))
                 });
                 let shows = body_kind(x, t, r) == "entity";
+                // The answer shows the entity itself only when it has the
+                // entity's members (not a part of it under another envelope).
+                let same_shape = |e: &Map<String, Value>| {
+                    let shared = e.keys().filter(|k| prior.contains_key(*k)).count();
+                    shared * 2 > prior.len().max(1)
+                };
                 let after = answer_entity
                     .clone()
-                    .filter(|_| shows)
+                    .filter(|e| shows && same_shape(e))
                     .map(|e| (e, x.ordinal))
                     .or(read_after);
                 if let Some((after, ord)) = after {
