@@ -333,12 +333,28 @@ impl ServingModel {
             .absence
             .iter()
             .find(|a| a.collection == r.resource.collection)?;
-        let shape = self
-            .model
-            .errors
-            .shapes
-            .iter()
-            .find(|s| s.supported_by.contains(&a.template_ordinal))?;
+        // The not-found answer of the read addressed by the same key, when
+        // the recording shows one; else the resource's (or a sibling's).
+        let by_key = r.key_member.as_ref().and_then(|m| {
+            let read = r.resource.operations.iter().find(|o| {
+                o.role == "read" && (o.key_in == format!("query:{m}") || o.key_in == format!("body:{m}"))
+            })?;
+            let route = format!("{} {}", read.method, read.route);
+            self.model
+                .errors
+                .shapes
+                .iter()
+                .find(|s| s.status == 404 && s.routes.contains(&route))
+        });
+        let shape = match by_key {
+            Some(s) => s,
+            None => self
+                .model
+                .errors
+                .shapes
+                .iter()
+                .find(|s| s.supported_by.contains(&a.template_ordinal))?,
+        };
         let mut body = shape.template.clone()?;
         fill(&mut body, id);
         if a.basis == "by-analogy" {
@@ -956,6 +972,14 @@ fn rerender(
         }
         if let Some(new) = sent.get(m) {
             replace_leaf(&mut built, old, new);
+        }
+    }
+    // Members sent now that the example did not send: echoed.
+    if let Some(o) = built.as_object_mut() {
+        for (m, v) in sent {
+            if !req.contains_key(m) {
+                o.insert(m.clone(), v.clone());
+            }
         }
     }
     for (m, old) in req {
