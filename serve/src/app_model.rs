@@ -47,7 +47,12 @@ impl<M: Model> WithAppModel<M> {
         }
     }
 
-    fn ask(&self, world: &mut ModelWorld, call: &Call, generator: &mut dyn Generator) -> Option<Answer> {
+    fn ask(
+        &self,
+        world: &mut ModelWorld,
+        call: &Call,
+        generator: &mut dyn Generator,
+    ) -> Option<Answer> {
         let now = generator.now_ms();
         let mut uuid = || generator.uuid();
         self.app
@@ -108,7 +113,10 @@ impl<M: Model> Model for WithAppModel<M> {
     fn call(&self, world: &mut Self::World, call: &Call, generator: &mut dyn Generator) -> Answer {
         let a = self.call_inner(world, call, generator);
         if std::env::var_os("REA_MODEL_TRACE").is_some() {
-            eprintln!("trace {} {} -> {} {:?} {:?}", call.method, call.path, a.status, a.error_code, a.applied);
+            eprintln!(
+                "trace {} {} -> {} {:?} {:?}",
+                call.method, call.path, a.status, a.error_code, a.applied
+            );
         }
         a
     }
@@ -130,7 +138,12 @@ impl<M: Model> Model for WithAppModel<M> {
 }
 
 impl<M: Model> WithAppModel<M> {
-    fn call_inner(&self, world: &mut Worlds<M::World>, call: &Call, generator: &mut dyn Generator) -> Answer {
+    fn call_inner(
+        &self,
+        world: &mut Worlds<M::World>,
+        call: &Call,
+        generator: &mut dyn Generator,
+    ) -> Answer {
         if self.app.owns(&call.method, &call.path)
             || self.app.holds(&world.app, &call.method, &call.path)
         {

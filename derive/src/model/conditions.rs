@@ -51,6 +51,9 @@ pub struct Conditions {
     pub preconditions: Vec<Precondition>,
 }
 
+/// Per entity member the answers whose validator quoted it, and the misses.
+type ValidatorSightings = (BTreeMap<String, Vec<u64>>, Vec<u64>);
+
 const HEADERS: [&str; 4] = [
     "if-match",
     "if-none-match",
@@ -62,22 +65,31 @@ fn unquote(v: &str) -> &str {
     v.trim().trim_start_matches("W/").trim_matches('"')
 }
 
-pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &Templates) -> Conditions {
+pub(crate) fn infer(
+    exchanges: &[Exchange],
+    resources: &[Resource],
+    templates: &Templates,
+) -> Conditions {
     let targets: Vec<Option<Target>> = exchanges
         .iter()
         .map(|x| target_of(x, resources, templates))
         .collect();
     // Validators: an etag header that equals an entity member.
-    let mut vals: BTreeMap<(usize, String), (BTreeMap<String, Vec<u64>>, Vec<u64>)> = BTreeMap::new();
+    let mut vals: BTreeMap<(usize, String), ValidatorSightings> = BTreeMap::new();
     for (x, t) in exchanges.iter().zip(&targets) {
         let Some(t) = t else { continue };
         if !x.is_2xx() {
             continue;
         }
         for h in ["etag", "last-modified"] {
-            let Some(v) = x.response_header(h) else { continue };
+            let Some(v) = x.response_header(h) else {
+                continue;
+            };
             let e = vals.entry((t.resource, h.to_string())).or_default();
-            let entity = x.answer.as_ref().and_then(|a| entity_at(a, &resources[t.resource]));
+            let entity = x
+                .answer
+                .as_ref()
+                .and_then(|a| entity_at(a, &resources[t.resource]));
             let hit = entity.as_ref().and_then(|m| {
                 m.iter()
                     .find(|(_, mv)| scalar_text(mv).as_deref() == Some(unquote(v)))
@@ -115,7 +127,9 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
     for (i, x) in exchanges.iter().enumerate() {
         let Some(t) = &targets[i] else { continue };
         for h in HEADERS {
-            let Some(v) = x.request_header(h) else { continue };
+            let Some(v) = x.request_header(h) else {
+                continue;
+            };
             let v = unquote(v).to_string();
             // Where the validator was issued, and writes to the entity since.
             let issued = (0..i).rev().find(|&j| {

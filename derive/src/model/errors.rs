@@ -115,13 +115,19 @@ fn structure(v: &Value, at: &str, out: &mut Vec<String>) {
         Value::Object(map) => map
             .iter()
             .for_each(|(k, c)| structure(c, &format!("{at}/{}", token(k)), out)),
-        Value::Array(items) => items.iter().for_each(|c| structure(c, &format!("{at}/-"), out)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|c| structure(c, &format!("{at}/-"), out)),
         _ => out.push(at.to_string()),
     }
 }
 
 /// Infers the error shapes.
-pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &Templates) -> Errors {
+pub(crate) fn infer(
+    exchanges: &[Exchange],
+    resources: &[Resource],
+    templates: &Templates,
+) -> Errors {
     let mut groups: BTreeMap<(u16, Vec<String>, String), ErrorShape> = BTreeMap::new();
     let mut tops: Option<Vec<String>> = None;
     let mut item_404: BTreeMap<usize, u64> = BTreeMap::new();
@@ -131,7 +137,11 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
         if let Some(id) = target.as_ref().and_then(|t| t.id.clone()) {
             sources.push(("id".into(), id));
         }
-        sources.extend(x.query.iter().map(|(k, v)| (format!("query:{k}"), v.clone())));
+        sources.extend(
+            x.query
+                .iter()
+                .map(|(k, v)| (format!("query:{k}"), v.clone())),
+        );
         if let Some(b) = x.body.as_ref().and_then(Value::as_object) {
             sources.extend(
                 b.iter()
@@ -213,7 +223,12 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
         let analog = item_404
             .iter()
             .find(|(ri, _)| {
-                resources[**ri].collection.rsplit_once('/').map(|(p, _)| p).unwrap_or("") == parent
+                resources[**ri]
+                    .collection
+                    .rsplit_once('/')
+                    .map(|(p, _)| p)
+                    .unwrap_or("")
+                    == parent
             })
             .or_else(|| item_404.iter().next())
             .map(|(r, o)| (*r, *o));

@@ -76,11 +76,14 @@ pub struct InferredOperation {
     pub supported_by: Vec<u64>,
 }
 
+/// (route, method, role, key_in) → (statuses, ordinals).
+type OpMap = BTreeMap<(String, String, String, String), (BTreeSet<u16>, Vec<u64>)>;
+
 /// A resource in the making.
 #[derive(Default)]
 struct Draft {
     keys: BTreeMap<(String, String), (String, Vec<u64>)>,
-    ops: BTreeMap<(String, String, String, String), (BTreeSet<u16>, Vec<u64>)>,
+    ops: OpMap,
     item_envelope: BTreeMap<String, usize>,
     list_envelope: BTreeMap<String, usize>,
     supported: Vec<u64>,
@@ -96,7 +99,8 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
         let d = path_drafts
             .entry((pos.parent.clone(), pos.shape.clone()))
             .or_default();
-        d.supported.extend(evidence.echoed.iter().chain(&evidence.listed));
+        d.supported
+            .extend(evidence.echoed.iter().chain(&evidence.listed));
     }
     list_only_collections(exchanges, templates, &mut path_drafts);
     // RPC keys: a query value of a 2xx read echoed by the answer's entity,
@@ -113,9 +117,9 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
         let leaves = named_leaves(&serde_json::Value::Object(entity.clone()), 2000);
         let parent = join(&templates.template_of(&x.segments[..x.segments.len() - 1]));
         for (name, value) in &x.query {
-            let hit = leaves.iter().find(|(p, m, t)| {
-                t == value && !pointer_has_index(p) && compatible(name, m)
-            });
+            let hit = leaves
+                .iter()
+                .find(|(p, m, t)| t == value && !pointer_has_index(p) && compatible(name, m));
             if let Some((pointer, _, _)) = hit {
                 let d = rpc.entry(parent.clone()).or_default();
                 let k = d
@@ -167,15 +171,18 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
                 }
                 if let Some((_, items)) = x.answer.as_ref().and_then(list_of) {
                     if let Some((ptr, _)) = d.keys.values().next() {
-                        ids.extend(items.iter().filter_map(|i| i.pointer(ptr).and_then(scalar_text)));
+                        ids.extend(
+                            items
+                                .iter()
+                                .filter_map(|i| i.pointer(ptr).and_then(scalar_text)),
+                        );
                     }
                 }
             }
             // A refused call of a route that creates is a refused create.
             let route = join(&tpl);
             if !x.is_2xx()
-                && d
-                    .ops
+                && d.ops
                     .keys()
                     .any(|(r, m, ro, _)| *r == route && *m == x.method && ro == "create")
             {
@@ -202,7 +209,15 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
             param,
             shape.suffix
         );
-        out.push(finish(d, name, "path", parent, Some(item), Some(shape), Some(param)));
+        out.push(finish(
+            d,
+            name,
+            "path",
+            parent,
+            Some(item),
+            Some(shape),
+            Some(param),
+        ));
     }
     for (parent, d) in rpc {
         let name = d
@@ -252,7 +267,11 @@ fn list_only_collections(
     templates: &Templates,
     drafts: &mut BTreeMap<(String, SegmentShape), Draft>,
 ) {
-    let parent_of = |p: &str| p.rsplit_once('/').map(|(a, _)| a.to_string()).unwrap_or_default();
+    let parent_of = |p: &str| {
+        p.rsplit_once('/')
+            .map(|(a, _)| a.to_string())
+            .unwrap_or_default()
+    };
     let mut found: BTreeMap<(String, SegmentShape), Vec<u64>> = BTreeMap::new();
     for x in exchanges.iter().filter(|x| x.is_2xx() && x.method == "GET") {
         let here = join(&templates.template_of(&x.segments));
@@ -433,7 +452,12 @@ fn rpc_role(x: &Exchange, d: &Draft) -> (&'static str, String) {
 fn record_op(d: &mut Draft, x: &Exchange, route: &str, role: &str, key_in: String) {
     let e = d
         .ops
-        .entry((route.to_string(), x.method.clone(), role.to_string(), key_in))
+        .entry((
+            route.to_string(),
+            x.method.clone(),
+            role.to_string(),
+            key_in,
+        ))
         .or_default();
     e.0.insert(x.status);
     e.1.push(x.ordinal);
@@ -508,8 +532,7 @@ fn finish(
         .filter(|(_, _, role, _)| role == "query")
         .map(|(r, m, _, _)| (r.clone(), m.clone()))
         .collect();
-    let mut ops: BTreeMap<(String, String, String, String), (BTreeSet<u16>, Vec<u64>)> =
-        BTreeMap::new();
+    let mut ops: OpMap = BTreeMap::new();
     for ((route, method, role, key_in), (st, ords)) in &d.ops {
         let role = if queries.contains(&(route.clone(), method.clone())) && key_in == "none" {
             "query".to_string()
@@ -524,14 +547,16 @@ fn finish(
     }
     let operations = ops
         .iter()
-        .map(|((route, method, role, key_in), (statuses, ords))| Operation {
-            method: method.clone(),
-            route: route.clone(),
-            role: role.clone(),
-            key_in: key_in.clone(),
-            statuses: statuses.iter().copied().collect(),
-            ordinals: sorted(ords.clone()),
-        })
+        .map(
+            |((route, method, role, key_in), (statuses, ords))| Operation {
+                method: method.clone(),
+                route: route.clone(),
+                role: role.clone(),
+                key_in: key_in.clone(),
+                statuses: statuses.iter().copied().collect(),
+                ordinals: sorted(ords.clone()),
+            },
+        )
         .collect();
     Resource {
         name,
@@ -573,7 +598,7 @@ fn lend_sibling_routes(resources: &mut [Resource]) {
         let refused: BTreeSet<String> = r
             .operations
             .iter()
-            .filter(|o| o.route == item && o.statuses.iter().any(|s| *s == 405))
+            .filter(|o| o.route == item && o.statuses.contains(&405))
             .map(|o| o.method.clone())
             .collect();
         for s in &snapshot {
@@ -592,10 +617,7 @@ fn lend_sibling_routes(resources: &mut [Resource]) {
                 if have.contains(&o.method)
                     || refused.contains(&o.method)
                     || !o.statuses.iter().any(|st| (200..300).contains(st))
-                    || r
-                        .inferred_operations
-                        .iter()
-                        .any(|i| i.method == o.method)
+                    || r.inferred_operations.iter().any(|i| i.method == o.method)
                 {
                     continue;
                 }

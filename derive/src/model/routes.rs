@@ -92,7 +92,7 @@ pub(crate) fn split_around(segment: &str, id: &str) -> Option<(String, String)> 
 
 impl Templates {
     /// Infers the parametric positions of every recorded path.
-    pub fn infer(exchanges: &[Exchange]) -> Templates {
+    pub(crate) fn infer(exchanges: &[Exchange]) -> Templates {
         // Ids each concrete path's list answer listed.
         let mut listed: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
         for x in exchanges.iter().filter(|x| x.is_2xx() && x.is_read()) {
@@ -193,7 +193,7 @@ impl Templates {
     }
 
     /// The position a segment under a parent template falls in, if any.
-    pub fn position_for(&self, parent: &str, segment: &str) -> Option<&Position> {
+    pub(crate) fn position_for(&self, parent: &str, segment: &str) -> Option<&Position> {
         self.positions
             .keys()
             .filter(|p| p.parent == parent)
@@ -217,7 +217,7 @@ impl Templates {
 
     /// The template of a path: parametric segments become
     /// `{prefix}{name}{suffix}` with the name taken from the parent segment.
-    pub fn template_of(&self, segments: &[String]) -> Vec<String> {
+    pub(crate) fn template_of(&self, segments: &[String]) -> Vec<String> {
         let mut out: Vec<String> = Vec::with_capacity(segments.len());
         for seg in segments {
             let parent = join(&out);
@@ -241,7 +241,7 @@ impl Templates {
     }
 
     /// The id the segment holds under its position (prefix/suffix cut off).
-    pub fn core<'a>(&self, parent: &str, segment: &'a str) -> Option<&'a str> {
+    pub(crate) fn core<'a>(&self, parent: &str, segment: &'a str) -> Option<&'a str> {
         let p = self.position_for(parent, segment)?;
         segment
             .strip_prefix(p.shape.prefix.as_str())?
@@ -303,10 +303,7 @@ mod tests {
             Some((String::new(), ".json".into()))
         );
         assert_eq!(split_around("a12", "12"), None);
-        assert_eq!(
-            split_around("@me", "me"),
-            Some(("@".into(), String::new()))
-        );
+        assert_eq!(split_around("@me", "me"), Some(("@".into(), String::new())));
         assert_eq!(kind_of("123"), "integer");
         assert_eq!(kind_of("8854ee53-d6c2-42fc-a6fc-fc93b789a106"), "uuid");
         assert_eq!(kind_of("7a7e25e07e3340d9a1c15028a8fa500a"), "hex");

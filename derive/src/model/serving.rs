@@ -18,7 +18,7 @@ use super::Model;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-type EntityKey = (usize, String, String);
+use super::snapshots::EntityKey;
 
 /// An answer the model gives.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,8 +272,7 @@ impl ServingModel {
                     // A verb the recording never used: an action when its
                     // body names the resource's key.
                     let k = r.keys.iter().find(|k| {
-                        k.location == "body"
-                            && body.and_then(|b| b.get(&k.name)).is_some()
+                        k.location == "body" && body.and_then(|b| b.get(&k.name)).is_some()
                     });
                     match k {
                         Some(k) => ("action".to_string(), format!("body:{}", k.name)),
@@ -337,7 +336,8 @@ impl ServingModel {
         // the recording shows one; else the resource's (or a sibling's).
         let by_key = r.key_member.as_ref().and_then(|m| {
             let read = r.resource.operations.iter().find(|o| {
-                o.role == "read" && (o.key_in == format!("query:{m}") || o.key_in == format!("body:{m}"))
+                o.role == "read"
+                    && (o.key_in == format!("query:{m}") || o.key_in == format!("body:{m}"))
             })?;
             let route = format!("{} {}", read.method, read.route);
             self.model
@@ -398,8 +398,13 @@ impl ServingModel {
                     res.keys.iter().filter(|k| k.location == "query").all(|k| {
                         match pairs.iter().find(|(n, _)| *n == k.name) {
                             Some((_, v)) => {
-                                e.pointer(&k.entity_member).and_then(scalar_text).as_deref() == Some(v.as_str())
-                                    || res.keys.iter().any(|o| o.location == "query" && o.name != k.name && o.entity_member == k.entity_member)
+                                e.pointer(&k.entity_member).and_then(scalar_text).as_deref()
+                                    == Some(v.as_str())
+                                    || res.keys.iter().any(|o| {
+                                        o.location == "query"
+                                            && o.name != k.name
+                                            && o.entity_member == k.entity_member
+                                    })
                             }
                             None => true,
                         }
@@ -411,7 +416,9 @@ impl ServingModel {
                         let mut e = e;
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
-                        } else if let Some(ex) = self.reads.get(&r.index).and_then(|a| entity_at(a, res)) {
+                        } else if let Some(ex) =
+                            self.reads.get(&r.index).and_then(|a| entity_at(a, res))
+                        {
                             for (k, v) in ex {
                                 let empty = v.as_object().is_some_and(Map::is_empty)
                                     || v.as_array().is_some_and(Vec::is_empty);
@@ -449,7 +456,12 @@ impl ServingModel {
         }
     }
 
-    fn find(&self, world: &ModelWorld, r: &Resolved<'_>, id: &str) -> Option<(EntityKey, Map<String, Value>)> {
+    fn find(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        id: &str,
+    ) -> Option<(EntityKey, Map<String, Value>)> {
         let key = (r.index, r.scope.clone(), id.to_string());
         if world.gone.contains(&key) {
             return None;
@@ -469,14 +481,23 @@ impl ServingModel {
             .find(|((ri, scope, _), e)| {
                 *ri == r.index
                     && *scope == r.scope
-                    && Value::Object((*e).clone()).pointer(&member).and_then(scalar_text).as_deref()
+                    && Value::Object((*e).clone())
+                        .pointer(&member)
+                        .and_then(scalar_text)
+                        .as_deref()
                         == Some(id)
             })
             .filter(|(k, _)| !world.gone.contains(*k))
             .map(|(k, e)| (k.clone(), e.clone()))
     }
 
-    fn action(&self, world: &mut ModelWorld, r: &Resolved<'_>, method: &str, body: &Value) -> Option<Served> {
+    fn action(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        method: &str,
+        body: &Value,
+    ) -> Option<Served> {
         let id = r.id.clone()?;
         let Some((key, mut entity)) = self.find(world, r, &id) else {
             return self.absence(r, &id);
@@ -516,19 +537,31 @@ impl ServingModel {
                 world.entities.insert(key.clone(), entity.clone());
                 world.dirty.insert(key);
                 match w.answer.body.as_str() {
-                    "empty-object" => Some(self.json(200, Value::Object(Map::new()), true, "rpc-action")),
+                    "empty-object" => {
+                        Some(self.json(200, Value::Object(Map::new()), true, "rpc-action"))
+                    }
                     "entity" => {
                         let env = r.resource.item_envelope.clone().unwrap_or_default();
                         let example = self.examples.get(&(method.to_string(), r.route.clone()))?;
                         if example.pointer(&env).is_some() {
-                            return Some(self.json(200, wrap(&env, Value::Object(entity)), true, "rpc-action"));
+                            return Some(self.json(
+                                200,
+                                wrap(&env, Value::Object(entity)),
+                                true,
+                                "rpc-action",
+                            ));
                         }
                         // Another envelope holding a part of the entity
                         // (`{"run_info": …}` for the run's `info`).
-                        let (member, shown) = example.as_object().filter(|o| o.len() == 1)?.iter().next()?;
+                        let (member, shown) = example
+                            .as_object()
+                            .filter(|o| o.len() == 1)?
+                            .iter()
+                            .next()?;
                         let shown = shown.as_object()?;
                         let part = entity.iter().find_map(|(_, v)| {
-                            v.as_object().filter(|o| shown.keys().all(|k| o.contains_key(k)))
+                            v.as_object()
+                                .filter(|o| shown.keys().all(|k| o.contains_key(k)))
                         })?;
                         let mut out = Map::new();
                         out.insert(member.clone(), Value::Object(part.clone()));
@@ -545,7 +578,13 @@ impl ServingModel {
         }
     }
 
-    fn unique_conflict(&self, world: &ModelWorld, r: &Resolved<'_>, method: &str, sent: &Map<String, Value>) -> Option<Served> {
+    fn unique_conflict(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        method: &str,
+        sent: &Map<String, Value>,
+    ) -> Option<Served> {
         for rule in self
             .model
             .validation
@@ -579,8 +618,16 @@ impl ServingModel {
 
     fn conflict_holder_id(&self, ordinal: Option<u64>) -> Option<String> {
         let o = ordinal?;
-        let w = self.model.writes.iter().find(|w| w.supported_by.contains(&o))?;
-        let r = self.model.resources.iter().find(|r| r.collection == w.collection)?;
+        let w = self
+            .model
+            .writes
+            .iter()
+            .find(|w| w.supported_by.contains(&o))?;
+        let r = self
+            .model
+            .resources
+            .iter()
+            .find(|r| r.collection == w.collection)?;
         let ex = self.examples.get(&(w.method.clone(), w.route.clone()))?;
         let e = entity_at(ex, r)?;
         key_of(&e, r)
@@ -618,7 +665,9 @@ impl ServingModel {
         let mut entity = sent.clone();
         // The key: the client's when it sent one, else a new one of the kind
         // the recording's creates used.
-        let sent_key = Value::Object(sent.clone()).pointer(&key_member).and_then(scalar_text);
+        let sent_key = Value::Object(sent.clone())
+            .pointer(&key_member)
+            .and_then(scalar_text);
         let id = match sent_key {
             Some(k) => k,
             None => {
@@ -628,12 +677,19 @@ impl ServingModel {
                     .iter()
                     .find(|f| f.kind.starts_with("id"))
                     .map(|f| f.kind.trim_start_matches("id:").to_string())
-                    .or_else(|| recorded_id.as_deref().map(|i| super::routes::kind_of(i).to_string()))
+                    .or_else(|| {
+                        recorded_id
+                            .as_deref()
+                            .map(|i| super::routes::kind_of(i).to_string())
+                    })
                     .unwrap_or_else(|| "integer".into());
                 let id = self.new_id(world, r, &kind, new_uuid)?;
                 let example_id = entity_of(example).and_then(|(_, e)| e.get(&id_member).cloned());
                 let v = match example_id {
-                    Some(Value::Number(_)) => id.parse::<u64>().map(Value::from).unwrap_or(Value::String(id.clone())),
+                    Some(Value::Number(_)) => id
+                        .parse::<u64>()
+                        .map(Value::from)
+                        .unwrap_or(Value::String(id.clone())),
                     _ => Value::String(id.clone()),
                 };
                 if key_member.matches('/').count() == 1 {
@@ -650,7 +706,9 @@ impl ServingModel {
                 "default" => f.detail.clone(),
                 k if k.starts_with("derived:slug(") => {
                     let m = k.trim_start_matches("derived:slug(").trim_end_matches(')');
-                    sent.get(m).and_then(Value::as_str).map(|s| Value::String(slug(s)))
+                    sent.get(m)
+                        .and_then(Value::as_str)
+                        .map(|s| Value::String(slug(s)))
                 }
                 _ => None,
             };
@@ -692,7 +750,12 @@ impl ServingModel {
 
     /// A body member that names another RPC resource's key (`experiment_id`)
     /// with a value no entity of it holds: that resource's absence answer.
-    fn missing_reference(&self, world: &ModelWorld, r: &Resolved<'_>, sent: &Map<String, Value>) -> Option<Served> {
+    fn missing_reference(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        sent: &Map<String, Value>,
+    ) -> Option<Served> {
         if r.resource.addressing != "rpc" {
             return None;
         }
@@ -709,10 +772,17 @@ impl ServingModel {
                 let Some(v) = sent.get(&k.name).and_then(scalar_text) else {
                     continue;
                 };
-                let mut held = world.entities.iter().filter(|(key, _)| key.0 == oi && !world.gone.contains(*key));
+                let mut held = world
+                    .entities
+                    .iter()
+                    .filter(|(key, _)| key.0 == oi && !world.gone.contains(*key));
                 let any = world.entities.keys().any(|key| key.0 == oi);
                 let found = held.any(|(_, e)| {
-                    Value::Object(e.clone()).pointer(&k.entity_member).and_then(scalar_text).as_deref() == Some(v.as_str())
+                    Value::Object(e.clone())
+                        .pointer(&k.entity_member)
+                        .and_then(scalar_text)
+                        .as_deref()
+                        == Some(v.as_str())
                 });
                 if any && !found {
                     let res = Resolved {
@@ -751,7 +821,13 @@ impl ServingModel {
                 .any(|k| !generated.contains(super::routes::kind_of(&k.2)))
     }
 
-    fn new_id(&self, world: &ModelWorld, r: &Resolved<'_>, kind: &str, new_uuid: &mut dyn FnMut() -> String) -> Option<String> {
+    fn new_id(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        kind: &str,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<String> {
         match kind {
             "integer" => {
                 // After every id the resource ever held, initial or created.
@@ -787,7 +863,11 @@ impl ServingModel {
                 .inferred_operations
                 .iter()
                 .find(|o| o.method == method)?;
-            let sibling = self.model.resources.iter().find(|s| s.collection == lent.from)?;
+            let sibling = self
+                .model
+                .resources
+                .iter()
+                .find(|s| s.collection == lent.from)?;
             self.model
                 .writes
                 .iter()
@@ -852,19 +932,31 @@ impl ServingModel {
         Some(self.json(status, answer, true, "update"))
     }
 
-    fn delete(&self, world: &mut ModelWorld, r: &Resolved<'_>, pairs: &[(String, String)], now_ms: i64) -> Option<Served> {
+    fn delete(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        pairs: &[(String, String)],
+        now_ms: i64,
+    ) -> Option<Served> {
         let id = r.id.clone()?;
         let w = self.write_of("DELETE", &r.route)?;
         let Some((key, entity)) = self.find(world, r, &id) else {
             return self.absence(r, &id);
         };
-        let example = self.examples.get(&("DELETE".to_string(), w.route.clone()))?;
-        let forced = w.delete.as_ref().and_then(|d| d.hard_query.clone()).is_some_and(|q| {
-            q.split('&').all(|kv| {
-                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                pairs.iter().any(|(pk, pv)| pk == k && pv == v)
-            })
-        });
+        let example = self
+            .examples
+            .get(&("DELETE".to_string(), w.route.clone()))?;
+        let forced = w
+            .delete
+            .as_ref()
+            .and_then(|d| d.hard_query.clone())
+            .is_some_and(|q| {
+                q.split('&').all(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                    pairs.iter().any(|(pk, pv)| pk == k && pv == v)
+                })
+            });
         let soft = w.delete.as_ref().is_some_and(|d| d.soft) && !forced;
         if soft {
             // The soft state's own members are not inferred: fall back.
@@ -883,7 +975,13 @@ impl ServingModel {
                 let mut stone = entity_at(example, r.resource)?;
                 for (k, v) in stone.clone() {
                     if k == "id" {
-                        stone.insert(k, entity.get("id").cloned().unwrap_or(Value::String(id.clone())));
+                        stone.insert(
+                            k,
+                            entity
+                                .get("id")
+                                .cloned()
+                                .unwrap_or(Value::String(id.clone())),
+                        );
                     } else if super::writes::clock_like(&k) {
                         if let Some(now) = clock_like_value(Some(&v), now_ms) {
                             stone.insert(k, now);
@@ -935,15 +1033,6 @@ fn rename_word(v: &mut Value, from: &str, to: &str) {
     }
 }
 
-/// Pointers of leaves named `member` inside an entity.
-fn named_in(e: &Map<String, Value>, member: &str) -> Vec<String> {
-    super::exchange::named_leaves(&Value::Object(e.clone()), 2000)
-        .into_iter()
-        .filter(|(_, m, _)| m == member)
-        .map(|(p, _, _)| p)
-        .collect()
-}
-
 /// The example entity with the example request's values replaced by this
 /// call's: arrays the example request sent become the sent array plus what
 /// the server added; scalar leaves equal to an example request value take
@@ -958,7 +1047,9 @@ fn rerender(
 ) -> Map<String, Value> {
     let mut built = Value::Object(example.clone());
     for (m, old) in req {
-        let Value::Array(old_items) = old else { continue };
+        let Value::Array(old_items) = old else {
+            continue;
+        };
         let new_items: Vec<Value> = sent
             .get(m)
             .and_then(Value::as_array)
@@ -1005,13 +1096,21 @@ fn rewrite_arrays(v: &mut Value, old_items: &[Value], new_items: &[Value]) {
     match v {
         Value::Array(items) => {
             if !old_items.is_empty() && old_items.iter().all(|o| items.contains(o)) {
-                let extra: Vec<Value> = items.iter().filter(|i| !old_items.contains(i)).cloned().collect();
+                let extra: Vec<Value> = items
+                    .iter()
+                    .filter(|i| !old_items.contains(i))
+                    .cloned()
+                    .collect();
                 *items = new_items.iter().cloned().chain(extra).collect();
             } else {
-                items.iter_mut().for_each(|c| rewrite_arrays(c, old_items, new_items));
+                items
+                    .iter_mut()
+                    .for_each(|c| rewrite_arrays(c, old_items, new_items));
             }
         }
-        Value::Object(m) => m.values_mut().for_each(|c| rewrite_arrays(c, old_items, new_items)),
+        Value::Object(m) => m
+            .values_mut()
+            .for_each(|c| rewrite_arrays(c, old_items, new_items)),
         _ => {}
     }
 }
@@ -1058,7 +1157,9 @@ fn replace_segment(v: &mut Value, old: &str, new: &str) {
 
 fn replace_id(v: &mut Value, old: &str, new: &str, inside: bool) {
     match v {
-        Value::Array(items) => items.iter_mut().for_each(|c| replace_id(c, old, new, inside)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|c| replace_id(c, old, new, inside)),
         Value::Object(m) => m.values_mut().for_each(|c| replace_id(c, old, new, inside)),
         Value::String(s) if s == old || (inside && s.contains(old)) => *s = s.replace(old, new),
         _ => {}
@@ -1067,7 +1168,11 @@ fn replace_id(v: &mut Value, old: &str, new: &str, inside: bool) {
 
 /// The entity's key value.
 fn key_of(e: &Map<String, Value>, r: &Resource) -> Option<String> {
-    let ptr = r.keys.first().map(|k| k.entity_member.as_str()).unwrap_or("/id");
+    let ptr = r
+        .keys
+        .first()
+        .map(|k| k.entity_member.as_str())
+        .unwrap_or("/id");
     Value::Object(e.clone()).pointer(ptr).and_then(scalar_text)
 }
 
@@ -1121,7 +1226,9 @@ fn set_pointer(target: &mut Value, pointer: &str, v: Value) {
             map.insert(t.clone(), v);
             return;
         }
-        cur = map.entry(t.clone()).or_insert_with(|| Value::Object(Map::new()));
+        cur = map
+            .entry(t.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
     }
 }
 
@@ -1135,9 +1242,9 @@ fn append(target: &mut Value, pointer: &str, rest: &Map<String, Value>) {
         return;
     };
     let new = Value::Object(rest.clone());
-    let same = items.iter().position(|i| {
-        rest.get("key").is_some() && i.get("key") == rest.get("key")
-    });
+    let same = items
+        .iter()
+        .position(|i| rest.get("key").is_some() && i.get("key") == rest.get("key"));
     match same {
         Some(p) => {
             if let (Some(Value::Object(old)), Value::Object(n)) = (items.get_mut(p), new) {
@@ -1180,8 +1287,13 @@ fn clock_like_value(recorded: Option<&Value>, now_ms: i64) -> Option<Value> {
 }
 
 /// The members in the recorded example's order, extras after.
-fn order_like(entity: Map<String, Value>, example: Option<&Map<String, Value>>) -> Map<String, Value> {
-    let Some(example) = example else { return entity };
+fn order_like(
+    entity: Map<String, Value>,
+    example: Option<&Map<String, Value>>,
+) -> Map<String, Value> {
+    let Some(example) = example else {
+        return entity;
+    };
     let mut out = Map::new();
     for k in example.keys() {
         if let Some(v) = entity.get(k) {
@@ -1214,7 +1326,10 @@ fn replace_scalar(v: &mut Value, old: &str, new: &str) {
         other => {
             if scalar_text(other).as_deref() == Some(old) {
                 *other = match other {
-                    Value::Number(_) => new.parse::<u64>().map(Value::from).unwrap_or(Value::String(new.into())),
+                    Value::Number(_) => new
+                        .parse::<u64>()
+                        .map(Value::from)
+                        .unwrap_or(Value::String(new.into())),
                     _ => Value::String(new.into()),
                 };
             }

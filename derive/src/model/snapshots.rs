@@ -37,7 +37,9 @@ pub(crate) fn target_of(
                     let parent = join(&templates.template_of(&x.segments[..n - 1]));
                     (
                         join(&x.segments[..n - 1]),
-                        templates.core(&parent, &x.segments[n - 1]).map(str::to_string),
+                        templates
+                            .core(&parent, &x.segments[n - 1])
+                            .map(str::to_string),
                     )
                 } else {
                     (x.path(), None)
@@ -64,15 +66,18 @@ pub(crate) fn target_of(
     None
 }
 
+/// (resource index, scope, id).
+pub(crate) type EntityKey = (usize, String, String);
+
 /// Latest entity values, keyed by (resource, scope, id).
 #[derive(Default)]
 pub(crate) struct Snapshots {
-    pub values: BTreeMap<(usize, String, String), (Map<String, Value>, u64)>,
+    pub values: BTreeMap<EntityKey, (Map<String, Value>, u64)>,
 }
 
 impl Snapshots {
     /// Learns what a 2xx exchange's answer shows.
-    pub fn learn(&mut self, x: &Exchange, t: &Target, r: &Resource) {
+    pub(crate) fn learn(&mut self, x: &Exchange, t: &Target, r: &Resource) {
         if !x.is_2xx() {
             return;
         }
@@ -86,9 +91,10 @@ impl Snapshots {
             "list" | "query" => {
                 if let Some((_, items)) = list_of(answer) {
                     for item in items {
-                        if let (Some(o), Some(id)) =
-                            (item.as_object(), item.pointer(&key_ptr).and_then(scalar_text))
-                        {
+                        if let (Some(o), Some(id)) = (
+                            item.as_object(),
+                            item.pointer(&key_ptr).and_then(scalar_text),
+                        ) {
                             self.merge((t.resource, t.scope.clone(), id), o, x.ordinal);
                         }
                     }
@@ -111,14 +117,17 @@ impl Snapshots {
     /// A view may show only some members (`_fields=`): what it shows
     /// overwrites, what it omits stays as last seen.
     fn merge(&mut self, key: (usize, String, String), o: &Map<String, Value>, ordinal: u64) {
-        let e = self.values.entry(key).or_insert_with(|| (Map::new(), ordinal));
+        let e = self
+            .values
+            .entry(key)
+            .or_insert_with(|| (Map::new(), ordinal));
         for (k, v) in o {
             e.0.insert(k.clone(), v.clone());
         }
         e.1 = ordinal;
     }
 
-    pub fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
+    pub(crate) fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
         self.values
             .get(&(t.resource, t.scope.clone(), t.id.clone()?))
     }

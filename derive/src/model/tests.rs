@@ -65,7 +65,8 @@ fn child_collection_reads_like_its_parent() {
     let c = resource(&m, "/v1/buckets/{bucket_id}/collections");
     let lent = &c.inferred_operations;
     assert!(
-        lent.iter().any(|o| o.method == "GET" && o.from == "/v1/buckets"),
+        lent.iter()
+            .any(|o| o.method == "GET" && o.from == "/v1/buckets"),
         "{lent:?}"
     );
 }
@@ -76,13 +77,19 @@ fn list_only_sibling_collections_get_item_routes() {
     // are addressed, read and updated.
     let m = model("wordpress/dev-a.har");
     let pages = resource(&m, "/wp-json/wp/v2/pages");
-    assert_eq!(pages.item.as_deref(), Some("/wp-json/wp/v2/pages/{page_id}"));
+    assert_eq!(
+        pages.item.as_deref(),
+        Some("/wp-json/wp/v2/pages/{page_id}")
+    );
     let methods: Vec<&str> = pages
         .inferred_operations
         .iter()
         .map(|o| o.method.as_str())
         .collect();
-    assert!(methods.contains(&"GET") && methods.contains(&"PUT"), "{methods:?}");
+    assert!(
+        methods.contains(&"GET") && methods.contains(&"PUT"),
+        "{methods:?}"
+    );
     let comments = resource(&m, "/wp-json/wp/v2/comments");
     assert!(comments
         .inferred_operations
@@ -97,7 +104,10 @@ fn rpc_keys_in_the_query_and_the_body() {
     assert_eq!(runs.addressing, "rpc");
     assert_eq!(runs.item_envelope.as_deref(), Some("/run"));
     let q = runs.keys.iter().find(|k| k.location == "query").unwrap();
-    assert_eq!((q.name.as_str(), q.entity_member.as_str()), ("run_id", "/info/run_id"));
+    assert_eq!(
+        (q.name.as_str(), q.entity_member.as_str()),
+        ("run_id", "/info/run_id")
+    );
     let b = runs.keys.iter().find(|k| k.location == "body").unwrap();
     assert_eq!(b.name, "run_id");
     let role = |route: &str| {
@@ -117,7 +127,10 @@ fn rpc_keys_in_the_query_and_the_body() {
         .iter()
         .find(|o| o.route == "/api/2.0/mlflow/experiments/get")
         .unwrap();
-    assert!(get.ordinals.contains(&38), "experiment 5, created by #11, read by #38");
+    assert!(
+        get.ordinals.contains(&38),
+        "experiment 5, created by #11, read by #38"
+    );
     assert_eq!(
         e.operations
             .iter()
@@ -138,7 +151,10 @@ fn update_semantics_merge_post_as_update_and_convention() {
     assert!(!patch.checked_against.is_empty());
     // PUT sent every member: nothing tells merge from replace, so the
     // method's convention, uncontradicted, is chosen and marked as such.
-    assert_eq!(write(&k, "PUT", KINTO_RECORD).semantics, "replace(convention)");
+    assert_eq!(
+        write(&k, "PUT", KINTO_RECORD).semantics,
+        "replace(convention)"
+    );
     let w = model("wordpress/dev-a.har");
     let post = write(&w, "POST", "/wp-json/wp/v2/posts/{post_id}");
     assert_eq!(post.semantics, "post-as-update+merge");
@@ -171,12 +187,18 @@ fn server_filled_members_on_create() {
     let c = write(&k, "POST", KINTO_RECORDS);
     let id = c.server_filled.iter().find(|f| f.member == "id").unwrap();
     assert_eq!(id.kind, "id:uuid");
-    assert!(c.server_filled.iter().any(|f| f.member == "last_modified" && f.kind == "clock"));
+    assert!(c
+        .server_filled
+        .iter()
+        .any(|f| f.member == "last_modified" && f.kind == "clock"));
     let w = model("wordpress/dev-a.har");
     let p = write(&w, "POST", "/wp-json/wp/v2/posts");
     let slug = p.server_filled.iter().find(|f| f.member == "slug").unwrap();
     assert_eq!(slug.kind, "derived:slug(title)");
-    assert!(p.server_filled.iter().any(|f| f.member == "id" && f.kind == "id:integer"));
+    assert!(p
+        .server_filled
+        .iter()
+        .any(|f| f.member == "id" && f.kind == "id:integer"));
 }
 
 #[test]
@@ -204,7 +226,10 @@ fn stale_if_match_answers_412_and_the_etag_is_a_member() {
         .iter()
         .find(|v| v.resource == "records")
         .unwrap();
-    assert_eq!((v.header.as_str(), v.member.as_deref()), ("etag", Some("last_modified")));
+    assert_eq!(
+        (v.header.as_str(), v.member.as_deref()),
+        ("etag", Some("last_modified"))
+    );
     assert!(v.contradicted_by.is_empty());
     let p = &k.conditions.preconditions[0];
     assert_eq!(p.header, "if-match");
@@ -312,7 +337,10 @@ fn id_segment_with_a_suffix() {
     let m = environment_model(&evidence(vec![list, item, other])).unwrap();
     let r = resource(&m, "/issues");
     let seg = r.segment.as_ref().unwrap();
-    assert_eq!((seg.suffix.as_str(), seg.kind.as_str()), (".json", "integer"));
+    assert_eq!(
+        (seg.suffix.as_str(), seg.kind.as_str()),
+        (".json", "integer")
+    );
     assert_eq!(r.item.as_deref(), Some("/issues/{issue_id}.json"));
     assert_eq!(r.item_envelope.as_deref(), Some("/issue"));
     // `40.json`, never seen, routes to the same item.
@@ -333,12 +361,30 @@ fn serving_an_rpc_create_then_reading_it_by_the_key_it_answered() {
         format!("00000000-0000-4000-8000-{n:012}")
     };
     let now = 1_717_408_800_000;
-    let mut call = |w: &mut serving::ModelWorld, m: &str, p: &str, q: Option<&str>, b: Option<Value>| {
-        s.answer(w, m, p, q, b.as_ref(), now, &mut uuid).expect("answered")
-    };
-    let created = call(&mut w, "POST", "/api/2.0/mlflow/experiments/create", None, Some(json!({"name": "x"})));
-    assert_eq!(created.body, Some(json!({"experiment_id": "5"})), "after the seeded 0..4");
-    let got = call(&mut w, "GET", "/api/2.0/mlflow/experiments/get", Some("experiment_id=5"), None);
+    let mut call =
+        |w: &mut serving::ModelWorld, m: &str, p: &str, q: Option<&str>, b: Option<Value>| {
+            s.answer(w, m, p, q, b.as_ref(), now, &mut uuid)
+                .expect("answered")
+        };
+    let created = call(
+        &mut w,
+        "POST",
+        "/api/2.0/mlflow/experiments/create",
+        None,
+        Some(json!({"name": "x"})),
+    );
+    assert_eq!(
+        created.body,
+        Some(json!({"experiment_id": "5"})),
+        "after the seeded 0..4"
+    );
+    let got = call(
+        &mut w,
+        "GET",
+        "/api/2.0/mlflow/experiments/get",
+        Some("experiment_id=5"),
+        None,
+    );
     assert_eq!(got.status, 200);
     assert_eq!(got.body.as_ref().unwrap()["experiment"]["name"], json!("x"));
     let tag = call(
@@ -361,15 +407,117 @@ fn serving_an_rpc_create_then_reading_it_by_the_key_it_answered() {
     let id = info["run_id"].as_str().unwrap().to_string();
     assert_eq!(id.len(), 32);
     assert_eq!(info["run_name"], json!("r"));
-    assert_eq!(info["artifact_uri"], json!(format!("mlflow-artifacts:/5/{id}/artifacts")));
-    assert_eq!(run.body.as_ref().unwrap()["run"]["data"]["tags"], json!([{"key": "mlflow.runName", "value": "r"}]));
-    let got = call(&mut w, "GET", "/api/2.0/mlflow/runs/get", Some(&format!("run_id={id}")), None);
-    assert_eq!(got.body.as_ref().unwrap()["run"]["info"]["run_id"], json!(id));
+    assert_eq!(
+        info["artifact_uri"],
+        json!(format!("mlflow-artifacts:/5/{id}/artifacts"))
+    );
+    assert_eq!(
+        run.body.as_ref().unwrap()["run"]["data"]["tags"],
+        json!([{"key": "mlflow.runName", "value": "r"}])
+    );
+    let got = call(
+        &mut w,
+        "GET",
+        "/api/2.0/mlflow/runs/get",
+        Some(&format!("run_id={id}")),
+        None,
+    );
+    assert_eq!(
+        got.body.as_ref().unwrap()["run"]["info"]["run_id"],
+        json!(id)
+    );
     // An id nobody holds: the app's own absence answer with the id in it.
-    let missing = call(&mut w, "GET", "/api/2.0/mlflow/runs/get", Some("run_id=feedfeedfeedfeedfeedfeedfeedfeed"), None);
+    let missing = call(
+        &mut w,
+        "GET",
+        "/api/2.0/mlflow/runs/get",
+        Some("run_id=feedfeedfeedfeedfeedfeedfeedfeed"),
+        None,
+    );
     assert_eq!(missing.status, 404);
     assert_eq!(
         missing.body.unwrap()["message"],
         json!("Run with id=feedfeedfeedfeedfeedfeedfeedfeed not found")
+    );
+}
+
+#[test]
+fn serving_an_upsert_put_then_its_read_and_delete() {
+    // Kinto: clients choose record ids (`ord-001`, not the uuid the server
+    // generates on POST), so a PUT to an id nobody holds creates it (201).
+    let s = serving::serving_model(&fixture("kinto/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let mut uuid = || "8854ee53-0000-4000-8000-000000000001".to_string();
+    let item = "/v1/buckets/shop/collections/orders/records/ord-100";
+    let body = json!({"data": {"customer_id": "cust-001", "status": "pending", "total": 5.0}});
+    let put = s
+        .answer(
+            &mut w,
+            "PUT",
+            item,
+            None,
+            Some(&body),
+            1_796_059_600_000,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(put.status, 201);
+    let data = &put.body.as_ref().unwrap()["data"];
+    assert_eq!(data["id"], json!("ord-100"));
+    assert_eq!(data["status"], json!("pending"));
+    assert!(data["last_modified"].is_number(), "{data}");
+    assert!(
+        put.body.as_ref().unwrap().get("permissions").is_some(),
+        "the recorded envelope"
+    );
+    assert!(s.holds(&w, "GET", item));
+    let got = s
+        .answer(&mut w, "GET", item, None, None, 0, &mut uuid)
+        .unwrap();
+    assert_eq!(got.body.as_ref().unwrap()["data"]["total"], json!(5.0));
+    let del = s
+        .answer(
+            &mut w,
+            "DELETE",
+            item,
+            None,
+            None,
+            1_796_059_600_001,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(del.body.as_ref().unwrap()["data"]["deleted"], json!(true));
+    let gone = s
+        .answer(&mut w, "GET", item, None, None, 0, &mut uuid)
+        .unwrap();
+    assert_eq!(gone.status, 404);
+    assert_eq!(gone.body.unwrap()["details"]["id"], json!("ord-100"));
+    // WordPress ids are the server's integers: no upsert, the app's 404.
+    let wp = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let mut ww = wp.initial_world();
+    let miss = wp
+        .answer(
+            &mut ww,
+            "PUT",
+            "/wp-json/wp/v2/posts/9999",
+            None,
+            Some(&json!({"title": "t"})),
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(miss.status, 404);
+}
+
+#[test]
+fn serving_the_apps_absence_for_a_resource_never_seen_missing() {
+    // WordPress never recorded a missing comment; a missing post answers
+    // `rest_post_invalid_id`, and by analogy a missing comment names the comment.
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let a = s.absent("GET", "/wp-json/wp/v2/comments/999").unwrap();
+    assert_eq!(a.status, 404);
+    assert_eq!(
+        a.body.unwrap(),
+        json!({"code": "rest_comment_invalid_id", "message": "Invalid comment ID.", "data": {"status": 404}})
     );
 }

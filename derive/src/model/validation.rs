@@ -36,7 +36,11 @@ fn member_paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(map) => {
             for (k, c) in map {
-                let p = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+                let p = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
                 out.insert(p.clone());
                 member_paths(c, &p, out);
             }
@@ -54,7 +58,11 @@ fn leaf_name(path: &str) -> &str {
     path.rsplit(['.', ']']).next().unwrap_or(path)
 }
 
-pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &Templates) -> Vec<Rule> {
+pub(crate) fn infer(
+    exchanges: &[Exchange],
+    resources: &[Resource],
+    templates: &Templates,
+) -> Vec<Rule> {
     let targets: Vec<Option<Target>> = exchanges
         .iter()
         .map(|x| target_of(x, resources, templates))
@@ -88,17 +96,18 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
         let mentions = |name: &str| texts.iter().any(|s| s.contains(name));
         let mut sent = BTreeSet::new();
         member_paths(body, "", &mut sent);
-        let rule = |kind: &str, member: Option<String>, checked: Vec<u64>, conflicts: Option<u64>| Rule {
-            resource: resources[t.resource].name.clone(),
-            method: x.method.clone(),
-            route: t.route.clone(),
-            kind: kind.into(),
-            member,
-            status: x.status,
-            answer_ordinal: x.ordinal,
-            checked_against: sorted(checked),
-            conflicts_with: conflicts,
-        };
+        let rule =
+            |kind: &str, member: Option<String>, checked: Vec<u64>, conflicts: Option<u64>| Rule {
+                resource: resources[t.resource].name.clone(),
+                method: x.method.clone(),
+                route: t.route.clone(),
+                kind: kind.into(),
+                member,
+                status: x.status,
+                answer_ordinal: x.ordinal,
+                checked_against: sorted(checked),
+                conflicts_with: conflicts,
+            };
         // unique: an earlier accepted call sent the same value.
         let mut found = None;
         if let Some(o) = body.as_object() {
@@ -124,7 +133,12 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
                     };
                     for ((ri, _, id), (_, ord)) in &snaps.values {
                         if *ri == t.resource && *id == v {
-                            found = Some(rule("unique", Some(key.name.clone()), vec![*ord], Some(*ord)));
+                            found = Some(rule(
+                                "unique",
+                                Some(key.name.clone()),
+                                vec![*ord],
+                                Some(*ord),
+                            ));
                             break 'keys;
                         }
                     }
@@ -152,7 +166,9 @@ pub(crate) fn infer(exchanges: &[Exchange], resources: &[Resource], templates: &
                     // Only members whose parent was sent (a missing member, not a missing branch).
                     let parent = m.rsplit_once(['.']).map(|(p, _)| p.to_string());
                     let parent = parent.or_else(|| m.strip_suffix("[]").map(str::to_string));
-                    parent.is_none_or(|p| sent.contains(&p) || sent.contains(p.trim_end_matches("[]")))
+                    parent.is_none_or(|p| {
+                        sent.contains(&p) || sent.contains(p.trim_end_matches("[]"))
+                    })
                 })
                 .collect();
             let named: Vec<&String> = missing.iter().filter(|m| mentions(leaf_name(m))).collect();

@@ -9,8 +9,8 @@
 use super::exchange::{scalar_text, sorted, Exchange};
 use super::resources::Resource;
 use super::routes::kind_of;
-use super::snapshots::{entity_at, target_of, Snapshots, Target};
 use super::routes::Templates;
+use super::snapshots::{entity_at, target_of, Snapshots, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -150,7 +150,12 @@ pub(crate) fn infer(
         let r = &resources[t.resource];
         if !x.is_read() && t.role != "query" {
             let acc = accs
-                .entry((t.resource, t.route.clone(), x.method.clone(), t.role.clone()))
+                .entry((
+                    t.resource,
+                    t.route.clone(),
+                    x.method.clone(),
+                    t.role.clone(),
+                ))
                 .or_insert_with(|| Acc {
                     resource: t.resource,
                     method: x.method.clone(),
@@ -170,7 +175,10 @@ pub(crate) fn infer(
         .collect()
 }
 
-fn unwrap_body<'a>(body: &'a Value, r: &Resource) -> (Option<String>, Option<&'a Map<String, Value>>) {
+fn unwrap_body<'a>(
+    body: &'a Value,
+    r: &Resource,
+) -> (Option<String>, Option<&'a Map<String, Value>>) {
     let Some(o) = body.as_object() else {
         return (None, None);
     };
@@ -415,7 +423,8 @@ fn compare_update(
                 Some(_) => null_kept = true,
             },
             Value::Object(o) => {
-                if let (Some(Value::Object(p)), Some(Value::Object(a))) = (prior.get(m), after.get(m))
+                if let (Some(Value::Object(p)), Some(Value::Object(a))) =
+                    (prior.get(m), after.get(m))
                 {
                     let others: Vec<&String> = p.keys().filter(|k| !o.contains_key(*k)).collect();
                     if !others.is_empty() {
@@ -482,8 +491,9 @@ fn effects(
             let old = before.pointer(&pointer).and_then(Value::as_array);
             let grew = old.is_none_or(|o| o.len() < items.len());
             let holds = items.iter().any(|it| {
-                it.as_object()
-                    .is_some_and(|o| !rest.is_empty() && rest.iter().all(|(k, v)| o.get(k) == Some(v)))
+                it.as_object().is_some_and(|o| {
+                    !rest.is_empty() && rest.iter().all(|(k, v)| o.get(k) == Some(v))
+                })
             });
             if grew && holds {
                 acc.effects
@@ -540,7 +550,11 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
             // No recorded call tells merge from replace (the body held every
             // member): the method's convention, which nothing contradicts.
             if fits.is_empty() && !a.ords.is_empty() {
-                let convention = if a.method == "PUT" { "replace" } else { "merge" };
+                let convention = if a.method == "PUT" {
+                    "replace"
+                } else {
+                    "merge"
+                };
                 if !rejected.iter().any(|r| r.hypothesis == convention) {
                     fits.push(format!("{convention}(convention)"));
                 }
@@ -636,7 +650,9 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
         request_envelope: a.envelope_in.keys().next().cloned(),
         answer: AnswerShape {
             statuses: a.statuses.keys().copied().collect(),
-            envelope: (body == "entity").then(|| r.item_envelope.clone()).flatten(),
+            envelope: (body == "entity")
+                .then(|| r.item_envelope.clone())
+                .flatten(),
             body,
         },
         server_filled,
