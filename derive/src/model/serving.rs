@@ -346,7 +346,21 @@ impl ServingModel {
                 .iter()
                 .find(|s| s.status == 404 && s.routes.contains(&route))
         });
-        let shape = match by_key {
+        // Else a not-found answer (of any route) that quotes one of this
+        // resource's keys (`No Experiment with id={body:experiment_id}`).
+        let quoting = || {
+            let names: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+            self.model.errors.shapes.iter().find(|s| {
+                s.status == 404
+                    && s.substitutions.iter().any(|sub| {
+                        sub.source
+                            .split_once(':')
+                            .is_some_and(|(_, n)| names.contains(&n))
+                            && r.key_member.as_deref().is_none_or(|m| sub.source.ends_with(&format!(":{m}")))
+                    })
+            })
+        };
+        let shape = match by_key.or_else(quoting) {
             Some(s) => s,
             None => self
                 .model
@@ -1065,11 +1079,18 @@ fn rerender(
             replace_leaf(&mut built, old, new);
         }
     }
-    // Members sent now that the example did not send: echoed.
+    // Members sent now that the example did not send: echoed, unless the
+    // entity holds them deeper; members the example sent and this call
+    // did not: the example's echo goes.
     if let Some(o) = built.as_object_mut() {
         for (m, v) in sent {
-            if !req.contains_key(m) {
+            if !req.contains_key(m) && (o.contains_key(m) || !holds_member(&Value::Object(o.clone()), m)) {
                 o.insert(m.clone(), v.clone());
+            }
+        }
+        for (m, v) in req {
+            if !sent.contains_key(m) && o.get(m) == Some(v) {
+                o.remove(m);
             }
         }
     }
@@ -1124,6 +1145,15 @@ fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
                 *other = new.clone();
             }
         }
+    }
+}
+
+/// True when an object at any depth has a member named `m`.
+fn holds_member(v: &Value, m: &str) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key(m) || o.values().any(|c| holds_member(c, m)),
+        Value::Array(a) => a.iter().any(|c| holds_member(c, m)),
+        _ => false,
     }
 }
 
@@ -1308,10 +1338,33 @@ fn order_like(
     out
 }
 
-/// Fills `{id}` placeholders.
+/// Fills `{id}`, `{query:…}` and `{body:…}` placeholders with the id.
 fn fill(v: &mut Value, id: &str) {
     match v {
-        Value::String(s) if s.contains("{id}") => *s = s.replace("{id}", id),
+        Value::String(s) if s.contains('{') => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find('{') {
+                out.push_str(&rest[..at]);
+                let tail = &rest[at..];
+                match tail.find('}') {
+                    Some(end)
+                        if tail[1..end] == *"id"
+                            || tail[1..end].starts_with("query:")
+                            || tail[1..end].starts_with("body:") =>
+                    {
+                        out.push_str(id);
+                        rest = &tail[end + 1..];
+                    }
+                    _ => {
+                        out.push('{');
+                        rest = &tail[1..];
+                    }
+                }
+            }
+            out.push_str(rest);
+            *s = out;
+        }
         Value::Object(m) => m.values_mut().for_each(|c| fill(c, id)),
         Value::Array(a) => a.iter_mut().for_each(|c| fill(c, id)),
         _ => {}
