@@ -350,8 +350,16 @@ impl ServingModel {
         // resource's keys (`No Experiment with id={body:experiment_id}`).
         let quoting = || {
             let names: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+            // Only answers about the key alone (every placeholder is a key).
             self.model.errors.shapes.iter().find(|s| {
                 s.status == 404
+                    && s.substitutions.iter().all(|sub| {
+                        sub.source == "id"
+                            || sub
+                                .source
+                                .split_once(':')
+                                .is_some_and(|(_, n)| names.contains(&n))
+                    })
                     && s.substitutions.iter().any(|sub| {
                         sub.source
                             .split_once(':')
@@ -1071,6 +1079,13 @@ fn rerender(
             .unwrap_or_default();
         rewrite_arrays(&mut built, old_items, &new_items);
     }
+    // Arrays sent now but not by the example: in front of the entity's
+    // array of that name (what the server adds stays after them).
+    for (m, v) in sent {
+        if let (Some(items), false) = (v.as_array(), req.contains_key(m)) {
+            prepend_named(&mut built, m, items);
+        }
+    }
     for (m, old) in req {
         if old.is_array() || old.is_object() {
             continue;
@@ -1145,6 +1160,25 @@ fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
                 *other = new.clone();
             }
         }
+    }
+}
+
+fn prepend_named(v: &mut Value, m: &str, items: &[Value]) {
+    match v {
+        Value::Object(o) => {
+            for (k, c) in o.iter_mut() {
+                match c {
+                    Value::Array(a) if k == m => {
+                        let mut out = items.to_vec();
+                        out.append(a);
+                        *a = out;
+                    }
+                    other => prepend_named(other, m, items),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| prepend_named(c, m, items)),
+        _ => {}
     }
 }
 
