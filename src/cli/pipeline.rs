@@ -53,7 +53,8 @@ pub(crate) fn build(
     ));
     let engine = Engine::new(&evidence, manifest, state_doc)?;
     progress("inferring the app model");
-    let app = rea_derivation::model::serving::serving_model(&evidence).map_err(ErrorReport::from)?;
+    let app =
+        rea_derivation::model::serving::serving_model(&evidence).map_err(ErrorReport::from)?;
     drop(evidence);
     let env = Environment::new(WithAppModel::new(EngineModel::new(engine), app), None);
     if let Some(path) = state {

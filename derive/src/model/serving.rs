@@ -364,7 +364,9 @@ impl ServingModel {
                         sub.source
                             .split_once(':')
                             .is_some_and(|(_, n)| names.contains(&n))
-                            && r.key_member.as_deref().is_none_or(|m| sub.source.ends_with(&format!(":{m}")))
+                            && r.key_member
+                                .as_deref()
+                                .is_none_or(|m| sub.source.ends_with(&format!(":{m}")))
                     })
             })
         };
@@ -1099,7 +1101,9 @@ fn rerender(
     // did not: the example's echo goes.
     if let Some(o) = built.as_object_mut() {
         for (m, v) in sent {
-            if !req.contains_key(m) && (o.contains_key(m) || !holds_member(&Value::Object(o.clone()), m)) {
+            if !req.contains_key(m)
+                && (o.contains_key(m) || !holds_member(&Value::Object(o.clone()), m))
+            {
                 o.insert(m.clone(), v.clone());
             }
         }
