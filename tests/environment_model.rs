@@ -38,13 +38,20 @@ fn golden_models_of_the_dev_captures() {
     for rel in CAPTURES {
         let file = root().join("tests/fixtures").join(rel);
         let text = model_text(&file);
-        assert_eq!(text, model_text(&file), "model of {rel} is not deterministic");
+        assert_eq!(
+            text,
+            model_text(&file),
+            "model of {rel} is not deterministic"
+        );
         let value: Value = serde_json::from_str(&text).expect("json");
         let errors: Vec<String> = validator
             .iter_errors(&value)
             .map(|e| format!("{e} at {}", e.instance_path()))
             .collect();
-        assert!(errors.is_empty(), "{rel} does not fit the schema: {errors:#?}");
+        assert!(
+            errors.is_empty(),
+            "{rel} does not fit the schema: {errors:#?}"
+        );
         let name = rel.replace('/', "__").replace(".har", ".model.json");
         let golden = root().join("tests/golden/environment-model").join(&name);
         if update {
@@ -86,7 +93,10 @@ fn every_inference_names_records_of_the_capture() {
             assert!(records.contains(&o), "{rel}: {at} cites #{o}");
         }
         for r in value["resources"].as_array().unwrap() {
-            assert!(!r["supported_by"].as_array().unwrap().is_empty(), "{rel}: {r}");
+            assert!(
+                !r["supported_by"].as_array().unwrap().is_empty(),
+                "{rel}: {r}"
+            );
         }
     }
 }
@@ -120,7 +130,11 @@ fn command_prints_the_model_and_a_summary() {
         .arg("--json")
         .output()
         .expect("run rea");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let value: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(value["view"], "environment-model");
     let text = Command::new(env!("CARGO_BIN_EXE_rea"))
@@ -138,5 +152,8 @@ fn command_prints_the_model_and_a_summary() {
         .expect("run rea");
     assert!(!missing.status.success());
     let err: Value = serde_json::from_slice(&missing.stderr).expect("error JSON");
-    assert!(err.get("code").is_some() || err.get("error").is_some(), "{err}");
+    assert!(
+        err.get("code").is_some() || err.get("error").is_some(),
+        "{err}"
+    );
 }

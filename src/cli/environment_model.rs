@@ -53,7 +53,13 @@ fn execute(args: &Args) -> Result<(), ErrorReport> {
 /// Resources with their routes, write semantics, conditions, rules, errors.
 pub(crate) fn summary(m: &Model) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({}): {} records", m.name, m.origin, m.records.len());
+    let _ = writeln!(
+        out,
+        "{} ({}): {} records",
+        m.name,
+        m.origin,
+        m.records.len()
+    );
     let _ = writeln!(out, "resources:");
     for r in &m.resources {
         let keys: Vec<String> = r
@@ -68,13 +74,25 @@ pub(crate) fn summary(m: &Model) -> String {
             r.addressing,
             r.collection,
             r.item.as_deref().unwrap_or("-"),
-            if keys.is_empty() { "-".into() } else { keys.join(", ") }
+            if keys.is_empty() {
+                "-".into()
+            } else {
+                keys.join(", ")
+            }
         );
         for o in &r.operations {
-            let _ = writeln!(out, "    {} {} {} ({})", o.method, o.route, o.role, o.key_in);
+            let _ = writeln!(
+                out,
+                "    {} {} {} ({})",
+                o.method, o.route, o.role, o.key_in
+            );
         }
         for o in &r.inferred_operations {
-            let _ = writeln!(out, "    {} {} {} (from sibling {})", o.method, o.route, o.role, o.from);
+            let _ = writeln!(
+                out,
+                "    {} {} {} (from sibling {})",
+                o.method, o.route, o.role, o.from
+            );
         }
     }
     let _ = writeln!(out, "writes:");
@@ -124,7 +142,11 @@ pub(crate) fn summary(m: &Model) -> String {
     }
     let _ = writeln!(out, "post reads:");
     for p in &m.post_reads {
-        let _ = writeln!(out, "  {} {} ({} bodies)", p.method, p.route, p.distinct_bodies);
+        let _ = writeln!(
+            out,
+            "  {} {} ({} bodies)",
+            p.method, p.route, p.distinct_bodies
+        );
     }
     for l in &m.limitations {
         let _ = writeln!(out, "limitation: {l}");

@@ -553,7 +553,14 @@ impl ServingModel {
                                 set_pointer(&mut value, &e.pointer, v.clone());
                             }
                         }
-                        ("appends", _) => append(&mut value, &e.pointer, &rest),
+                        ("appends", Some(m)) => {
+                            for item in body.get(m).and_then(Value::as_array).into_iter().flatten() {
+                                if let Some(o) = item.as_object() {
+                                    append(&mut value, &e.pointer, o);
+                                }
+                            }
+                        }
+                        ("appends", None) => append(&mut value, &e.pointer, &rest),
                         _ => {}
                     }
                 }

@@ -480,6 +480,18 @@ fn effects(
     diff(&before, &now, String::new(), &mut changed, 0);
     for pointer in changed {
         let value = now.pointer(&pointer).cloned().unwrap_or(Value::Null);
+        // An array member of the body whose elements all landed in the
+        // entity's array of the same name: merged in element by element.
+        let leaf = pointer.rsplit('/').next().unwrap_or("").to_string();
+        if let (Value::Array(items), Some(Value::Array(sent))) = (&value, rest.get(&leaf)) {
+            if !sent.is_empty() && sent.iter().all(|e| items.contains(e)) {
+                acc.effects
+                    .entry((pointer, "appends".into(), Some(leaf)))
+                    .or_default()
+                    .push(ord);
+                continue;
+            }
+        }
         if let Some((m, _)) = rest.iter().find(|(_, v)| **v == value && !v.is_null()) {
             acc.effects
                 .entry((pointer, "sets".into(), Some(m.clone())))
