@@ -100,6 +100,10 @@ pub enum Location {
     JsonPointer {
         pointer: String,
     },
+    /// The archive members a SAZ record was read from, in ZIP directory order.
+    ArchiveMembers {
+        members: Vec<String>,
+    },
     /// The coordinate would reveal a declared value.
     Unknown,
 }
@@ -116,6 +120,10 @@ pub struct BinaryField {
     pub size: u64,
     /// Lowercase hex SHA-256 of the described bytes; `null` when it contains a declared value.
     pub sha256: Option<String>,
+    /// The exact bytes in standard base64, for native captures whose bytes
+    /// are not in `reported` (absent for HAR, whose text is in `reported`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
 }
 
 /// One excluded coordinate.

@@ -82,10 +82,11 @@ impl InspectRequest {
 pub fn check_format(format: &str) -> Result<(), ErrorReport> {
     match format {
         "har" => Ok(()),
-        "mitmproxy" | "saz" | "qlog" => Err(ErrorReport::new(
+        "saz" => Ok(()),
+        "mitmproxy" | "qlog" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
-            format!("rea does not decode {format} captures yet; only har is available"),
+            format!("rea does not decode {format} captures yet; har and saz are available"),
         )
         .detail("format", format)
         .guidance(
@@ -133,6 +134,9 @@ fn inspect_inner(
 
     let snapshot = read::read_stable(&request.capture_path)?;
     har::check_deadline(deadline)?;
+    if request.format == "saz" {
+        return crate::saz::evidence::inspect(request, declared, &snapshot, deadline);
+    }
     let decoded = har::decode(&snapshot.bytes, deadline)?;
     let (container_doc, entries) = container::split(decoded.doc);
     let total = entries.len() as u64;

@@ -9,6 +9,7 @@
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
 //!   schemas, with the two producer profiles.
 //! - `redact`: credential and declared-sensitive-value exclusion.
+//! - `saz`: the Fiddler Session Archive Zip decoder (sessions, sidecars).
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
 
@@ -21,6 +22,7 @@ pub mod json;
 pub mod read;
 pub mod recorded_url;
 pub mod redact;
+pub mod saz;
 
 pub use error::{Category, ErrorReport};
 pub use evidence::Evidence;

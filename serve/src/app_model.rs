@@ -8,11 +8,8 @@
 use crate::model::{ImportError, Model, ToolInfo};
 use indexmap::IndexMap;
 use rea_derivation::model::serving::{ModelWorld, Served, ServingModel};
-use rea_engine::{Answer, AnswerBody, Applied, Call, Generator};
-use serde_json::{Map, Value};
-
-/// The route name of calls the app model takes (never a manifest tool's name).
-pub const APP_ROUTE: &str = "(app-model)";
+use rea_engine::{Answer, AnswerBody, Applied, Call, Generator, Request};
+use serde_json::Value;
 
 /// An inner model with the app model in front.
 pub struct WithAppModel<M: Model> {
@@ -44,6 +41,7 @@ impl<M: Model> WithAppModel<M> {
             tool: None,
             applied: if s.applied { Applied::Yes } else { Applied::No },
             error_code: None,
+            rendered: None,
         }
     }
 
@@ -87,31 +85,17 @@ impl<M: Model> Model for WithAppModel<M> {
         }
     }
 
-    /// The inner tool, unless the app model may answer where the inner
-    /// model has no tool or only an unserved one: then the app model's own
-    /// route name (no manifest tool has it), so the call reaches `call`.
-    fn route(&self, method: &str, path: &str) -> Option<String> {
-        let inner = self.inner.route(method, path);
-        let unserved = inner.as_ref().is_some_and(|name| {
-            self.inner
-                .tools()
-                .iter()
-                .any(|t| t.tool.name == *name && !t.served)
-        });
-        if self.app.resolves(method, path)
-            && (inner.is_none() || unserved || self.app.owns(method, path))
-        {
-            return Some(APP_ROUTE.to_string());
-        }
-        inner
-    }
-
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
-        self.inner.tool_call(tool, arguments)
-    }
-
-    fn call(&self, world: &mut Self::World, call: &Call, generator: &mut dyn Generator) -> Answer {
-        let a = self.call_inner(world, call, generator);
+    fn answer(
+        &self,
+        world: &mut Self::World,
+        request: &Request,
+        generator: &mut dyn Generator,
+    ) -> Answer {
+        let Request::Http(call) = request else {
+            // A tool call is answered by its tool (the engine), never re-routed.
+            return self.inner.answer(&mut world.inner, request, generator);
+        };
+        let a = self.call_inner(world, call, request, generator);
         if std::env::var_os("REA_MODEL_TRACE").is_some() {
             eprintln!(
                 "trace {} {} -> {} {:?} {:?}",
@@ -142,6 +126,7 @@ impl<M: Model> WithAppModel<M> {
         &self,
         world: &mut Worlds<M::World>,
         call: &Call,
+        request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
         if self.app.owns(&call.method, &call.path)
@@ -153,7 +138,7 @@ impl<M: Model> WithAppModel<M> {
             }
         }
         trace("inner");
-        let answer = self.inner.call(&mut world.inner, call, generator);
+        let answer = self.inner.answer(&mut world.inner, request, generator);
         match answer.error_code.as_deref() {
             // The spec's plans cannot answer: the model may.
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {

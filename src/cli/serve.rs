@@ -56,6 +56,8 @@ struct Resolved {
     rules: Vec<String>,
     state: Option<PathBuf>,
     data_root: Option<PathBuf>,
+    /// `ENVIRONMENT_NAME`, when set.
+    name: Option<String>,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -98,6 +100,9 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         rules,
         state: args.state,
         data_root: args.data_root,
+        name: std::env::var("ENVIRONMENT_NAME")
+            .ok()
+            .filter(|n| !n.trim().is_empty()),
     })
 }
 
@@ -154,6 +159,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         &cfg.capture,
         &cfg.rules,
         cfg.state.as_deref(),
+        cfg.name.clone(),
         &mut |stage| {
             log(&format!(
                 "[{:>6.2}s] {stage}",

@@ -44,10 +44,15 @@ fn format_is_checked_before_the_file() {
         inspect_web_network_capture(&request).unwrap_err().code,
         "unknown_format"
     );
-    request.format = "saz".into();
+    request.format = "qlog".into();
     let e = inspect_web_network_capture(&request).unwrap_err();
     assert_eq!(
         (e.code.as_str(), e.category),
         ("format_not_supported_yet", Category::Unsupported)
     );
+    // SAZ is decoded: a missing file is now a read failure, not a format refusal.
+    request.format = "saz".into();
+    let e = inspect_web_network_capture(&request).unwrap_err();
+    assert_eq!(e.category, Category::Input);
+    assert_ne!(e.code, "format_not_supported_yet");
 }
