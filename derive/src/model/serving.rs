@@ -554,7 +554,8 @@ impl ServingModel {
                             }
                         }
                         ("appends", Some(m)) => {
-                            for item in body.get(m).and_then(Value::as_array).into_iter().flatten() {
+                            for item in body.get(m).and_then(Value::as_array).into_iter().flatten()
+                            {
                                 if let Some(o) = item.as_object() {
                                     append(&mut value, &e.pointer, o);
                                 }
@@ -1452,4 +1453,43 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
     Ok(ServingModel::new(model, &exchanges, ct))
+}
+
+/// Replays the recording the model was inferred from, in order, from the
+/// initial World, through `answer`: for every record the model answers,
+/// whether status and JSON body equal the recorded ones (ids and clocks the
+/// model generates differ by design, so this is a lower bound).
+pub fn replay_check(
+    evidence: &Value,
+) -> Result<Vec<(u64, &'static str, bool)>, crate::DeriveError> {
+    let (_, exchanges) = super::model_and_exchanges(evidence)?;
+    let serving = serving_model(evidence)?;
+    let mut world = serving.initial_world();
+    let mut n = 0u64;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let mut out = Vec::new();
+    for x in &exchanges {
+        let query: Option<String> = (!x.query.is_empty()).then(|| {
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(x.query.iter())
+                .finish()
+        });
+        let now = 0;
+        if let Some(a) = serving.answer(
+            &mut world,
+            &x.method,
+            &x.path(),
+            query.as_deref(),
+            x.body.as_ref(),
+            now,
+            &mut uuid,
+        ) {
+            let same = a.status == x.status && a.body == x.answer;
+            out.push((x.ordinal, a.basis, same));
+        }
+    }
+    Ok(out)
 }
