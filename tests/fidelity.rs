@@ -9,9 +9,10 @@ mod common;
 use common::{fixture, repo_root};
 use std::process::Command;
 
-/// The score measured on dev-a → dev-b when this test was written
-/// (37/43; see docs/serving.md). The test fails 2 points below it.
-const MEASURED_PERCENT: f64 = 86.0;
+/// The score measured on dev-a → dev-b (37/43 when this test was written;
+/// 40/43 with the app model, docs/environment-model.md). The test fails 2
+/// points below it.
+const MEASURED_PERCENT: f64 = 93.0;
 
 #[test]
 fn heldout_kinto_session_scores_at_least_the_measured_floor() {
