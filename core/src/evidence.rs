@@ -30,6 +30,9 @@ pub struct Evidence {
     pub redactions: Vec<Redaction>,
     pub limitations: Vec<String>,
     pub explanations: Vec<String>,
+    /// The typed qlog facet: present exactly for `qlog` Evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qlog: Option<crate::qlog::facet::QlogFacet>,
 }
 
 /// The request, without declared sensitive values.
@@ -216,7 +219,7 @@ impl Evidence {
 
     /// Identity and counts, for `detail: "summary"`.
     pub fn summary(&self) -> Value {
-        json!({
+        let mut summary = json!({
             "evidence_version": self.evidence_version,
             "operation": self.operation,
             "subject": self.subject,
@@ -229,7 +232,11 @@ impl Evidence {
             "record_ordinals": self.records.iter().map(|r| r.ordinal).collect::<Vec<_>>(),
             "redaction_count": self.redactions.len(),
             "sensitive_value_count": self.parameters.sensitive_value_count,
-        })
+        });
+        if let Some(qlog) = &self.qlog {
+            summary["qlog"] = qlog.counts();
+        }
+        summary
     }
 }
 

@@ -81,12 +81,11 @@ impl InspectRequest {
 /// Checks the format before anything is read.
 pub fn check_format(format: &str) -> Result<(), ErrorReport> {
     match format {
-        "har" => Ok(()),
-        "saz" => Ok(()),
-        "mitmproxy" | "qlog" => Err(ErrorReport::new(
+        "har" | "saz" | "qlog" => Ok(()),
+        "mitmproxy" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
-            format!("rea does not decode {format} captures yet; har and saz are available"),
+            format!("rea does not decode {format} captures yet; har, saz and qlog are available"),
         )
         .detail("format", format)
         .guidance(
@@ -104,14 +103,30 @@ pub fn check_format(format: &str) -> Result<(), ErrorReport> {
 /// Inspects one capture. Errors never contain a declared value.
 pub fn inspect_web_network_capture(request: &InspectRequest) -> Result<Evidence, ErrorReport> {
     let declared = Declared::new(&request.sensitive_values);
-    inspect_inner(request, declared)
+    inspect_inner(request, declared, har::Mode::Strict)
+        .map(|(evidence, _)| evidence)
+        .map_err(|e| sanitize_error(e, declared, &request.sensitive_values))
+}
+
+/// Decodes a capture for serving and deriving: an entry that fails
+/// validation is left out (and listed) instead of refusing the capture;
+/// findings outside the entries still refuse it. With nothing left out the
+/// Evidence equals `inspect_web_network_capture`'s; otherwise it holds the
+/// kept records, in producer order with their original ordinals, as an
+/// inspection of that selection would. `record_ordinals` must be `None`.
+pub fn decode_for_serving(
+    request: &InspectRequest,
+) -> Result<(Evidence, Vec<har::LeftOutEntry>), ErrorReport> {
+    let declared = Declared::new(&request.sensitive_values);
+    inspect_inner(request, declared, har::Mode::PerEntry)
         .map_err(|e| sanitize_error(e, declared, &request.sensitive_values))
 }
 
 fn inspect_inner(
     request: &InspectRequest,
     declared: Declared<'_>,
-) -> Result<Evidence, ErrorReport> {
+    mode: har::Mode,
+) -> Result<(Evidence, Vec<har::LeftOutEntry>), ErrorReport> {
     check_format(&request.format)?;
     if request.sensitive_values.iter().any(String::is_empty) {
         return Err(ErrorReport::input(
@@ -135,9 +150,14 @@ fn inspect_inner(
     let snapshot = read::read_stable(&request.capture_path)?;
     har::check_deadline(deadline)?;
     if request.format == "saz" {
-        return crate::saz::evidence::inspect(request, declared, &snapshot, deadline);
+        return crate::saz::evidence::inspect(request, declared, &snapshot, deadline)
+            .map(|e| (e, Vec::new()));
     }
-    let decoded = har::decode(&snapshot.bytes, deadline)?;
+    if request.format == "qlog" {
+        return crate::qlog::evidence::inspect(request, snapshot, declared, deadline)
+            .map(|e| (e, Vec::new()));
+    }
+    let (decoded, left_out) = har::decode_with(&snapshot.bytes, deadline, mode)?;
     let (container_doc, entries) = container::split(decoded.doc);
     let total = entries.len() as u64;
     if let Some(ordinals) = &request.record_ordinals {
@@ -149,7 +169,9 @@ fn inspect_inner(
 
     let order: Vec<u64> = match &request.record_ordinals {
         Some(ordinals) => ordinals.clone(),
-        None => (0..total).collect(),
+        None => (0..total)
+            .filter(|o| left_out.binary_search_by_key(o, |l| l.ordinal).is_err())
+            .collect(),
     };
     let mut entries: Vec<Option<Value>> = entries.into_iter().map(Some).collect();
     let mut per_record: Vec<Option<Vec<NumericLiteral>>> =
@@ -196,6 +218,14 @@ fn inspect_inner(
     };
 
     let retained = records.len() as u64;
+    if !left_out.is_empty() {
+        let pointers: Vec<&str> = left_out.iter().map(|l| l.pointer.as_str()).collect();
+        notes.explanations.push(format!(
+            "{} entries failed validation and were left out: {}.",
+            left_out.len(),
+            pointers.join(", ")
+        ));
+    }
     let limitations = limitations(
         decoded.producer_profile.is_some(),
         retained,
@@ -203,7 +233,7 @@ fn inspect_inner(
         request.capture_timeout_ms,
     );
     let values = &request.sensitive_values;
-    Ok(Evidence {
+    let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),
         subject: sha256.as_ref().map(|s| format!("sha256:{s}")),
@@ -241,21 +271,23 @@ fn inspect_inner(
             .iter()
             .map(|t| scrub_text(t, values))
             .collect(),
-    })
+        qlog: None,
+    };
+    Ok((evidence, left_out))
 }
 
 /// Free-text notes gathered while excluding declared values.
 #[derive(Default)]
-struct Notes {
-    explanations: Vec<String>,
-    hidden_locations: usize,
+pub(crate) struct Notes {
+    pub(crate) explanations: Vec<String>,
+    pub(crate) hidden_locations: usize,
     hidden_literals: usize,
     hidden_digests: usize,
     hidden_fields: usize,
 }
 
 impl Notes {
-    fn finish(mut self) -> Vec<String> {
+    pub(crate) fn finish(mut self) -> Vec<String> {
         let counted = [
             (self.hidden_locations, "record location(s) are {\"kind\":\"unknown\"} because their pointer would reveal a declared sensitive value"),
             (self.hidden_literals, "numeric sidecar(s) were omitted because their pointer would reveal a declared sensitive value"),
@@ -326,7 +358,7 @@ fn build_record(
     (record, redactor.redactions)
 }
 
-fn keep_literals(
+pub(crate) fn keep_literals(
     literals: Vec<NumericLiteral>,
     redactor: &Redactor<'_>,
     declared: Declared<'_>,
@@ -350,7 +382,7 @@ fn keep_literals(
         .collect()
 }
 
-fn redact_container(
+pub(crate) fn redact_container(
     mut doc: Value,
     literals: Vec<NumericLiteral>,
     declared: Declared<'_>,

@@ -14,8 +14,10 @@
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
+//! - `check`: `environment-check`, the fidelity rules replayed in-process.
 
 pub mod app_model;
+pub mod check;
 pub mod dataplane;
 pub mod engine_model;
 pub mod environment;

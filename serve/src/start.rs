@@ -9,7 +9,10 @@ use crate::app_model::WithAppModel;
 use crate::engine_model::EngineModel;
 use crate::environment::Environment;
 use crate::error::ServeError;
-use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
+use rea_core::har::LeftOutEntry;
+use rea_core::{
+    decode_for_serving, inspect_web_network_capture, Category, ErrorReport, InspectRequest,
+};
 use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_with_records;
 use rea_derivation::TemplateRule;
@@ -27,6 +30,12 @@ pub struct StartOptions {
     /// The environment's name (e.g. `ENVIRONMENT_NAME`); the manifest's
     /// name when `None` or blank.
     pub name: Option<String>,
+    /// Refuse a capture with an entry that fails validation, as inspection
+    /// does; by default such an entry is left out and listed.
+    pub strict: bool,
+    /// Build from these records only (zero-based producer ordinals), as
+    /// inspection selects them; every record when `None`.
+    pub records: Option<Vec<u64>>,
 }
 
 impl StartOptions {
@@ -54,6 +63,16 @@ impl Environment {
         options: &StartOptions,
         progress: &mut dyn FnMut(&str),
     ) -> Result<Environment, ServeError> {
+        Environment::start(path, options, progress).map(|(env, _)| env)
+    }
+
+    /// `from_capture_with_progress`, also returning the entries left out
+    /// because they failed validation (always empty with `strict`).
+    pub fn start(
+        path: &Path,
+        options: &StartOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(Environment, Vec<LeftOutEntry>), ServeError> {
         build(path, options, progress).map_err(ServeError::Start)
     }
 }
@@ -62,14 +81,20 @@ fn build(
     capture: &Path,
     options: &StartOptions,
     progress: &mut dyn FnMut(&str),
-) -> Result<Environment, ErrorReport> {
+) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let size = std::fs::metadata(capture).map(|m| m.len()).unwrap_or(0);
     progress(&format!(
         "decoding {} ({:.1} MiB)",
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let evidence = inspect_web_network_capture(&InspectRequest::har(capture))?;
+    let mut request = InspectRequest::har(capture);
+    request.record_ordinals = options.records.clone();
+    let (evidence, left_out) = if options.strict || options.records.is_some() {
+        (inspect_web_network_capture(&request)?, Vec::new())
+    } else {
+        decode_for_serving(&request)?
+    };
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",
@@ -126,7 +151,7 @@ fn build(
         ));
         load_state(&env, path)?;
     }
-    Ok(env)
+    Ok((env, left_out))
 }
 
 /// `--state FILE`: a World in the `data/get` shape becomes the starting

@@ -44,7 +44,7 @@ fn format_is_checked_before_the_file() {
         inspect_web_network_capture(&request).unwrap_err().code,
         "unknown_format"
     );
-    request.format = "qlog".into();
+    request.format = "mitmproxy".into();
     let e = inspect_web_network_capture(&request).unwrap_err();
     assert_eq!(
         (e.code.as_str(), e.category),
