@@ -27,6 +27,8 @@ enum Command {
     EnvironmentManifest(cli::environment_manifest::Args),
     /// Derive the environment state: entities, documents, view and write plans.
     EnvironmentState(cli::environment_state::Args),
+    /// Infer the app model: resources, write semantics, preconditions, validation, errors.
+    EnvironmentModel(cli::environment_model::Args),
     /// Serve the capture as a stateful fake: MCP, its own HTTP paths, the AgentEnv data plane.
     EnvironmentServe(cli::serve::ServeArgs),
     /// Serve inspect-web-network-capture and inspect-analysis-view as MCP tools over stdio.
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
         Command::EnvironmentManifest(args) => cli::environment_manifest::run(&args),
         Command::EnvironmentState(args) => cli::environment_state::run(args),
+        Command::EnvironmentModel(args) => cli::environment_model::run(args),
         Command::EnvironmentServe(args) => cli::serve::run(args),
         Command::InspectMcp(args) => cli::inspect_mcp::run(&args),
         Command::EnvironmentCheck(args) => cli::check::run(&args),

@@ -4,6 +4,7 @@
 //!
 //! # Layout
 //! - `model`: the port to the engine (`Model`), implemented by `engine_model`.
+//! - `app_model`: the inferred app model in front of the engine (`WithAppModel`).
 //! - `environment`: `Environment`, the immutable model plus one locked World;
 //!   `Environment::call` is the one entry every adapter uses.
 //! - `generator`: clocks, UUIDs and tokens for served writes.
@@ -17,6 +18,7 @@
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
 
+pub mod app_model;
 pub mod check;
 mod dataplane;
 mod engine_model;

@@ -5,6 +5,7 @@
 //! CLI) passes in everything the process environment says; nothing here
 //! reads it.
 
+use crate::app_model::WithAppModel;
 use crate::engine_model::EngineModel;
 use crate::environment::Environment;
 use crate::error::ServeError;
@@ -115,6 +116,20 @@ fn build(
     ));
     let state = environment_state_with_records(&evidence, &manifest, &records)
         .map_err(ErrorReport::from)?;
+    progress("inferring the app model");
+    let app =
+        rea_derivation::model::serving::serving_model(&evidence).map_err(ErrorReport::from)?;
+    let served: Vec<String> = app
+        .model
+        .resources
+        .iter()
+        .map(|r| format!("{} {} ({})", r.addressing, r.collection, r.name))
+        .collect();
+    progress(&format!(
+        "app model: {} resources [{}]; RPC resources are served by the app model, path resources by the state's plans and by the app model where those cannot answer",
+        served.len(),
+        served.join(", ")
+    ));
     drop(evidence);
     let lists = rea_derivation::model::lists::infer(&records, &manifest, &state);
     progress(&format!(
@@ -125,7 +140,11 @@ fn build(
     ));
     let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
     let engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
-    let env = Environment::new(EngineModel::new(engine), None, options.name.as_deref());
+    let env = Environment::new(
+        WithAppModel::new(EngineModel::new(engine), app),
+        None,
+        options.name.as_deref(),
+    );
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",

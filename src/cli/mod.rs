@@ -6,6 +6,7 @@ pub(crate) mod analysis_view;
 pub(crate) mod check;
 pub(crate) mod decode;
 pub(crate) mod environment_manifest;
+pub(crate) mod environment_model;
 pub(crate) mod environment_state;
 pub(crate) mod inspect;
 pub(crate) mod inspect_mcp;

@@ -1,3 +1,154 @@
-//! rea's own app model, inferred from the whole recording beyond the spec's documents.
+//! The app model (`rea environment-model`): rea's own derived document
+//! beyond the spec's views. It infers, from the whole recording, what the
+//! template and state rules do not see — resources by structure (id
+//! segments with affixes, RPC keys in the query or body, sibling routes),
+//! write semantics per route, validators and preconditions, validation
+//! rules, the app's error and absence answers and reads sent with a body —
+//! and names, for every inference, the records that support it and those it
+//! was checked against. Pure functions over the decoded records; the
+//! document is deterministic. `list_semantics` is the list-query section
+//! (filters, sort, paging), owned by `model::lists` when present.
 
+pub mod conditions;
+pub mod errors;
+pub mod exchange;
 pub mod lists;
+pub mod post_reads;
+pub mod resources;
+pub mod routes;
+pub mod serving;
+pub(crate) mod snapshots;
+pub mod validation;
+pub mod writes;
+
+use crate::state::environment_state;
+use crate::state::records::Record;
+use crate::{DeriveError, TemplateRule};
+use exchange::Exchange;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub use conditions::{Conditions, Precondition, Validator};
+pub use errors::{Absence, ErrorShape, Errors, Substitution};
+pub use post_reads::PostRead;
+pub use resources::{InferredOperation, Key, Operation, Resource};
+pub use routes::SegmentShape;
+pub use validation::Rule;
+pub use writes::{AnswerShape, DeleteSemantics, Effect, Rejected, ServerFilled, WriteSemantics};
+
+/// The app model document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Always `"environment-model"`.
+    pub view: String,
+    /// Always `"inferred"`.
+    pub basis: String,
+    pub origin: String,
+    pub name: String,
+    /// The primary-origin records the model read, in timeline order.
+    pub records: Vec<u64>,
+    pub resources: Vec<Resource>,
+    pub writes: Vec<WriteSemantics>,
+    pub conditions: Conditions,
+    pub validation: Vec<Rule>,
+    pub errors: Errors,
+    pub post_reads: Vec<PostRead>,
+    /// List semantics (filters, operators, sort, paging, selection) per list
+    /// route: filled by the list-semantics inference; `null` until it runs.
+    pub list_semantics: Option<Value>,
+    /// What the model could not infer.
+    pub limitations: Vec<String>,
+}
+
+/// The app model of decoded Evidence.
+pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
+    let (mut model, _) = model_and_exchanges(evidence)?;
+    model.list_semantics = Some(list_semantics_of(evidence)?);
+    Ok(model)
+}
+
+/// The list-semantics section, inferred over the manifest and state that
+/// `environment-serve` serves (every opt-in template rule).
+fn list_semantics_of(evidence: &Value) -> Result<Value, DeriveError> {
+    let manifest = crate::manifest::environment_manifest(evidence, &TemplateRule::ALL, true)?;
+    let records = crate::state::records::records_of(evidence);
+    let state = crate::state::environment_state_with_records(evidence, &manifest, &records)?;
+    let lists = lists::infer(&records, &manifest, &state);
+    Ok(serde_json::to_value(lists).unwrap_or(Value::Null))
+}
+
+/// The model and the decoded exchanges it was inferred from.
+pub(crate) fn model_and_exchanges(evidence: &Value) -> Result<(Model, Vec<Exchange>), DeriveError> {
+    let state = environment_state(evidence, &[])?;
+    let entries: BTreeMap<u64, &Value> = evidence
+        .get("records")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|r| Some((r.get("ordinal")?.as_u64()?, r)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let exchanges: Vec<Exchange> = state
+        .timeline
+        .iter()
+        .filter_map(|o| {
+            let rec = entries.get(o)?;
+            let record = Record::from_evidence(rec)?;
+            Exchange::of(&record, rec.get("reported"))
+        })
+        .collect();
+    let model = model_of(&exchanges, state.origin, state.name);
+    Ok((model, exchanges))
+}
+
+pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> Model {
+    let templates = routes::Templates::infer(exchanges);
+    let resources = resources::infer(exchanges, &templates);
+    let writes = writes::infer(exchanges, &resources, &templates);
+    let conditions = conditions::infer(exchanges, &resources, &templates);
+    let validation = validation::infer(exchanges, &resources, &templates);
+    let errors = errors::infer(exchanges, &resources, &templates);
+    let post_reads = post_reads::infer(exchanges, &resources);
+    let mut limitations = Vec::new();
+    let placed: std::collections::BTreeSet<u64> = resources
+        .iter()
+        .flat_map(|r| r.operations.iter().flat_map(|o| o.ordinals.iter().copied()))
+        .collect();
+    let unplaced: Vec<String> = exchanges
+        .iter()
+        .filter(|x| !placed.contains(&x.ordinal))
+        .map(|x| x.ordinal.to_string())
+        .collect();
+    if !unplaced.is_empty() {
+        limitations.push(format!(
+            "records on no inferred resource (served by the spec's plans only): {}",
+            unplaced.join(", ")
+        ));
+    }
+    for w in writes.iter().filter(|w| w.semantics == "unconfirmed") {
+        limitations.push(format!(
+            "{} {}: no read shows the write's effect",
+            w.method, w.route
+        ));
+    }
+    Model {
+        view: "environment-model".into(),
+        basis: "inferred".into(),
+        origin,
+        name,
+        records: exchanges.iter().map(|x| x.ordinal).collect(),
+        resources,
+        writes,
+        conditions,
+        validation,
+        errors,
+        post_reads,
+        list_semantics: None,
+        limitations,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1495 @@
+//! Answering calls from the app model: a small World of the model's
+//! resources (their entities as the recording first showed them) and one
+//! `answer` that routes a call to a resource by the model's templates and
+//! keys and applies the inferred semantics — RPC reads by a query key, RPC
+//! actions with their effects, creates with server-filled members, item
+//! updates by merge / merge-patch / replace, upserts, soft and hard
+//! deletes, unique-member conflicts, the app's absence answer with the id
+//! substituted, and POST reads replayed for the same body. It answers only
+//! what the model confirmed and returns `None` otherwise, so the caller falls
+//! back to the spec's plans.
+
+use super::exchange::{entity_of, join, scalar_text, Exchange};
+use super::resources::Resource;
+use super::routes::Templates;
+use super::snapshots::{entity_at, target_of};
+use super::writes::{slug, WriteSemantics};
+use super::Model;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::snapshots::EntityKey;
+
+/// An answer the model gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Served {
+    pub status: u16,
+    pub content_type: String,
+    /// `None`: an empty body.
+    pub body: Option<Value>,
+    /// True when the World changed.
+    pub applied: bool,
+    /// Which inference answered (for logs and counts).
+    pub basis: &'static str,
+}
+
+/// The model's mutable state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelWorld {
+    entities: BTreeMap<EntityKey, Map<String, Value>>,
+    /// Entities a call through the model created or changed: the model
+    /// answers their item reads from now on.
+    dirty: BTreeSet<EntityKey>,
+    /// Entities a call through the model removed.
+    gone: BTreeSet<EntityKey>,
+}
+
+/// Where a call lands.
+struct Resolved<'a> {
+    index: usize,
+    resource: &'a Resource,
+    scope: String,
+    id: Option<String>,
+    route: String,
+    role: String,
+    /// The query or body member that carries the id (RPC).
+    key_member: Option<String>,
+    known_route: bool,
+}
+
+/// The immutable part: the model and what it serves from.
+pub struct ServingModel {
+    pub model: Model,
+    templates: Templates,
+    initial: BTreeMap<EntityKey, Map<String, Value>>,
+    /// Recorded POST-read answers by (route, canonical body).
+    queries: BTreeMap<(String, String), (u16, Option<Value>)>,
+    /// The first 2xx answer of each write route, by (method, route).
+    examples: BTreeMap<(String, String), Value>,
+    /// The request body of each of those examples.
+    example_requests: BTreeMap<(String, String), Value>,
+    /// The first 2xx item read answer of each resource (its envelope).
+    reads: BTreeMap<usize, Value>,
+    /// The recorded answer of each refusal, by ordinal.
+    refusals: BTreeMap<u64, (u16, Option<Value>)>,
+    content_type: String,
+}
+
+impl ServingModel {
+    /// Builds the serving model from the same records the model read.
+    pub fn new(model: Model, exchanges: &[Exchange], content_type: String) -> ServingModel {
+        let mut templates = Templates::infer(exchanges);
+        for r in model.resources.iter().filter(|r| r.addressing == "path") {
+            if let Some(shape) = &r.segment {
+                templates.add_position(&r.collection, shape);
+            }
+        }
+        let mut initial = BTreeMap::new();
+        let mut created: BTreeSet<EntityKey> = BTreeSet::new();
+        let mut queries = BTreeMap::new();
+        let mut examples = BTreeMap::new();
+        let mut refusals = BTreeMap::new();
+        let mut reads = BTreeMap::new();
+        let mut example_requests = BTreeMap::new();
+        for x in exchanges {
+            let Some(t) = target_of(x, &model.resources, &templates) else {
+                continue;
+            };
+            let r = &model.resources[t.resource];
+            if !x.is_2xx() {
+                refusals.insert(x.ordinal, (x.status, x.answer.clone()));
+                continue;
+            }
+            if t.role == "query" {
+                let body = x.body.as_ref().map(Value::to_string).unwrap_or_default();
+                queries
+                    .entry((t.route.clone(), body))
+                    .or_insert((x.status, x.answer.clone()));
+            }
+            if !x.is_read() && t.role != "query" {
+                if let Some(a) = &x.answer {
+                    let k = (x.method.clone(), t.route.clone());
+                    if !examples.contains_key(&k) {
+                        examples.insert(k.clone(), a.clone());
+                        if let Some(b) = &x.body {
+                            example_requests.insert(k, b.clone());
+                        }
+                    }
+                }
+                // Entities a write of the recording made are not initial.
+                if let Some(e) = x.answer.as_ref().and_then(|a| entity_at(a, r)) {
+                    if let Some(id) = key_of(&e, r).or(t.id.clone()) {
+                        if !initial.contains_key(&(t.resource, t.scope.clone(), id.clone())) {
+                            created.insert((t.resource, t.scope.clone(), id));
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(answer) = &x.answer else { continue };
+            if t.role == "read" {
+                reads.entry(t.resource).or_insert_with(|| answer.clone());
+            }
+            let mut found: Vec<Map<String, Value>> = Vec::new();
+            match t.role.as_str() {
+                "list" | "query" => {
+                    if let Some((_, items)) = super::exchange::list_of(answer) {
+                        found.extend(items.iter().filter_map(|i| i.as_object().cloned()));
+                    }
+                }
+                _ => found.extend(entity_at(answer, r)),
+            }
+            for e in found {
+                let Some(id) = key_of(&e, r).or(t.id.clone()) else {
+                    continue;
+                };
+                let key = (t.resource, t.scope.clone(), id);
+                if !created.contains(&key) {
+                    initial.entry(key).or_insert(e);
+                }
+            }
+        }
+        ServingModel {
+            model,
+            templates,
+            initial,
+            queries,
+            examples,
+            example_requests,
+            reads,
+            refusals,
+            content_type,
+        }
+    }
+
+    /// The World the recording starts from.
+    pub fn initial_world(&self) -> ModelWorld {
+        ModelWorld {
+            entities: self.initial.clone(),
+            ..ModelWorld::default()
+        }
+    }
+
+    /// True when the model owns the route outright (RPC resources): it is
+    /// asked first; otherwise only when the spec's plans cannot answer or
+    /// the entity was changed through the model.
+    pub fn owns(&self, method: &str, path: &str) -> bool {
+        let _ = method;
+        self.resolve(method, path, None, None)
+            .is_some_and(|r| r.resource.addressing == "rpc")
+    }
+
+    /// The app's own absence answer for the item a path names.
+    pub fn absent(&self, method: &str, path: &str) -> Option<Served> {
+        let r = self.resolve(method, path, None, None)?;
+        let id = r.id.clone()?;
+        self.absence(&r, &id)
+    }
+
+    /// True when the path falls on one of the model's resources.
+    pub fn resolves(&self, method: &str, path: &str) -> bool {
+        self.resolve(method, path, None, None).is_some()
+    }
+
+    /// True when an item read of this path concerns an entity the model
+    /// changed or removed.
+    pub fn holds(&self, world: &ModelWorld, method: &str, path: &str) -> bool {
+        let Some(r) = self.resolve(method, path, None, None) else {
+            return false;
+        };
+        let Some(id) = r.id else { return false };
+        let key = (r.index, r.scope, id);
+        world.dirty.contains(&key) || world.gone.contains(&key)
+    }
+
+    fn resolve(
+        &self,
+        method: &str,
+        path: &str,
+        query: Option<&[(String, String)]>,
+        body: Option<&Value>,
+    ) -> Option<Resolved<'_>> {
+        let segments: Vec<String> = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(crate::state::writes::input::percent_decode)
+            .collect();
+        let tpl = self.templates.template_of(&segments);
+        let route = join(&tpl);
+        let n = segments.len();
+        for (index, r) in self.model.resources.iter().enumerate() {
+            if r.addressing == "path" {
+                let scope_parent = join(&segments[..n.saturating_sub(1)]);
+                if r.item.as_deref() == Some(route.as_str()) && n > 0 {
+                    let parent_t = join(&tpl[..n - 1]);
+                    let id = self
+                        .templates
+                        .core(&parent_t, &segments[n - 1])
+                        .map(str::to_string);
+                    let role = match method {
+                        "GET" | "HEAD" => "read",
+                        "DELETE" => "delete",
+                        _ => "update",
+                    };
+                    return Some(Resolved {
+                        index,
+                        resource: r,
+                        scope: scope_parent,
+                        id,
+                        route,
+                        role: role.into(),
+                        key_member: None,
+                        known_route: true,
+                    });
+                }
+                if r.collection == route {
+                    let role = if method == "POST" { "create" } else { "list" };
+                    return Some(Resolved {
+                        index,
+                        resource: r,
+                        scope: join(&segments),
+                        id: None,
+                        route,
+                        role: role.into(),
+                        key_member: None,
+                        known_route: true,
+                    });
+                }
+                continue;
+            }
+            if n == 0 || join(&tpl[..n - 1]) != r.collection {
+                continue;
+            }
+            let ops: Vec<_> = r.operations.iter().filter(|o| o.route == route).collect();
+            let op = ops
+                .iter()
+                .find(|o| o.method == method && (200..300).contains(&o.statuses[0]))
+                .or_else(|| ops.iter().find(|o| o.method == method))
+                .or(ops.first());
+            let (role, key_in) = match op {
+                Some(o) => (o.role.clone(), o.key_in.clone()),
+                None => {
+                    // A verb the recording never used: an action when its
+                    // body names the resource's key.
+                    let k = r.keys.iter().find(|k| {
+                        k.location == "body" && body.and_then(|b| b.get(&k.name)).is_some()
+                    });
+                    match k {
+                        Some(k) => ("action".to_string(), format!("body:{}", k.name)),
+                        None => ("unknown".to_string(), "none".to_string()),
+                    }
+                }
+            };
+            let (id, key_member) = if let Some(q) = key_in.strip_prefix("query:") {
+                (
+                    query.and_then(|qs| qs.iter().find(|(k, _)| k == q).map(|(_, v)| v.clone())),
+                    Some(q.to_string()),
+                )
+            } else if let Some(b) = key_in.strip_prefix("body:") {
+                (
+                    body.and_then(|v| v.get(b)).and_then(scalar_text),
+                    Some(b.to_string()),
+                )
+            } else {
+                (None, None)
+            };
+            return Some(Resolved {
+                index,
+                resource: r,
+                scope: String::new(),
+                id,
+                route,
+                role,
+                key_member,
+                known_route: op.is_some(),
+            });
+        }
+        None
+    }
+
+    fn write_of(&self, method: &str, route: &str) -> Option<&WriteSemantics> {
+        self.model
+            .writes
+            .iter()
+            .find(|w| w.method == method && w.route == route)
+    }
+
+    fn json(&self, status: u16, body: Value, applied: bool, basis: &'static str) -> Served {
+        Served {
+            status,
+            content_type: self.content_type.clone(),
+            body: Some(body),
+            applied,
+            basis,
+        }
+    }
+
+    /// The app's answer for a missing item, with the id substituted.
+    fn absence(&self, r: &Resolved<'_>, id: &str) -> Option<Served> {
+        let a = self
+            .model
+            .errors
+            .absence
+            .iter()
+            .find(|a| a.collection == r.resource.collection)?;
+        // The not-found answer of the read addressed by the same key, when
+        // the recording shows one; else the resource's (or a sibling's).
+        let by_key = r.key_member.as_ref().and_then(|m| {
+            let read = r.resource.operations.iter().find(|o| {
+                o.role == "read"
+                    && (o.key_in == format!("query:{m}") || o.key_in == format!("body:{m}"))
+            })?;
+            let route = format!("{} {}", read.method, read.route);
+            self.model
+                .errors
+                .shapes
+                .iter()
+                .find(|s| s.status == 404 && s.routes.contains(&route))
+        });
+        // Else a not-found answer (of any route) that quotes one of this
+        // resource's keys (`No Experiment with id={body:experiment_id}`).
+        let quoting = || {
+            let names: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+            // Only answers about the key alone (every placeholder is a key).
+            self.model.errors.shapes.iter().find(|s| {
+                s.status == 404
+                    && s.substitutions.iter().all(|sub| {
+                        sub.source == "id"
+                            || sub
+                                .source
+                                .split_once(':')
+                                .is_some_and(|(_, n)| names.contains(&n))
+                    })
+                    && s.substitutions.iter().any(|sub| {
+                        sub.source
+                            .split_once(':')
+                            .is_some_and(|(_, n)| names.contains(&n))
+                            && r.key_member
+                                .as_deref()
+                                .is_none_or(|m| sub.source.ends_with(&format!(":{m}")))
+                    })
+            })
+        };
+        let shape = match by_key.or_else(quoting) {
+            Some(s) => s,
+            None => self
+                .model
+                .errors
+                .shapes
+                .iter()
+                .find(|s| s.supported_by.contains(&a.template_ordinal))?,
+        };
+        let mut body = shape.template.clone()?;
+        fill(&mut body, id);
+        if a.basis == "by-analogy" {
+            // The sibling's answer names the sibling: name this resource.
+            let from = singular(a.from_resource.rsplit('/').next().unwrap_or(""));
+            let to = singular(&r.resource.name);
+            if from.len() >= 3 && to.len() >= 3 {
+                rename_word(&mut body, &from, &to);
+            }
+        }
+        Some(self.json(a.status, body, false, "absence"))
+    }
+
+    /// Answers a call the model understands; `None` to fall back.
+    #[allow(clippy::too_many_arguments)]
+    pub fn answer(
+        &self,
+        world: &mut ModelWorld,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        body: Option<&Value>,
+        now_ms: i64,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<Served> {
+        let pairs: Vec<(String, String)> = query
+            .map(|q| {
+                url::form_urlencoded::parse(q.as_bytes())
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let r = self.resolve(method, path, Some(&pairs), body)?;
+        let res = r.resource;
+        match r.role.as_str() {
+            "read" => {
+                let id = r.id.clone()?;
+                let entity = self.find(world, &r, &id).filter(|(_, e)| {
+                    // Every key the query names must match (compound keys).
+                    let e = Value::Object(e.clone());
+                    res.keys.iter().filter(|k| k.location == "query").all(|k| {
+                        match pairs.iter().find(|(n, _)| *n == k.name) {
+                            Some((_, v)) => {
+                                e.pointer(&k.entity_member).and_then(scalar_text).as_deref()
+                                    == Some(v.as_str())
+                                    || res.keys.iter().any(|o| {
+                                        o.location == "query"
+                                            && o.name != k.name
+                                            && o.entity_member == k.entity_member
+                                    })
+                            }
+                            None => true,
+                        }
+                    })
+                });
+                match entity {
+                    Some((_, e)) => {
+                        let env = res.item_envelope.clone().unwrap_or_default();
+                        let mut e = e;
+                        // RPC reads show empty containers a create's answer omits.
+                        if res.addressing != "rpc" {
+                        } else if let Some(ex) =
+                            self.reads.get(&r.index).and_then(|a| entity_at(a, res))
+                        {
+                            for (k, v) in ex {
+                                let empty = v.as_object().is_some_and(Map::is_empty)
+                                    || v.as_array().is_some_and(Vec::is_empty);
+                                if empty && !e.contains_key(&k) {
+                                    e.insert(k, v);
+                                }
+                            }
+                        }
+                        let body = match self.reads.get(&r.index) {
+                            Some(example) => place(example, res, Value::Object(e.clone())),
+                            None => None,
+                        }
+                        .unwrap_or_else(|| wrap(&env, Value::Object(e)));
+                        Some(self.json(200, body, false, "read"))
+                    }
+                    None => self.absence(&r, &id),
+                }
+            }
+            "query" => {
+                let canon = body.map(Value::to_string).unwrap_or_default();
+                let (status, answer) = self.queries.get(&(r.route.clone(), canon))?;
+                Some(Served {
+                    status: *status,
+                    content_type: self.content_type.clone(),
+                    body: answer.clone(),
+                    applied: false,
+                    basis: "post-read-recording",
+                })
+            }
+            "create" => self.create(world, &r, body?, now_ms, new_uuid),
+            "update" => self.update(world, &r, method, body?, now_ms, new_uuid),
+            "delete" => self.delete(world, &r, &pairs, now_ms),
+            "action" => self.action(world, &r, method, body?),
+            _ => None,
+        }
+    }
+
+    fn find(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        id: &str,
+    ) -> Option<(EntityKey, Map<String, Value>)> {
+        let key = (r.index, r.scope.clone(), id.to_string());
+        if world.gone.contains(&key) {
+            return None;
+        }
+        if let Some(e) = world.entities.get(&key) {
+            return Some((key, e.clone()));
+        }
+        // An alternate key (`experiment_name` → `/name`).
+        let member = r
+            .key_member
+            .as_ref()
+            .and_then(|m| r.resource.keys.iter().find(|k| &k.name == m))
+            .map(|k| k.entity_member.clone())?;
+        world
+            .entities
+            .iter()
+            .find(|((ri, scope, _), e)| {
+                *ri == r.index
+                    && *scope == r.scope
+                    && Value::Object((*e).clone())
+                        .pointer(&member)
+                        .and_then(scalar_text)
+                        .as_deref()
+                        == Some(id)
+            })
+            .filter(|(k, _)| !world.gone.contains(*k))
+            .map(|(k, e)| (k.clone(), e.clone()))
+    }
+
+    fn action(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        method: &str,
+        body: &Value,
+    ) -> Option<Served> {
+        let id = r.id.clone()?;
+        let Some((key, mut entity)) = self.find(world, r, &id) else {
+            return self.absence(r, &id);
+        };
+        let w = self.write_of(method, &r.route);
+        // The resource's own actions answer `{}`, else the app's do.
+        let empty_in = |own: bool| {
+            self.model
+                .writes
+                .iter()
+                .filter(|w| w.role == "action" && (!own || w.collection == r.resource.collection))
+                .any(|w| w.answer.body == "empty-object")
+        };
+        let empty_answers = empty_in(true) || empty_in(false);
+        match w {
+            Some(w) => {
+                let body = body.as_object()?;
+                let keys: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+                let rest: Map<String, Value> = body
+                    .iter()
+                    .filter(|(k, _)| !keys.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let mut value = Value::Object(entity);
+                for e in &w.effects {
+                    match (e.how.as_str(), &e.member) {
+                        ("sets", Some(m)) => {
+                            if let Some(v) = body.get(m) {
+                                set_pointer(&mut value, &e.pointer, v.clone());
+                            }
+                        }
+                        ("appends", Some(m)) => {
+                            for item in body.get(m).and_then(Value::as_array).into_iter().flatten()
+                            {
+                                if let Some(o) = item.as_object() {
+                                    append(&mut value, &e.pointer, o);
+                                }
+                            }
+                        }
+                        ("appends", None) => append(&mut value, &e.pointer, &rest),
+                        _ => {}
+                    }
+                }
+                entity = value.as_object().cloned().unwrap_or_default();
+                world.entities.insert(key.clone(), entity.clone());
+                world.dirty.insert(key);
+                match w.answer.body.as_str() {
+                    "empty-object" => {
+                        Some(self.json(200, Value::Object(Map::new()), true, "rpc-action"))
+                    }
+                    "entity" => {
+                        let env = r.resource.item_envelope.clone().unwrap_or_default();
+                        let example = self.examples.get(&(method.to_string(), r.route.clone()))?;
+                        if example.pointer(&env).is_some() {
+                            return Some(self.json(
+                                200,
+                                wrap(&env, Value::Object(entity)),
+                                true,
+                                "rpc-action",
+                            ));
+                        }
+                        // Another envelope holding a part of the entity
+                        // (`{"run_info": …}` for the run's `info`).
+                        let (member, shown) = example
+                            .as_object()
+                            .filter(|o| o.len() == 1)?
+                            .iter()
+                            .next()?;
+                        let shown = shown.as_object()?;
+                        let part = entity.iter().find_map(|(_, v)| {
+                            v.as_object()
+                                .filter(|o| shown.keys().all(|k| o.contains_key(k)))
+                        })?;
+                        let mut out = Map::new();
+                        out.insert(member.clone(), Value::Object(part.clone()));
+                        Some(self.json(200, Value::Object(out), true, "rpc-action"))
+                    }
+                    _ => None,
+                }
+            }
+            // A verb the recording never used beside actions answered `{}`.
+            None if !r.known_route && empty_answers => {
+                Some(self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action"))
+            }
+            None => None,
+        }
+    }
+
+    fn unique_conflict(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        method: &str,
+        sent: &Map<String, Value>,
+    ) -> Option<Served> {
+        for rule in self
+            .model
+            .validation
+            .iter()
+            .filter(|v| v.kind == "unique" && v.method == method && v.route == r.route)
+        {
+            let m = rule.member.as_ref()?;
+            let Some(v) = sent.get(m) else { continue };
+            let holder = world.entities.iter().find(|(k, e)| {
+                k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k) && {
+                    let member_match = e.get(m) == Some(v);
+                    let key_match = r.resource.keys.iter().any(|key| {
+                        &key.name == m
+                            && Value::Object((*e).clone()).pointer(&key.entity_member) == Some(v)
+                    });
+                    member_match || key_match
+                }
+            });
+            if let Some((k, _)) = holder {
+                let (status, answer) = self.refusals.get(&rule.answer_ordinal)?;
+                let mut body = answer.clone()?;
+                // The recorded conflict names the recorded holder's id.
+                if let Some(old) = self.conflict_holder_id(rule.conflicts_with) {
+                    replace_scalar(&mut body, &old, &k.2);
+                }
+                return Some(self.json(*status, body, false, "unique"));
+            }
+        }
+        None
+    }
+
+    fn conflict_holder_id(&self, ordinal: Option<u64>) -> Option<String> {
+        let o = ordinal?;
+        let w = self
+            .model
+            .writes
+            .iter()
+            .find(|w| w.supported_by.contains(&o))?;
+        let r = self
+            .model
+            .resources
+            .iter()
+            .find(|r| r.collection == w.collection)?;
+        let ex = self.examples.get(&(w.method.clone(), w.route.clone()))?;
+        let e = entity_at(ex, r)?;
+        key_of(&e, r)
+    }
+
+    fn create(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        body: &Value,
+        now_ms: i64,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<Served> {
+        let w = self.write_of("POST", &r.route).or_else(|| {
+            self.model
+                .writes
+                .iter()
+                .find(|w| w.route == r.route && w.role == "create")
+        })?;
+        let sent = unwrap(body, w)?;
+        if let Some(missing) = self.missing_reference(world, r, &sent) {
+            return Some(missing);
+        }
+        if let Some(conflict) = self.unique_conflict(world, r, &w.method, &sent) {
+            return Some(conflict);
+        }
+        let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
+        let res = r.resource;
+        let key_member = res
+            .keys
+            .first()
+            .map(|k| k.entity_member.clone())
+            .unwrap_or_else(|| "/id".into());
+        let id_member = key_member.rsplit('/').next().unwrap_or("id").to_string();
+        let mut entity = sent.clone();
+        // The key: the client's when it sent one, else a new one of the kind
+        // the recording's creates used.
+        let sent_key = Value::Object(sent.clone())
+            .pointer(&key_member)
+            .and_then(scalar_text);
+        let id = match sent_key {
+            Some(k) => k,
+            None => {
+                let recorded_id = entity_at(example, res).and_then(|e| key_of(&e, res));
+                let kind = w
+                    .server_filled
+                    .iter()
+                    .find(|f| f.kind.starts_with("id"))
+                    .map(|f| f.kind.trim_start_matches("id:").to_string())
+                    .or_else(|| {
+                        recorded_id
+                            .as_deref()
+                            .map(|i| super::routes::kind_of(i).to_string())
+                    })
+                    .unwrap_or_else(|| "integer".into());
+                let id = self.new_id(world, r, &kind, new_uuid)?;
+                let example_id = entity_of(example).and_then(|(_, e)| e.get(&id_member).cloned());
+                let v = match example_id {
+                    Some(Value::Number(_)) => id
+                        .parse::<u64>()
+                        .map(Value::from)
+                        .unwrap_or(Value::String(id.clone())),
+                    _ => Value::String(id.clone()),
+                };
+                if key_member.matches('/').count() == 1 {
+                    entity.insert(id_member.clone(), v);
+                }
+                id
+            }
+        };
+        let example_entity = entity_at(example, res);
+        for f in &w.server_filled {
+            let recorded = example_entity.as_ref().and_then(|e| e.get(&f.member));
+            let v = match f.kind.as_str() {
+                "clock" => clock_like_value(recorded, now_ms),
+                "default" => f.detail.clone(),
+                k if k.starts_with("derived:slug(") => {
+                    let m = k.trim_start_matches("derived:slug(").trim_end_matches(')');
+                    sent.get(m)
+                        .and_then(Value::as_str)
+                        .map(|s| Value::String(slug(s)))
+                }
+                _ => None,
+            };
+            if let Some(v) = v {
+                entity.insert(f.member.clone(), v);
+            }
+        }
+        let mut entity = order_like(entity, example_entity.as_ref());
+        // A nested entity (the sent members live below its top level): the
+        // recorded example re-rendered with this call's values.
+        if w.answer.body == "entity" {
+            if let (Some(e), Some(req)) = (
+                example_entity.as_ref(),
+                self.example_requests
+                    .get(&(w.method.clone(), w.route.clone()))
+                    .and_then(Value::as_object),
+            ) {
+                let old_id = key_of(e, res);
+                entity = rerender(e, req, &sent, old_id.as_deref(), &id);
+            }
+        }
+        let key = (r.index, r.scope.clone(), id.clone());
+        world.entities.insert(key.clone(), entity.clone());
+        world.dirty.insert(key.clone());
+        world.gone.remove(&key);
+        let status = *w.answer.statuses.iter().find(|s| (200..300).contains(*s))?;
+        let answer = match w.answer.body.as_str() {
+            "key" => {
+                let member = example.as_object()?.keys().next()?.clone();
+                let mut m = Map::new();
+                m.insert(member, Value::String(id));
+                Value::Object(m)
+            }
+            "entity" => place(example, res, Value::Object(entity))?,
+            _ => return None,
+        };
+        Some(self.json(status, answer, true, "create"))
+    }
+
+    /// A body member that names another RPC resource's key (`experiment_id`)
+    /// with a value no entity of it holds: that resource's absence answer.
+    fn missing_reference(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        sent: &Map<String, Value>,
+    ) -> Option<Served> {
+        if r.resource.addressing != "rpc" {
+            return None;
+        }
+        for (oi, other) in self.model.resources.iter().enumerate() {
+            if oi == r.index || other.addressing != "rpc" {
+                continue;
+            }
+            // Only id-like members (`experiment_id`), never the resource's own keys.
+            for k in other.keys.iter().filter(|k| {
+                k.location == "body"
+                    && super::exchange::id_like(&k.name)
+                    && !r.resource.keys.iter().any(|own| own.name == k.name)
+            }) {
+                let Some(v) = sent.get(&k.name).and_then(scalar_text) else {
+                    continue;
+                };
+                let mut held = world
+                    .entities
+                    .iter()
+                    .filter(|(key, _)| key.0 == oi && !world.gone.contains(*key));
+                let any = world.entities.keys().any(|key| key.0 == oi);
+                let found = held.any(|(_, e)| {
+                    Value::Object(e.clone())
+                        .pointer(&k.entity_member)
+                        .and_then(scalar_text)
+                        .as_deref()
+                        == Some(v.as_str())
+                });
+                if any && !found {
+                    let res = Resolved {
+                        index: oi,
+                        resource: other,
+                        scope: String::new(),
+                        id: Some(v.clone()),
+                        route: other.collection.clone(),
+                        role: "read".into(),
+                        key_member: Some(k.name.clone()),
+                        known_route: true,
+                    };
+                    return self.absence(&res, &v);
+                }
+            }
+        }
+        None
+    }
+
+    /// True when clients choose this resource's ids: some id the recording
+    /// showed is not of the kind the server generates on create.
+    fn client_ids(&self, r: &Resolved<'_>) -> bool {
+        let generated: BTreeSet<String> = self
+            .model
+            .writes
+            .iter()
+            .filter(|w| w.collection == r.resource.collection && w.role == "create")
+            .flat_map(|w| w.server_filled.iter())
+            .filter_map(|f| f.kind.strip_prefix("id:").map(str::to_string))
+            .collect();
+        !generated.is_empty()
+            && self
+                .initial
+                .keys()
+                .filter(|k| k.0 == r.index)
+                .any(|k| !generated.contains(super::routes::kind_of(&k.2)))
+    }
+
+    fn new_id(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        kind: &str,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<String> {
+        match kind {
+            "integer" => {
+                // After every id the resource ever held, initial or created.
+                let max = world
+                    .entities
+                    .keys()
+                    .filter(|k| k.0 == r.index)
+                    .filter_map(|k| k.2.parse::<u64>().ok())
+                    .max()
+                    .unwrap_or(0);
+                Some((max + 1).to_string())
+            }
+            "uuid" => Some(new_uuid()),
+            "hex" => Some(new_uuid().replace('-', "")),
+            _ => None,
+        }
+    }
+
+    fn update(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        method: &str,
+        body: &Value,
+        now_ms: i64,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<Served> {
+        let id = r.id.clone()?;
+        let w = self.write_of(method, &r.route).or_else(|| {
+            // A sibling's route: the same method on another collection's item.
+            let lent = r
+                .resource
+                .inferred_operations
+                .iter()
+                .find(|o| o.method == method)?;
+            let sibling = self
+                .model
+                .resources
+                .iter()
+                .find(|s| s.collection == lent.from)?;
+            self.model
+                .writes
+                .iter()
+                .find(|w| w.method == method && Some(&w.route) == sibling.item.as_ref())
+        })?;
+        let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
+        let sent = unwrap(body, w)?;
+        let found = self.find(world, r, &id);
+        let (key, mut entity, status) = match found {
+            Some((k, e)) => (k, e, 200),
+            None if method == "PUT" && self.client_ids(r) => {
+                // Upsert by convention: a PUT to an id no one holds creates it.
+                let mut e = Map::new();
+                let _ = new_uuid;
+                e.insert("id".into(), Value::String(id.clone()));
+                // The server stamps it like the recorded write's entity.
+                for (m, v) in entity_at(example, r.resource).unwrap_or_default() {
+                    if super::writes::clock_like(&m) {
+                        e.insert(m, v);
+                    }
+                }
+                ((r.index, r.scope.clone(), id.clone()), e, 201)
+            }
+            None => return self.absence(r, &id),
+        };
+        let replace = w.semantics.contains("replace");
+        if replace {
+            let keep: Vec<String> = entity
+                .keys()
+                .filter(|k| {
+                    *k == "id"
+                        || super::writes::clock_like(k)
+                        || w.server_filled.iter().any(|f| &f.member == *k)
+                })
+                .cloned()
+                .collect();
+            entity.retain(|k, _| keep.contains(k));
+        }
+        for (k, v) in &sent {
+            if v.is_null() && w.semantics.contains("merge-patch") {
+                entity.remove(k);
+            } else {
+                entity.insert(k.clone(), v.clone());
+            }
+        }
+        let example_entity = entity_at(example, r.resource);
+        for (m, v) in entity.clone() {
+            if super::writes::clock_like(&m) && !sent.contains_key(&m) {
+                let recorded = example_entity.as_ref().and_then(|e| e.get(&m)).or(Some(&v));
+                if let Some(now) = clock_like_value(recorded, now_ms) {
+                    if v.is_number() {
+                        entity.insert(m, now);
+                    }
+                }
+            }
+        }
+        let entity = order_like(entity, example_entity.as_ref());
+        world.entities.insert(key.clone(), entity.clone());
+        world.dirty.insert(key.clone());
+        world.gone.remove(&key);
+        let answer = place(example, r.resource, Value::Object(entity))?;
+        Some(self.json(status, answer, true, "update"))
+    }
+
+    fn delete(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        pairs: &[(String, String)],
+        now_ms: i64,
+    ) -> Option<Served> {
+        let id = r.id.clone()?;
+        let w = self.write_of("DELETE", &r.route)?;
+        let Some((key, entity)) = self.find(world, r, &id) else {
+            return self.absence(r, &id);
+        };
+        let example = self
+            .examples
+            .get(&("DELETE".to_string(), w.route.clone()))?;
+        let forced = w
+            .delete
+            .as_ref()
+            .and_then(|d| d.hard_query.clone())
+            .is_some_and(|q| {
+                q.split('&').all(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                    pairs.iter().any(|(pk, pv)| pk == k && pv == v)
+                })
+            });
+        let soft = w.delete.as_ref().is_some_and(|d| d.soft) && !forced;
+        if soft {
+            // The soft state's own members are not inferred: fall back.
+            return None;
+        }
+        world.gone.insert(key.clone());
+        world.dirty.insert(key);
+        let answer = match w.answer.body.as_str() {
+            "previous" => {
+                let mut m = example.as_object()?.clone();
+                m.insert("previous".into(), Value::Object(entity));
+                Value::Object(m)
+            }
+            "tombstone" => {
+                let env = r.resource.item_envelope.clone().unwrap_or_default();
+                let mut stone = entity_at(example, r.resource)?;
+                for (k, v) in stone.clone() {
+                    if k == "id" {
+                        stone.insert(
+                            k,
+                            entity
+                                .get("id")
+                                .cloned()
+                                .unwrap_or(Value::String(id.clone())),
+                        );
+                    } else if super::writes::clock_like(&k) {
+                        if let Some(now) = clock_like_value(Some(&v), now_ms) {
+                            stone.insert(k, now);
+                        }
+                    }
+                }
+                wrap(&env, Value::Object(stone))
+            }
+            "entity" => place(example, r.resource, Value::Object(entity))?,
+            _ => return None,
+        };
+        let status = *w.answer.statuses.first()?;
+        Some(self.json(status, answer, true, "delete"))
+    }
+}
+
+/// `posts` → `post`, `categories` → `category`, `model_version` stays.
+fn singular(name: &str) -> String {
+    if let Some(stem) = name.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = name.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+        stem.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// Replaces `from` by `to` where it stands as a word (between non-letters).
+fn rename_word(v: &mut Value, from: &str, to: &str) {
+    match v {
+        Value::Object(m) => m.values_mut().for_each(|c| rename_word(c, from, to)),
+        Value::Array(a) => a.iter_mut().for_each(|c| rename_word(c, from, to)),
+        Value::String(s) => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find(from) {
+                let before = rest[..at].chars().last();
+                let after = rest[at + from.len()..].chars().next();
+                let word = before.is_none_or(|c| !c.is_ascii_alphabetic())
+                    && after.is_none_or(|c| !c.is_ascii_alphabetic());
+                out.push_str(&rest[..at]);
+                out.push_str(if word { to } else { from });
+                rest = &rest[at + from.len()..];
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        _ => {}
+    }
+}
+
+/// The example entity with the example request's values replaced by this
+/// call's: arrays the example request sent become the sent array plus what
+/// the server added; scalar leaves equal to an example request value take
+/// the sent value; the recorded id becomes the new id (inside strings too,
+/// for ids of 8+ characters).
+fn rerender(
+    example: &Map<String, Value>,
+    req: &Map<String, Value>,
+    sent: &Map<String, Value>,
+    old_id: Option<&str>,
+    new_id: &str,
+) -> Map<String, Value> {
+    let mut built = Value::Object(example.clone());
+    for (m, old) in req {
+        let Value::Array(old_items) = old else {
+            continue;
+        };
+        let new_items: Vec<Value> = sent
+            .get(m)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        rewrite_arrays(&mut built, old_items, &new_items);
+    }
+    // Arrays sent now but not by the example: in front of the entity's
+    // array of that name (what the server adds stays after them).
+    for (m, v) in sent {
+        if let (Some(items), false) = (v.as_array(), req.contains_key(m)) {
+            prepend_named(&mut built, m, items);
+        }
+    }
+    for (m, old) in req {
+        if old.is_array() || old.is_object() {
+            continue;
+        }
+        if let Some(new) = sent.get(m) {
+            replace_leaf(&mut built, old, new);
+        }
+    }
+    // Members sent now that the example did not send: echoed, unless the
+    // entity holds them deeper; members the example sent and this call
+    // did not: the example's echo goes.
+    if let Some(o) = built.as_object_mut() {
+        for (m, v) in sent {
+            if !req.contains_key(m)
+                && (o.contains_key(m) || !holds_member(&Value::Object(o.clone()), m))
+            {
+                o.insert(m.clone(), v.clone());
+            }
+        }
+        for (m, v) in req {
+            if !sent.contains_key(m) && o.get(m) == Some(v) {
+                o.remove(m);
+            }
+        }
+    }
+    for (m, old) in req {
+        if let (Some(o), Some(n)) = (old.as_str(), sent.get(m).and_then(Value::as_str)) {
+            let (so, sn) = (super::writes::slug(o), super::writes::slug(n));
+            if so.len() >= 3 {
+                replace_segment(&mut built, &so, &sn);
+                replace_leaf(&mut built, &Value::String(so), &Value::String(sn));
+            }
+        }
+    }
+    if let Some(old) = old_id {
+        let long = old.len() >= 8;
+        replace_id(&mut built, old, new_id, long);
+        if !long {
+            replace_segment(&mut built, old, new_id);
+        }
+    }
+    built.as_object().cloned().unwrap_or_default()
+}
+
+fn rewrite_arrays(v: &mut Value, old_items: &[Value], new_items: &[Value]) {
+    match v {
+        Value::Array(items) => {
+            if !old_items.is_empty() && old_items.iter().all(|o| items.contains(o)) {
+                let extra: Vec<Value> = items
+                    .iter()
+                    .filter(|i| !old_items.contains(i))
+                    .cloned()
+                    .collect();
+                *items = new_items.iter().cloned().chain(extra).collect();
+            } else {
+                items
+                    .iter_mut()
+                    .for_each(|c| rewrite_arrays(c, old_items, new_items));
+            }
+        }
+        Value::Object(m) => m
+            .values_mut()
+            .for_each(|c| rewrite_arrays(c, old_items, new_items)),
+        _ => {}
+    }
+}
+
+fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(|c| replace_leaf(c, old, new)),
+        Value::Object(m) => m.values_mut().for_each(|c| replace_leaf(c, old, new)),
+        other => {
+            if other == old {
+                *other = new.clone();
+            }
+        }
+    }
+}
+
+fn prepend_named(v: &mut Value, m: &str, items: &[Value]) {
+    match v {
+        Value::Object(o) => {
+            for (k, c) in o.iter_mut() {
+                match c {
+                    Value::Array(a) if k == m => {
+                        let mut out = items.to_vec();
+                        out.append(a);
+                        *a = out;
+                    }
+                    other => prepend_named(other, m, items),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| prepend_named(c, m, items)),
+        _ => {}
+    }
+}
+
+/// True when an object at any depth has a member named `m`.
+fn holds_member(v: &Value, m: &str) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key(m) || o.values().any(|c| holds_member(c, m)),
+        Value::Array(a) => a.iter().any(|c| holds_member(c, m)),
+        _ => false,
+    }
+}
+
+/// Replaces `old` where it is a whole path segment inside a string (`/20`, `/brazil/`).
+fn replace_segment(v: &mut Value, old: &str, new: &str) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(|c| replace_segment(c, old, new)),
+        Value::Object(m) => m.values_mut().for_each(|c| replace_segment(c, old, new)),
+        Value::String(s) => {
+            let parts: Vec<String> = s
+                .split('/')
+                .map(|p| {
+                    let (core, tail) = match p.find(['?', '#']) {
+                        Some(i) => (&p[..i], &p[i..]),
+                        None => (p, ""),
+                    };
+                    if core == old {
+                        format!("{new}{tail}")
+                    } else {
+                        p.to_string()
+                    }
+                })
+                .collect();
+            if s.contains('/') {
+                *s = parts.join("/");
+            }
+        }
+        _ => {}
+    }
+}
+
+fn replace_id(v: &mut Value, old: &str, new: &str, inside: bool) {
+    match v {
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|c| replace_id(c, old, new, inside)),
+        Value::Object(m) => m.values_mut().for_each(|c| replace_id(c, old, new, inside)),
+        Value::String(s) if s == old || (inside && s.contains(old)) => *s = s.replace(old, new),
+        _ => {}
+    }
+}
+
+/// The entity's key value.
+fn key_of(e: &Map<String, Value>, r: &Resource) -> Option<String> {
+    let ptr = r
+        .keys
+        .first()
+        .map(|k| k.entity_member.as_str())
+        .unwrap_or("/id");
+    Value::Object(e.clone()).pointer(ptr).and_then(scalar_text)
+}
+
+/// The body minus its request envelope.
+fn unwrap(body: &Value, w: &WriteSemantics) -> Option<Map<String, Value>> {
+    match &w.request_envelope {
+        Some(env) => body.get(env)?.as_object().cloned(),
+        None => body.as_object().cloned(),
+    }
+}
+
+/// `{"data": entity}` for `/data`, the entity itself for `""`.
+fn wrap(envelope: &str, entity: Value) -> Value {
+    if envelope.is_empty() {
+        return entity;
+    }
+    let mut out = Value::Object(Map::new());
+    set_pointer(&mut out, envelope, entity);
+    out
+}
+
+/// The recorded example answer with the entity swapped in at the item envelope.
+fn place(example: &Value, r: &Resource, entity: Value) -> Option<Value> {
+    let env = r.item_envelope.clone().unwrap_or_default();
+    if env.is_empty() {
+        return Some(entity);
+    }
+    let mut out = example.clone();
+    out.pointer(&env)?;
+    set_pointer(&mut out, &env, entity);
+    Some(out)
+}
+
+fn set_pointer(target: &mut Value, pointer: &str, v: Value) {
+    if pointer.is_empty() {
+        *target = v;
+        return;
+    }
+    let mut cur = target;
+    let tokens: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    for (i, t) in tokens.iter().enumerate() {
+        if !cur.is_object() {
+            *cur = Value::Object(Map::new());
+        }
+        let map = cur.as_object_mut().expect("object");
+        if i + 1 == tokens.len() {
+            map.insert(t.clone(), v);
+            return;
+        }
+        cur = map
+            .entry(t.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+}
+
+/// Appends `rest` to the array at `pointer`, replacing an element with the
+/// same `key` member.
+fn append(target: &mut Value, pointer: &str, rest: &Map<String, Value>) {
+    if target.pointer(pointer).is_none() {
+        set_pointer(target, pointer, Value::Array(Vec::new()));
+    }
+    let Some(Value::Array(items)) = target.pointer_mut(pointer) else {
+        return;
+    };
+    let new = Value::Object(rest.clone());
+    let same = items
+        .iter()
+        .position(|i| rest.get("key").is_some() && i.get("key") == rest.get("key"));
+    match same {
+        Some(p) => {
+            if let (Some(Value::Object(old)), Value::Object(n)) = (items.get_mut(p), new) {
+                for (k, v) in n {
+                    old.insert(k, v);
+                }
+            }
+        }
+        None => items.push(new),
+    }
+}
+
+/// A clock value in the unit and type the recorded one used.
+fn clock_like_value(recorded: Option<&Value>, now_ms: i64) -> Option<Value> {
+    match recorded? {
+        Value::Number(n) => {
+            let v = n.as_f64()?;
+            let now = if v > 1e14 {
+                now_ms * 1000
+            } else if v > 1e11 {
+                now_ms
+            } else {
+                now_ms / 1000
+            };
+            Some(Value::from(now))
+        }
+        Value::String(s) => {
+            let t = chrono::DateTime::from_timestamp_millis(now_ms)?;
+            let text = if s.len() == 19 && s.as_bytes().get(10) == Some(&b'T') {
+                t.format("%Y-%m-%dT%H:%M:%S").to_string()
+            } else if s.ends_with('Z') {
+                t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+            } else {
+                return None;
+            };
+            Some(Value::String(text))
+        }
+        _ => None,
+    }
+}
+
+/// The members in the recorded example's order, extras after.
+fn order_like(
+    entity: Map<String, Value>,
+    example: Option<&Map<String, Value>>,
+) -> Map<String, Value> {
+    let Some(example) = example else {
+        return entity;
+    };
+    let mut out = Map::new();
+    for k in example.keys() {
+        if let Some(v) = entity.get(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    for (k, v) in entity {
+        if !out.contains_key(&k) {
+            out.insert(k, v);
+        }
+    }
+    out
+}
+
+/// Fills `{id}`, `{query:…}` and `{body:…}` placeholders with the id.
+fn fill(v: &mut Value, id: &str) {
+    match v {
+        Value::String(s) if s.contains('{') => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find('{') {
+                out.push_str(&rest[..at]);
+                let tail = &rest[at..];
+                match tail.find('}') {
+                    Some(end)
+                        if tail[1..end] == *"id"
+                            || tail[1..end].starts_with("query:")
+                            || tail[1..end].starts_with("body:") =>
+                    {
+                        out.push_str(id);
+                        rest = &tail[end + 1..];
+                    }
+                    _ => {
+                        out.push('{');
+                        rest = &tail[1..];
+                    }
+                }
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        Value::Object(m) => m.values_mut().for_each(|c| fill(c, id)),
+        Value::Array(a) => a.iter_mut().for_each(|c| fill(c, id)),
+        _ => {}
+    }
+}
+
+/// Replaces a scalar equal to `old` (as text) by `new` (keeping numbers numbers).
+fn replace_scalar(v: &mut Value, old: &str, new: &str) {
+    match v {
+        Value::Object(m) => m.values_mut().for_each(|c| replace_scalar(c, old, new)),
+        Value::Array(a) => a.iter_mut().for_each(|c| replace_scalar(c, old, new)),
+        other => {
+            if scalar_text(other).as_deref() == Some(old) {
+                *other = match other {
+                    Value::Number(_) => new
+                        .parse::<u64>()
+                        .map(Value::from)
+                        .unwrap_or(Value::String(new.into())),
+                    _ => Value::String(new.into()),
+                };
+            }
+        }
+    }
+}
+
+/// The serving model of decoded Evidence.
+pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveError> {
+    let (model, exchanges) = super::model_and_exchanges(evidence)?;
+    let mut types: BTreeMap<String, usize> = BTreeMap::new();
+    for x in &exchanges {
+        if let Some(ct) = x.response_header("content-type") {
+            if ct.contains("json") {
+                *types.entry(ct.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let ct = types
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(k, _)| k.clone())
+        .unwrap_or_else(|| "application/json".into());
+    Ok(ServingModel::new(model, &exchanges, ct))
+}
+
+/// Replays the recording the model was inferred from, in order, from the
+/// initial World, through `answer`: for every record the model answers,
+/// whether status and JSON body equal the recorded ones (ids and clocks the
+/// model generates differ by design, so this is a lower bound).
+pub fn replay_check(
+    evidence: &Value,
+) -> Result<Vec<(u64, &'static str, bool)>, crate::DeriveError> {
+    let (_, exchanges) = super::model_and_exchanges(evidence)?;
+    let serving = serving_model(evidence)?;
+    let mut world = serving.initial_world();
+    let mut n = 0u64;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let mut out = Vec::new();
+    for x in &exchanges {
+        let query: Option<String> = (!x.query.is_empty()).then(|| {
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(x.query.iter())
+                .finish()
+        });
+        let now = 0;
+        if let Some(a) = serving.answer(
+            &mut world,
+            &x.method,
+            &x.path(),
+            query.as_deref(),
+            x.body.as_ref(),
+            now,
+            &mut uuid,
+        ) {
+            let same = a.status == x.status && a.body == x.answer;
+            out.push((x.ordinal, a.basis, same));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,144 @@
+//! The entity values the recording showed so far, per resource and id, as
+//! the write and condition inferences walk the timeline: every item answer,
+//! list element and write answer about an identified entity.
+
+use super::exchange::{entity_of, join, list_of, scalar_text, Exchange};
+use super::resources::Resource;
+use super::routes::Templates;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Where an exchange lands: its resource and the id it names.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Target {
+    pub resource: usize,
+    /// The concrete collection (path resources) or `""` (RPC).
+    pub scope: String,
+    /// The id the request names, if any.
+    pub id: Option<String>,
+    pub route: String,
+    pub role: String,
+}
+
+/// Finds the resource operation that holds an exchange.
+pub(crate) fn target_of(
+    x: &Exchange,
+    resources: &[Resource],
+    templates: &Templates,
+) -> Option<Target> {
+    for (i, r) in resources.iter().enumerate() {
+        for op in &r.operations {
+            if !op.ordinals.contains(&x.ordinal) {
+                continue;
+            }
+            let n = x.segments.len();
+            let (scope, id) = if r.addressing == "path" {
+                if op.key_in == "segment" && n > 0 {
+                    let parent = join(&templates.template_of(&x.segments[..n - 1]));
+                    (
+                        join(&x.segments[..n - 1]),
+                        templates
+                            .core(&parent, &x.segments[n - 1])
+                            .map(str::to_string),
+                    )
+                } else {
+                    (x.path(), None)
+                }
+            } else if let Some(q) = op.key_in.strip_prefix("query:") {
+                (String::new(), x.query_value(q).map(str::to_string))
+            } else if let Some(b) = op.key_in.strip_prefix("body:") {
+                (
+                    String::new(),
+                    x.body.as_ref().and_then(|v| v.get(b)).and_then(scalar_text),
+                )
+            } else {
+                (String::new(), None)
+            };
+            return Some(Target {
+                resource: i,
+                scope,
+                id,
+                route: op.route.clone(),
+                role: op.role.clone(),
+            });
+        }
+    }
+    None
+}
+
+/// (resource index, scope, id).
+pub(crate) type EntityKey = (usize, String, String);
+
+/// Latest entity values, keyed by (resource, scope, id).
+#[derive(Default)]
+pub(crate) struct Snapshots {
+    pub values: BTreeMap<EntityKey, (Map<String, Value>, u64)>,
+}
+
+impl Snapshots {
+    /// Learns what a 2xx exchange's answer shows.
+    pub(crate) fn learn(&mut self, x: &Exchange, t: &Target, r: &Resource) {
+        if !x.is_2xx() {
+            return;
+        }
+        let Some(answer) = &x.answer else { return };
+        let key_ptr = r
+            .keys
+            .first()
+            .map(|k| k.entity_member.clone())
+            .unwrap_or_else(|| "/id".into());
+        match t.role.as_str() {
+            "list" | "query" => {
+                if let Some((_, items)) = list_of(answer) {
+                    for item in items {
+                        if let (Some(o), Some(id)) = (
+                            item.as_object(),
+                            item.pointer(&key_ptr).and_then(scalar_text),
+                        ) {
+                            self.merge((t.resource, t.scope.clone(), id), o, x.ordinal);
+                        }
+                    }
+                }
+            }
+            _ => {
+                if let Some(entity) = entity_at(answer, r) {
+                    let id = Value::Object(entity.clone())
+                        .pointer(&key_ptr)
+                        .and_then(scalar_text)
+                        .or_else(|| t.id.clone());
+                    if let Some(id) = id {
+                        self.merge((t.resource, t.scope.clone(), id), &entity, x.ordinal);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A view may show only some members (`_fields=`): what it shows
+    /// overwrites, what it omits stays as last seen.
+    fn merge(&mut self, key: (usize, String, String), o: &Map<String, Value>, ordinal: u64) {
+        let e = self
+            .values
+            .entry(key)
+            .or_insert_with(|| (Map::new(), ordinal));
+        for (k, v) in o {
+            e.0.insert(k.clone(), v.clone());
+        }
+        e.1 = ordinal;
+    }
+
+    pub(crate) fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
+        self.values
+            .get(&(t.resource, t.scope.clone(), t.id.clone()?))
+    }
+}
+
+/// The entity of an item-shaped answer, at the resource's item envelope.
+pub(crate) fn entity_at(answer: &Value, r: &Resource) -> Option<Map<String, Value>> {
+    if let Some(env) = &r.item_envelope {
+        if let Some(o) = answer.pointer(env).and_then(Value::as_object) {
+            return Some(o.clone());
+        }
+    }
+    entity_of(answer).map(|(_, o)| o.clone())
+}
