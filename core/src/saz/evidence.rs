@@ -123,6 +123,8 @@ pub fn inspect(
             .iter()
             .map(|t| scrub_text(t, values))
             .collect(),
+        qlog: None,
+        protobuf: None,
     })
 }
 
