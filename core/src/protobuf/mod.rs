@@ -50,6 +50,76 @@ pub struct SchemaOptions {
     pub message_type: Option<String>,
 }
 
+impl ProtobufOptions {
+    /// Reads MCP's `protobuf: {schema: {descriptor_set_path, message_type},
+    /// body_pointers, framing}`; unknown members are refused.
+    pub fn from_json(value: &serde_json::Value) -> Result<ProtobufOptions, ErrorReport> {
+        use serde_json::Value;
+        let bad = |what: &str| {
+            ErrorReport::input("invalid_argument", format!("protobuf.{what}"))
+                .detail("argument", "protobuf")
+        };
+        let Value::Object(o) = value else {
+            return Err(bad("must be an object"));
+        };
+        if let Some(k) = o
+            .keys()
+            .find(|k| !["schema", "body_pointers", "framing"].contains(&k.as_str()))
+        {
+            return Err(bad(&format!("{k} is not a known member")));
+        }
+        let schema = match o.get("schema") {
+            None => None,
+            Some(Value::Object(s)) => {
+                if let Some(k) = s
+                    .keys()
+                    .find(|k| !["descriptor_set_path", "message_type"].contains(&k.as_str()))
+                {
+                    return Err(bad(&format!("schema.{k} is not a known member")));
+                }
+                let path = s
+                    .get("descriptor_set_path")
+                    .and_then(Value::as_str)
+                    .filter(|p| !p.is_empty())
+                    .ok_or_else(|| bad("schema.descriptor_set_path must be a non-empty string"))?;
+                let message_type = match s.get("message_type") {
+                    None => None,
+                    Some(Value::String(m)) if !m.is_empty() => Some(m.clone()),
+                    Some(_) => return Err(bad("schema.message_type must be a non-empty string")),
+                };
+                Some(SchemaOptions {
+                    descriptor_set_path: PathBuf::from(path),
+                    message_type,
+                })
+            }
+            Some(_) => return Err(bad("schema must be an object")),
+        };
+        let body_pointers = match o.get("body_pointers") {
+            None => None,
+            Some(Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect::<Option<Vec<String>>>()
+                    .ok_or_else(|| bad("body_pointers must be an array of strings"))?,
+            ),
+            Some(_) => return Err(bad("body_pointers must be an array of strings")),
+        };
+        let framing = match o.get("framing") {
+            None => None,
+            Some(Value::String(f)) => Some(f.clone()),
+            Some(_) => return Err(bad("framing must be a string")),
+        };
+        let options = ProtobufOptions {
+            schema,
+            body_pointers,
+            framing,
+        };
+        check_options(&options)?;
+        Ok(options)
+    }
+}
+
 /// Checks the choices before any file is read.
 pub fn check_options(options: &ProtobufOptions) -> Result<Option<Framing>, ErrorReport> {
     match &options.framing {
