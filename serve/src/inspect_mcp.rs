@@ -354,7 +354,7 @@ pub fn tools() -> Vec<Tool> {
     .with_annotations(read_only.clone());
     let view = Tool::new(
         VIEW_TOOL,
-        "Answer a derived view (api-surface, environment-manifest, environment-state, capture, qlog) over inspection Evidence: retained in this server, stored in a file, or given inline.",
+        "Answer a derived view (api-surface, environment-manifest, environment-state, capture, qlog, protobuf) over inspection Evidence: retained in this server, stored in a file, or given inline.",
         schema(json!({
             "type": "object",
             "properties": {
