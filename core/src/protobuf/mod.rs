@@ -542,6 +542,16 @@ fn decode_body(
     Ok(fact)
 }
 
+/// A conservative size of one interpreted value (strings twice over).
+fn value_charge(v: &serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::String(t) => t.len() * 2 + 16,
+        serde_json::Value::Array(items) => items.iter().map(value_charge).sum::<usize>() + 16,
+        serde_json::Value::Object(o) => o.values().map(value_charge).sum::<usize>() + 64,
+        _ => 32,
+    }
+}
+
 fn error_fact(kind: &str, offset: u64, message: String) -> ErrorFact {
     ErrorFact {
         kind: kind.into(),
@@ -643,7 +653,7 @@ fn emit_level(
         if let Some(m) = message {
             let reading = schema::read(m, field, value);
             if let Some(v) = &reading.value {
-                charge(ctx.charged, v.to_string().len() * 2)?;
+                charge(ctx.charged, value_charge(v))?;
             }
             fact.schema_name = reading.name;
             fact.schema_type = reading.type_name;

@@ -246,7 +246,7 @@ pub fn candidates(value: &[u8]) -> Candidates {
         text: std::str::from_utf8(value).is_ok(),
         nested_message: nested.error.is_none(),
         packed_varints,
-        packed_fixed32: (len % 4 == 0).then_some(len / 4),
-        packed_fixed64: (len % 8 == 0).then_some(len / 8),
+        packed_fixed32: len.is_multiple_of(4).then_some(len / 4),
+        packed_fixed64: len.is_multiple_of(8).then_some(len / 8),
     }
 }
