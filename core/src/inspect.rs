@@ -217,11 +217,19 @@ fn inspect_inner(
             &request.protobuf,
             declared,
             snapshot.bytes.len(),
-        )?),
+        )),
         None => None,
     };
+    let (protobuf, protobuf_failure) = match protobuf {
+        Some(Ok(facet)) => (Some(facet), None),
+        Some(Err(e)) => {
+            limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
+            (None, Some(e))
+        }
+        None => (None, None),
+    };
     let values = &request.sensitive_values;
-    Ok(Evidence {
+    let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),
         subject: sha256.as_ref().map(|s| format!("sha256:{s}")),
@@ -261,7 +269,15 @@ fn inspect_inner(
             .collect(),
         qlog: None,
         protobuf,
-    })
+    };
+    match protobuf_failure {
+        // The sanitized source survives a later schema or capacity failure.
+        Some(e) => Err(match serde_json::to_value(&evidence) {
+            Ok(partial) => e.detail("partial_evidence", partial),
+            Err(_) => e,
+        }),
+        None => Ok(evidence),
+    }
 }
 
 /// Free-text notes gathered while excluding declared values.

@@ -675,3 +675,113 @@ fn fixtures_decode_with_goldens() {
         "golden mismatch (see *.actual.json): {mismatches:?}"
     );
 }
+
+/// PB-32: a schema failure after the credential pass carries the sanitized
+/// source as partial Evidence, with declared values excluded.
+#[test]
+fn schema_failures_carry_the_sanitized_source() {
+    let mut r = with_schema(
+        request(fixture("grpc-native.har"), &[0]),
+        fixture("api.pb"),
+        Some("no.Such"),
+    );
+    r.sensitive_values = vec!["SKU-001".into()];
+    let err = inspect_web_network_capture(&r).unwrap_err();
+    assert_eq!(err.code, "protobuf_message_type_unknown");
+    let partial = &err.details["partial_evidence"];
+    assert_eq!(partial["records"][0]["ordinal"], 0);
+    assert!(partial.get("protobuf").is_none());
+    assert!(!partial.to_string().contains("SKU-001"));
+}
+
+/// PB-22: no required-field checks: a proto2 message missing its
+/// `required` field decodes without an error.
+#[test]
+fn proto2_required_fields_are_not_checked() {
+    use prost::Message;
+    use prost_types::field_descriptor_proto::{Label, Type};
+    use prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+    let field = |name: &str, number: i32, label: Label| FieldDescriptorProto {
+        name: Some(name.into()),
+        number: Some(number),
+        label: Some(label as i32),
+        r#type: Some(Type::Int32 as i32),
+        ..Default::default()
+    };
+    let set = FileDescriptorSet {
+        file: vec![FileDescriptorProto {
+            name: Some("p2.proto".into()),
+            package: Some("p2".into()),
+            syntax: Some("proto2".into()),
+            message_type: vec![DescriptorProto {
+                name: Some("Req".into()),
+                field: vec![
+                    field("a", 1, Label::Required),
+                    field("b", 2, Label::Optional),
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("p2.pb");
+    std::fs::write(&pb, set.encode_to_vec()).unwrap();
+    let doc = synthetic_har(
+        &[("content-type", "application/x-protobuf")],
+        &[0x10, 0x05],
+        "/x",
+    );
+    let e = inspect_doc(&doc, |r| {
+        r.protobuf.schema = Some(SchemaOptions {
+            descriptor_set_path: pb.clone(),
+            message_type: Some("p2.Req".into()),
+        })
+    })
+    .unwrap();
+    assert_eq!(facet(&e).bodies[0].status, "decoded");
+    let f = response_fields(&e);
+    assert_eq!(
+        (
+            f.len(),
+            f[0].schema_name.as_deref(),
+            f[0].schema_status.as_deref()
+        ),
+        (1, Some("b"), Some("ok"))
+    );
+}
+
+/// PB-52: facts are charged after the decoder's reply against the 96 MiB
+/// budget; passing it is a capacity failure (inspection then returns the
+/// sanitized source as `partial_evidence`, as for schema failures).
+#[test]
+fn facts_are_charged_against_the_report_budget() {
+    let e = inspect_web_network_capture(&InspectRequest::har(fixture("grpc-native.har"))).unwrap();
+    let mut records = e.records.clone();
+    let (mut redactions, mut limitations) = (Vec::new(), Vec::new());
+    let declared = crate::redact::Declared::new(&[]);
+    let options = super::ProtobufOptions::default();
+    let near = crate::evidence::OUTPUT_BUDGET_BYTES - 4096;
+    let err = super::decode_selected(
+        &mut records,
+        &mut redactions,
+        &mut limitations,
+        &options,
+        declared,
+        near,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "protobuf_capacity_exceeded");
+    let ok = super::decode_selected(
+        &mut records,
+        &mut redactions,
+        &mut limitations,
+        &options,
+        declared,
+        0,
+    )
+    .unwrap();
+    assert_eq!(ok.protobuf_coverage.selected_records, 9);
+}
