@@ -131,8 +131,11 @@ fn scalar(kind: &Kind, raw: u64) -> (Value, Option<Vec<String>>) {
         Kind::Bool => json!(raw != 0),
         Kind::Enum(e) => {
             let number = raw as u32 as i32;
+            // Declaration order, whatever order the pool iterates in.
             let names: Vec<String> = e
-                .values()
+                .enum_descriptor_proto()
+                .value
+                .iter()
                 .filter(|v| v.number() == number)
                 .map(|v| v.name().to_string())
                 .collect();

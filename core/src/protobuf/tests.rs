@@ -785,3 +785,77 @@ fn facts_are_charged_against_the_report_budget() {
     .unwrap();
     assert_eq!(ok.protobuf_coverage.selected_records, 9);
 }
+
+/// Enum aliases: every name of a shared number is listed; the value names the first.
+#[test]
+fn enum_aliases_are_listed() {
+    use prost::Message;
+    use prost_types::field_descriptor_proto::{Label, Type};
+    use prost_types::{
+        DescriptorProto, EnumDescriptorProto, EnumOptions, EnumValueDescriptorProto,
+        FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+    let value = |name: &str, number: i32| EnumValueDescriptorProto {
+        name: Some(name.into()),
+        number: Some(number),
+        ..Default::default()
+    };
+    let set = FileDescriptorSet {
+        file: vec![FileDescriptorProto {
+            name: Some("e.proto".into()),
+            package: Some("e".into()),
+            syntax: Some("proto3".into()),
+            enum_type: vec![EnumDescriptorProto {
+                name: Some("State".into()),
+                value: vec![
+                    value("UNKNOWN", 0),
+                    value("STARTED", 1),
+                    value("RUNNING", 1),
+                ],
+                options: Some(EnumOptions {
+                    allow_alias: Some(true),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            message_type: vec![DescriptorProto {
+                name: Some("M".into()),
+                field: vec![FieldDescriptorProto {
+                    name: Some("state".into()),
+                    number: Some(1),
+                    label: Some(Label::Optional as i32),
+                    r#type: Some(Type::Enum as i32),
+                    type_name: Some(".e.State".into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("e.pb");
+    std::fs::write(&pb, set.encode_to_vec()).unwrap();
+    let doc = synthetic_har(
+        &[("content-type", "application/x-protobuf")],
+        &[0x08, 0x01],
+        "/x",
+    );
+    let e = inspect_doc(&doc, |r| {
+        r.protobuf.schema = Some(SchemaOptions {
+            descriptor_set_path: pb.clone(),
+            message_type: Some("e.M".into()),
+        })
+    })
+    .unwrap();
+    let f = &response_fields(&e)[0];
+    assert_eq!(
+        f.schema_value,
+        Some(json!({"number": 1, "name": "STARTED"}))
+    );
+    assert_eq!(
+        f.enum_aliases,
+        Some(vec!["STARTED".to_string(), "RUNNING".to_string()])
+    );
+    assert_eq!(f.value.as_deref(), Some("1"));
+}
