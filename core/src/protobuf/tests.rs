@@ -385,6 +385,14 @@ fn credential_checks_run_before_the_descriptor_is_read() {
     })
     .unwrap_err();
     assert_eq!(err.code, "protobuf_schema_unreadable");
+    // The failure carries the source with the exclusion already applied.
+    let partial = &err.details["partial_evidence"];
+    assert!(partial["records"][0]["reported"]["response"]["content"]["text"].is_null());
+    assert!(partial["redactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["reason"] == "transport-credential"));
     let shown = err.to_json().to_string();
     assert!(
         !shown.contains("Bearer"),
