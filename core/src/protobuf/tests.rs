@@ -867,3 +867,26 @@ fn enum_aliases_are_listed() {
     );
     assert_eq!(f.value.as_deref(), Some("1"));
 }
+
+/// PB-53: 2 selected, 1 inspected (the other's MIME conflicts) → coverage
+/// selected 2, inspected 1, partial.
+#[test]
+fn coverage_counts_selected_and_inspected_records() {
+    let mut doc = synthetic_har(
+        &[("content-type", "application/grpc")],
+        &grpc_frame(0, &[0x08, 0x01]),
+        "/x",
+    );
+    let mut second = doc["log"]["entries"][0].clone();
+    second["response"]["headers"] = json!([
+        {"name": "content-type", "value": "application/grpc"},
+        {"name": "content-type", "value": "application/json"}
+    ]);
+    doc["log"]["entries"].as_array_mut().unwrap().push(second);
+    let e = inspect_doc(&doc, |r| r.record_ordinals = Some(vec![0, 1])).unwrap();
+    let c = &facet(&e).protobuf_coverage;
+    assert_eq!(
+        (c.selected_records, c.inspected_records, c.status.as_str()),
+        (2, 1, "partial")
+    );
+}
