@@ -508,8 +508,7 @@ fn decode_body(
             };
             let scan = emit_level(
                 &mut ctx,
-                frame.payload_offset,
-                payload,
+                wire::scan(payload, frame.payload_offset),
                 message.as_ref().map(|m| &m.0),
                 None,
                 0,
@@ -588,7 +587,7 @@ pub fn message_fields(
         charged: &mut charged,
         level_error: None,
     };
-    emit_level(&mut ctx, 0, bytes, message, None, 0)?;
+    emit_level(&mut ctx, wire::scan(bytes, 0), message, None, 0)?;
     let error = ctx.level_error.take();
     Ok((out, error))
 }
@@ -598,13 +597,11 @@ pub fn message_fields(
 /// wire error is left in `ctx.level_error`; nested ones stay local.
 fn emit_level(
     ctx: &mut Ctx<'_>,
-    base: u64,
-    bytes: &[u8],
+    scan: wire::Scan,
     message: Option<&MessageDescriptor>,
     parent: Option<u64>,
     depth: u32,
 ) -> Result<u64, ErrorReport> {
-    let scan = wire::scan(bytes, base);
     let mut count = 0u64;
     for field in &scan.fields {
         charge(ctx.charged, FACT_CHARGE)?;
@@ -676,22 +673,14 @@ fn emit_level(
                         "schema-driven nesting passes the {MAX_NESTING}-level budget; inner fields are not expanded"
                     ));
                 } else {
-                    nested = Some(inner);
+                    nested = Some((inner, inner_scan));
                 }
             }
         }
         ctx.out.push(fact);
         count += 1;
-        if let Some(inner) = nested {
-            let start = field.value_offset;
-            count += emit_level(
-                ctx,
-                start,
-                value,
-                Some(&inner),
-                Some(field.offset),
-                depth + 1,
-            )?;
+        if let Some((inner, inner_scan)) = nested {
+            count += emit_level(ctx, inner_scan, Some(&inner), Some(field.offset), depth + 1)?;
         }
     }
     if parent.is_none() {
