@@ -164,7 +164,8 @@ fn tools_list_advertises_strict_schemas() {
             "record_ordinals",
             "sensitive_values",
             "detail",
-            "capture_timeout_ms"
+            "capture_timeout_ms",
+            "protobuf"
         ]
     );
 }

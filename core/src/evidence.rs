@@ -33,6 +33,10 @@ pub struct Evidence {
     /// The typed qlog facet: present exactly for `qlog` Evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qlog: Option<crate::qlog::facet::QlogFacet>,
+    /// The typed protobuf facet: present exactly when selected records were
+    /// inspected for protobuf and gRPC bodies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protobuf: Option<crate::protobuf::facet::ProtobufFacet>,
 }
 
 /// The request, without declared sensitive values.
@@ -235,6 +239,9 @@ impl Evidence {
         });
         if let Some(qlog) = &self.qlog {
             summary["qlog"] = qlog.counts();
+        }
+        if let Some(protobuf) = &self.protobuf {
+            summary["protobuf"] = protobuf.counts();
         }
         summary
     }

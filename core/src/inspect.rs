@@ -62,6 +62,8 @@ pub struct InspectRequest {
     pub sensitive_values: Vec<String>,
     pub detail: Detail,
     pub capture_timeout_ms: u64,
+    /// Protobuf and gRPC body choices (used only with `record_ordinals`).
+    pub protobuf: crate::protobuf::ProtobufOptions,
 }
 
 impl InspectRequest {
@@ -74,6 +76,7 @@ impl InspectRequest {
             sensitive_values: Vec::new(),
             detail: Detail::Complete,
             capture_timeout_ms: DEFAULT_CAPTURE_TIMEOUT_MS,
+            protobuf: crate::protobuf::ProtobufOptions::default(),
         }
     }
 }
@@ -145,6 +148,7 @@ fn inspect_inner(
     if let Some(ordinals) = &request.record_ordinals {
         selection::check_duplicates(ordinals)?;
     }
+    crate::protobuf::check_options(&request.protobuf)?;
     let deadline = Instant::now().checked_add(Duration::from_millis(request.capture_timeout_ms));
 
     let snapshot = read::read_stable(&request.capture_path)?;
@@ -226,12 +230,32 @@ fn inspect_inner(
             pointers.join(", ")
         ));
     }
-    let limitations = limitations(
+    let mut limitations = limitations(
         decoded.producer_profile.is_some(),
         retained,
         total,
         request.capture_timeout_ms,
     );
+    // Selected records only: whole-capture inspection does no protobuf work.
+    let protobuf = match &request.record_ordinals {
+        Some(_) => Some(crate::protobuf::decode_selected(
+            &mut records,
+            &mut all_redactions,
+            &mut limitations,
+            &request.protobuf,
+            declared,
+            snapshot.bytes.len(),
+        )),
+        None => None,
+    };
+    let (protobuf, protobuf_failure) = match protobuf {
+        Some(Ok(facet)) => (Some(facet), None),
+        Some(Err(e)) => {
+            limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
+            (None, Some(e))
+        }
+        None => (None, None),
+    };
     let values = &request.sensitive_values;
     let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
@@ -272,8 +296,16 @@ fn inspect_inner(
             .map(|t| scrub_text(t, values))
             .collect(),
         qlog: None,
+        protobuf,
     };
-    Ok((evidence, left_out))
+    match protobuf_failure {
+        // The sanitized source survives a later schema or capacity failure.
+        Some(e) => Err(match serde_json::to_value(&evidence) {
+            Ok(partial) => e.detail("partial_evidence", partial),
+            Err(_) => e,
+        }),
+        None => Ok((evidence, left_out)),
+    }
 }
 
 /// Free-text notes gathered while excluding declared values.

@@ -9,6 +9,7 @@
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
 //!   schemas, with the producer profiles.
 //! - `qlog`: the aioquic 1.5.0 JSON qlog 0.3 decoder and its `qlog` facet.
+//! - `protobuf`: protobuf, gRPC and gRPC-web bodies of selected records.
 //! - `redact`: credential and declared-sensitive-value exclusion.
 //! - `saz`: the Fiddler Session Archive Zip decoder (sessions, sidecars).
 //! - `evidence`: the Evidence document types and its output budget.
@@ -20,6 +21,7 @@ pub mod har;
 pub mod har_schema;
 pub mod inspect;
 pub mod json;
+pub mod protobuf;
 pub mod qlog;
 pub mod read;
 pub mod recorded_url;

@@ -35,6 +35,8 @@ pub enum Refusal {
     BrowserScenario,
     /// A qlog view over a parent that is not qlog Evidence.
     NonQlogCapture,
+    /// A protobuf view over a parent without protobuf facts.
+    NoProtobufFacts,
 }
 
 impl Refusal {
@@ -45,6 +47,7 @@ impl Refusal {
             Refusal::SensitiveValuesUnretained => "sensitive_values_unretained",
             Refusal::BrowserScenario => "capture_browser_scenario_unsupported",
             Refusal::NonQlogCapture => "non_qlog_capture",
+            Refusal::NoProtobufFacts => "no_protobuf_facts",
         }
     }
 }

@@ -9,6 +9,7 @@
 //! - `template_rules`: the five opt-in template rules.
 //! - `manifest`: the environment manifest (tools, params, names).
 //! - `capture_view`: paged record views over the parent Evidence.
+//! - `protobuf_view`: the `protobuf` pages (bodies, frames, fields) of a parent.
 //! - `qlog_view`: the focused qlog facet pages over a qlog parent.
 //! - `analysis`: one entry point answering any parsed view request.
 //! - `state`: the environment state (entities, documents, view and write plans).
@@ -20,6 +21,7 @@ pub mod capture_view;
 pub mod error;
 pub mod manifest;
 pub mod model;
+pub mod protobuf_view;
 pub mod qlog_view;
 pub mod source;
 pub mod state;

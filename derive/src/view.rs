@@ -75,6 +75,7 @@ pub enum ViewRequest {
     Capture(CaptureView),
     EnvironmentState(StateView),
     Qlog(crate::qlog_view::QlogView),
+    Protobuf(crate::protobuf_view::ProtobufView),
 }
 
 /// The largest page a paged view serves.
@@ -143,6 +144,7 @@ pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
             }))
         }
         "qlog" => Ok(ViewRequest::Qlog(crate::qlog_view::parse(obj)?)),
+        "protobuf" => Ok(ViewRequest::Protobuf(crate::protobuf_view::parse(obj)?)),
         other => Err(DeriveError::invalid_request(
             "/kind",
             format!("unknown view kind `{other}`"),

@@ -26,13 +26,14 @@ pub const VIEW_TOOL: &str = "inspect_analysis_view";
 /// How many retained Evidence documents one server keeps (oldest dropped).
 pub const RETAINED_LIMIT: usize = 16;
 
-const INSPECT_ARGS: [&str; 6] = [
+const INSPECT_ARGS: [&str; 7] = [
     "capture_path",
     "format",
     "record_ordinals",
     "sensitive_values",
     "detail",
     "capture_timeout_ms",
+    "protobuf",
 ];
 const VIEW_ARGS: [&str; 2] = ["source", "view"];
 
@@ -296,6 +297,10 @@ fn resolve_inspect(arguments: &JsonObject) -> Result<(InspectRequest, Detail), E
             .filter(|&ms| ms > 0)
             .ok_or_else(|| wrong_type("capture_timeout_ms", "a positive integer"))?,
     };
+    let protobuf = match arguments.get("protobuf") {
+        None => rea_core::protobuf::ProtobufOptions::default(),
+        Some(v) => rea_core::protobuf::ProtobufOptions::from_json(v)?,
+    };
     check_format(&format)?;
     let request = InspectRequest {
         capture_path: capture_path.into(),
@@ -304,6 +309,7 @@ fn resolve_inspect(arguments: &JsonObject) -> Result<(InspectRequest, Detail), E
         sensitive_values,
         detail,
         capture_timeout_ms,
+        protobuf,
     };
     Ok((request, detail))
 }
@@ -333,7 +339,12 @@ pub fn tools() -> Vec<Tool> {
                 "record_ordinals": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Zero-based producer ordinals, answered in this order."},
                 "sensitive_values": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Literals whose fields are excluded; never repeated."},
                 "detail": {"type": "string", "enum": ["complete", "summary"], "default": "complete"},
-                "capture_timeout_ms": {"type": "integer", "minimum": 1, "default": DEFAULT_CAPTURE_TIMEOUT_MS}
+                "capture_timeout_ms": {"type": "integer", "minimum": 1, "default": DEFAULT_CAPTURE_TIMEOUT_MS},
+                "protobuf": {"type": "object", "description": "Protobuf/gRPC body decoding of the selected records: schema {descriptor_set_path, message_type}, body_pointers, framing (raw, grpc, grpc-web, grpc-web-text).", "properties": {
+                    "schema": {"type": "object", "properties": {"descriptor_set_path": {"type": "string", "minLength": 1}, "message_type": {"type": "string", "minLength": 1}}, "required": ["descriptor_set_path"], "additionalProperties": false},
+                    "body_pointers": {"type": "array", "items": {"type": "string"}},
+                    "framing": {"type": "string", "enum": ["raw", "grpc", "grpc-web", "grpc-web-text"]}
+                }, "additionalProperties": false}
             },
             "required": ["capture_path", "format"],
             "additionalProperties": false
@@ -343,7 +354,7 @@ pub fn tools() -> Vec<Tool> {
     .with_annotations(read_only.clone());
     let view = Tool::new(
         VIEW_TOOL,
-        "Answer a derived view (api-surface, environment-manifest, environment-state, capture, qlog) over inspection Evidence: retained in this server, stored in a file, or given inline.",
+        "Answer a derived view (api-surface, environment-manifest, environment-state, capture, qlog, protobuf) over inspection Evidence: retained in this server, stored in a file, or given inline.",
         schema(json!({
             "type": "object",
             "properties": {

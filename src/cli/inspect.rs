@@ -40,6 +40,18 @@ pub(crate) struct Args {
     /// Print JSON (the Evidence, the summary, or the error on stderr).
     #[arg(long)]
     json: bool,
+    /// A local compiled FileDescriptorSet (protoc --include_imports) for the selected records' protobuf bodies.
+    #[arg(long = "protobuf-schema", value_name = "FILE")]
+    protobuf_schema: Option<PathBuf>,
+    /// The fully qualified message type to read bodies as (default: the method a gRPC path names).
+    #[arg(long = "protobuf-message", value_name = "TYPE")]
+    protobuf_message: Option<String>,
+    /// Decode only this exact binary body pointer; repeatable (one batch).
+    #[arg(long = "protobuf-body-pointer", value_name = "POINTER")]
+    protobuf_body_pointers: Vec<String>,
+    /// raw, grpc, grpc-web or grpc-web-text, when MIME metadata does not decide it.
+    #[arg(long = "protobuf-framing", value_name = "FRAMING")]
+    protobuf_framing: Option<String>,
 }
 
 /// Runs the command and returns the exit code.
@@ -102,6 +114,26 @@ fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
                 .detail("argument", "capture_timeout_ms")
             })?,
     };
+    if args.protobuf_message.is_some() && args.protobuf_schema.is_none() {
+        return Err(ErrorReport::input(
+            "invalid_argument",
+            "--protobuf-message needs --protobuf-schema FILE",
+        )
+        .detail("argument", "protobuf_message"));
+    }
+    let protobuf = rea_core::protobuf::ProtobufOptions {
+        schema: args
+            .protobuf_schema
+            .clone()
+            .map(|path| rea_core::protobuf::SchemaOptions {
+                descriptor_set_path: path,
+                message_type: args.protobuf_message.clone(),
+            }),
+        body_pointers: (!args.protobuf_body_pointers.is_empty())
+            .then(|| args.protobuf_body_pointers.clone()),
+        framing: args.protobuf_framing.clone(),
+    };
+    rea_core::protobuf::check_options(&protobuf)?;
     let request = InspectRequest {
         capture_path: args.capture_path.clone(),
         format: args.format.clone(),
@@ -109,6 +141,7 @@ fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
         sensitive_values: args.sensitive_values.clone(),
         detail,
         capture_timeout_ms,
+        protobuf,
     };
     Ok((request, detail))
 }

@@ -164,6 +164,7 @@ pub fn inspect(
             .map(|t| scrub_text(t, values))
             .collect(),
         qlog: Some(facet),
+        protobuf: None,
     })
 }
 

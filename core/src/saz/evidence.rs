@@ -124,6 +124,7 @@ pub fn inspect(
             .map(|t| scrub_text(t, values))
             .collect(),
         qlog: None,
+        protobuf: None,
     })
 }
 
