@@ -452,7 +452,7 @@ fn format_is_decided_before_the_file_is_read() {
         (err["code"].as_str(), err["category"].as_str(), exit),
         (Some("unknown_format"), Some("input"), 2)
     );
-    for format in ["mitmproxy", "saz", "qlog"] {
+    for format in ["saz", "qlog"] {
         let (err, exit) = failure(&["/nonexistent/session", format, "--json"]);
         assert_eq!(
             (err["code"].as_str(), err["category"].as_str(), exit),

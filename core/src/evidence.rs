@@ -102,6 +102,11 @@ pub enum Location {
     },
     /// The coordinate would reveal a declared value.
     Unknown,
+    /// A byte span of the file (a native mitmproxy flow's tnetstring).
+    ByteRange {
+        offset: u64,
+        length: u64,
+    },
 }
 
 /// The bytes of one body text.
@@ -116,6 +121,9 @@ pub struct BinaryField {
     pub size: u64,
     /// Lowercase hex SHA-256 of the described bytes; `null` when it contains a declared value.
     pub sha256: Option<String>,
+    /// The exact bytes in base64, for native byte fields without a UTF-8 display view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
 }
 
 /// One excluded coordinate.

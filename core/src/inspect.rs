@@ -81,8 +81,8 @@ impl InspectRequest {
 /// Checks the format before anything is read.
 pub fn check_format(format: &str) -> Result<(), ErrorReport> {
     match format {
-        "har" => Ok(()),
-        "mitmproxy" | "saz" | "qlog" => Err(ErrorReport::new(
+        "har" | "mitmproxy" => Ok(()),
+        "saz" | "qlog" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
             format!("rea does not decode {format} captures yet; only har is available"),
@@ -130,6 +130,9 @@ fn inspect_inner(
         selection::check_duplicates(ordinals)?;
     }
     let deadline = Instant::now().checked_add(Duration::from_millis(request.capture_timeout_ms));
+    if request.format == "mitmproxy" {
+        return crate::mitm::inspect(request, declared, deadline);
+    }
 
     let snapshot = read::read_stable(&request.capture_path)?;
     har::check_deadline(deadline)?;

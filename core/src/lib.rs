@@ -8,6 +8,7 @@
 //! - `har`: the HAR 1.2 decoder (records, sidecars, canonical base64).
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
 //!   schemas, with the two producer profiles.
+//! - `mitm`: the native mitmproxy flow decoder (tnetstring, flow states).
 //! - `redact`: credential and declared-sensitive-value exclusion.
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
@@ -18,6 +19,7 @@ pub mod har;
 pub mod har_schema;
 pub mod inspect;
 pub mod json;
+pub mod mitm;
 pub mod read;
 pub mod recorded_url;
 pub mod redact;

@@ -82,5 +82,6 @@ fn field(pointer: String, encoding: Option<&str>, establishes: bool, bytes: &[u8
         establishes_body_bytes: establishes,
         size: bytes.len() as u64,
         sha256: Some(hex(&Sha256::digest(bytes))),
+        base64: None,
     }
 }
