@@ -63,6 +63,10 @@ pub fn tnetstring_error(e: tnetstring::Error) -> ErrorReport {
             "nesting_too_deep",
             "The nesting budget has no override; remove the deep structure or use another decoder.",
         ),
+        ErrorKind::LengthPastContainer => (
+            "mitmproxy_wrong_length_prefix",
+            "A length prefix inside a flow disagrees with its enclosing structure; the file is corrupt. Copy the file mitmproxy wrote again.",
+        ),
         ErrorKind::LengthPastEnd => (
             "mitmproxy_truncated",
             "The file ends inside a flow or a length prefix is wrong; copy the complete file mitmproxy wrote (stop mitmdump before copying).",

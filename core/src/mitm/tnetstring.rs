@@ -38,8 +38,10 @@ pub enum Native {
 pub enum ErrorKind {
     /// The length prefix is missing, not decimal or longer than 12 digits.
     InvalidLengthPrefix,
-    /// The length prefix runs past the end of its container or the file.
+    /// A top-level length prefix runs past the end of the file (truncated).
     LengthPastEnd,
+    /// An inner length prefix runs past its container's payload (a wrong prefix).
+    LengthPastContainer,
     /// The type tag is none of `, ; # ^ ! ~ ] }`.
     UnknownTypeTag(u8),
     /// The payload is not valid for its tag (integer, float, boolean, null, UTF-8).
@@ -67,6 +69,11 @@ impl fmt::Display for Error {
             ErrorKind::LengthPastEnd => write!(
                 f,
                 "the length prefix at byte {} runs past the end of the data (truncated or wrong length)",
+                self.offset
+            ),
+            ErrorKind::LengthPastContainer => write!(
+                f,
+                "the length prefix at byte {} runs past the end of its enclosing list or dictionary (a wrong length prefix)",
                 self.offset
             ),
             ErrorKind::UnknownTypeTag(tag) => write!(
@@ -117,7 +124,7 @@ pub fn read_all(bytes: &[u8]) -> Result<Vec<Item>, Error> {
 }
 
 /// The framing of one tnetstring at `at` within `bytes`: payload range and tag.
-fn frame(bytes: &[u8], at: usize) -> Result<(usize, usize, u8), Error> {
+fn frame(bytes: &[u8], at: usize, depth: usize) -> Result<(usize, usize, u8), Error> {
     let fail = |kind| Error { kind, offset: at };
     let mut i = at;
     while i < bytes.len() && bytes[i].is_ascii_digit() {
@@ -136,14 +143,20 @@ fn frame(bytes: &[u8], at: usize) -> Result<(usize, usize, u8), Error> {
         .ok()
         .and_then(|l| start.checked_add(l))
         .filter(|&e| e < bytes.len())
-        .ok_or_else(|| fail(ErrorKind::LengthPastEnd))?;
+        .ok_or_else(|| {
+            fail(if depth == 0 {
+                ErrorKind::LengthPastEnd
+            } else {
+                ErrorKind::LengthPastContainer
+            })
+        })?;
     Ok((start, end, bytes[end]))
 }
 
 /// Reads one tnetstring at `at`; returns it and the offset after its tag.
 /// `bytes` ends where the enclosing container's payload ends.
 fn read_one(bytes: &[u8], at: usize, depth: usize) -> Result<(Native, usize), Error> {
-    let (start, end, tag) = frame(bytes, at)?;
+    let (start, end, tag) = frame(bytes, at, depth)?;
     let fail = |kind| Error { kind, offset: at };
     let data = &bytes[start..end];
     let value = match tag {
@@ -380,7 +393,7 @@ pub fn python_float_repr(value: f64) -> String {
 /// Returns the number of tnetstrings seen. The benchmark's baseline.
 pub fn scan(bytes: &[u8]) -> Result<usize, Error> {
     fn walk(bytes: &[u8], at: usize, depth: usize, count: &mut usize) -> Result<usize, Error> {
-        let (start, end, tag) = frame(bytes, at)?;
+        let (start, end, tag) = frame(bytes, at, depth)?;
         *count += 1;
         if tag == b']' || tag == b'}' {
             if depth >= MAX_DEPTH {
@@ -550,7 +563,7 @@ mod tests {
         );
         assert_eq!(kind(b"4:1:a]}"), ErrorKind::InvalidLengthPrefix);
         // A container's inner prefix may not run past its own payload.
-        assert_eq!(kind(b"6:5:ab,]]"), ErrorKind::LengthPastEnd);
+        assert_eq!(kind(b"6:5:ab,]]"), ErrorKind::LengthPastContainer);
         let err = read_all(b"0:~5:hel").unwrap_err();
         assert_eq!((err.kind, err.offset), (ErrorKind::LengthPastEnd, 3));
         assert_eq!(kind(b"6:0:]0:~}"), ErrorKind::UnhashableKey);

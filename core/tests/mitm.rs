@@ -1,0 +1,272 @@
+//! The native mitmproxy decoder against mitmdump's own reading of every
+//! fixture (`tests/fixtures/mitm-reference/`, written by
+//! `tests/python/mitm_reference.py` running inside mitmdump 12.2.3), the
+//! Evidence goldens (`tests/golden/mitm/`, `REA_UPDATE_GOLDEN=1` rewrites
+//! them) and the documented errors of hostile inputs.
+
+use rea_core::evidence::{Evidence, Location};
+use rea_core::inspect::{inspect_web_network_capture, InspectRequest};
+use rea_core::mitm::tnetstring::{self, python_float_repr, Native};
+use rea_core::read::hex;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Every native fixture: its reference name and its path from the repo root.
+const FIXTURES: &[(&str, &str)] = &[
+    ("formats-api-http1", "tests/fixtures/formats/api-http1.mitm"),
+    ("formats-ws-h2", "tests/fixtures/formats/ws-h2.mitm"),
+    (
+        "formats-grpc-native",
+        "tests/fixtures/formats/grpc-native.mitm",
+    ),
+    ("formats-grpc-web", "tests/fixtures/formats/grpc-web.mitm"),
+    (
+        "formats-protobuf-http1",
+        "tests/fixtures/formats/protobuf-http1.mitm",
+    ),
+    ("kinto-dev-a", "tests/fixtures/kinto/dev-a.mitm"),
+    ("kinto-dev-b", "tests/fixtures/kinto/dev-b.mitm"),
+    ("wordpress-dev-a", "../shared/fixtures/wordpress/dev-a.mitm"),
+    ("wordpress-dev-b", "../shared/fixtures/wordpress/dev-b.mitm"),
+    ("mlflow-dev-a", "../shared/fixtures/mlflow/dev-a.mitm"),
+    ("mlflow-dev-b", "../shared/fixtures/mlflow/dev-b.mitm"),
+];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn reference(name: &str) -> Value {
+    let path = repo().join(format!("tests/fixtures/mitm-reference/{name}.json"));
+    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+fn digest(bytes: &[u8]) -> Value {
+    json!([bytes.len(), hex(&Sha256::digest(bytes))])
+}
+
+/// The reference's typed form of one native value.
+fn typed(v: &Native) -> Value {
+    match v {
+        Native::Null => Value::Null,
+        Native::Bool(b) => Value::Bool(*b),
+        Native::Int(t) => json!({"int": t}),
+        Native::Float(f) => json!({"float": python_float_repr(*f)}),
+        Native::Str(s) => json!({"str": s}),
+        Native::Bytes(b) => json!({"bytes": digest(b)}),
+        Native::List(items) => Value::Array(items.iter().map(typed).collect()),
+        Native::Dict(pairs) => {
+            json!({"dict": pairs.iter().map(|(k, v)| json!([typed(k), typed(v)])).collect::<Vec<_>>()})
+        }
+    }
+}
+
+fn inspect(path: &Path) -> Evidence {
+    let mut request = InspectRequest::har(path);
+    request.format = "mitmproxy".into();
+    inspect_web_network_capture(&request).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_tnetstring_reader_agrees_with_mitmdump_on_every_fixture() {
+    for (name, path) in FIXTURES {
+        let reference = reference(name);
+        let bytes = std::fs::read(repo().join(path)).unwrap();
+        assert_eq!(reference["sha256"], hex(&Sha256::digest(&bytes)), "{name}");
+        let items = tnetstring::read_all(&bytes).unwrap();
+        let expected = reference["items"].as_array().unwrap();
+        assert_eq!(items.len(), expected.len(), "{name}");
+        assert!(!items.is_empty());
+        for (item, want) in items.iter().zip(expected) {
+            assert_eq!(
+                item.offset as u64,
+                want["offset"].as_u64().unwrap(),
+                "{name}"
+            );
+            assert_eq!(
+                item.length as u64,
+                want["length"].as_u64().unwrap(),
+                "{name}"
+            );
+            assert_eq!(
+                typed(&item.value),
+                want["value"],
+                "{name} at {}",
+                item.offset
+            );
+        }
+    }
+}
+
+/// Walks mitmdump's typed value beside the reported record, checking every
+/// leaf against the record's view and sidecars.
+struct Walk<'a> {
+    fields: HashMap<&'a str, (u64, Option<&'a str>)>,
+    literals: HashMap<&'a str, &'a str>,
+    redacted: Vec<&'a str>,
+    leaves: usize,
+}
+
+impl Walk<'_> {
+    fn check(&mut self, want: &Value, got: &Value, pointer: &str) {
+        if self.redacted.contains(&pointer) {
+            assert_eq!(got, &Value::Null, "{pointer}");
+            return;
+        }
+        self.leaves += 1;
+        match want {
+            Value::Null | Value::Bool(_) => assert_eq!(got, want, "{pointer}"),
+            Value::Array(items) => {
+                let got = got.as_array().unwrap_or_else(|| panic!("{pointer}"));
+                assert_eq!(got.len(), items.len(), "{pointer}");
+                for (i, (w, g)) in items.iter().zip(got).enumerate() {
+                    self.check(w, g, &format!("{pointer}/{i}"));
+                }
+            }
+            Value::Object(o) => {
+                if let Some(t) = o.get("str") {
+                    assert_eq!(got, t, "{pointer}");
+                } else if let Some(b) = o.get("bytes") {
+                    let (size, sha) = self.fields[pointer];
+                    assert_eq!(json!([size, sha]), *b, "{pointer}");
+                    if let Some(text) = got.as_str() {
+                        assert_eq!(digest(text.as_bytes()), *b, "{pointer}");
+                    }
+                } else if let Some(i) = o.get("int") {
+                    let shown = got.as_number().map(|n| n.to_string());
+                    let native = self.literals.get(pointer).copied().map(str::to_string);
+                    assert_eq!(
+                        native.or(shown).as_ref(),
+                        i.as_str().map(str::to_string).as_ref(),
+                        "{pointer}"
+                    );
+                } else if let Some(f) = o.get("float") {
+                    let shown = got.as_f64().map(python_float_repr);
+                    let native = self.literals.get(pointer).copied().map(str::to_string);
+                    assert_eq!(
+                        native.or(shown).as_ref(),
+                        f.as_str().map(str::to_string).as_ref(),
+                        "{pointer}"
+                    );
+                } else {
+                    let got = got.as_object().unwrap_or_else(|| panic!("{pointer}"));
+                    let pairs = o["dict"].as_array().unwrap();
+                    let names: Vec<&str> = pairs
+                        .iter()
+                        .map(|p| p[0]["str"].as_str().unwrap())
+                        .collect();
+                    assert_eq!(
+                        got.keys().map(String::as_str).collect::<Vec<_>>(),
+                        names,
+                        "{pointer}"
+                    );
+                    for p in pairs {
+                        let name = p[0]["str"].as_str().unwrap();
+                        self.check(&p[1], &got[name], &format!("{pointer}/{name}"));
+                    }
+                }
+            }
+            _ => panic!("unexpected reference value at {pointer}"),
+        }
+    }
+}
+
+#[test]
+fn evidence_records_report_exactly_what_mitmdump_read() {
+    for (name, path) in FIXTURES {
+        let reference = reference(name);
+        let evidence = inspect(&repo().join(path));
+        assert_eq!(evidence.capture.format, "mitmproxy");
+        assert_eq!(evidence.basis, "upstream-assembled-messages");
+        let items = reference["items"].as_array().unwrap();
+        assert_eq!(evidence.records.len(), items.len(), "{name}");
+        for (record, want) in evidence.records.iter().zip(items) {
+            assert_eq!(
+                record.location,
+                Location::ByteRange {
+                    offset: want["offset"].as_u64().unwrap(),
+                    length: want["length"].as_u64().unwrap()
+                }
+            );
+            let mut walk = Walk {
+                fields: record
+                    .binary_fields
+                    .iter()
+                    .map(|f| (f.pointer.as_str(), (f.size, f.sha256.as_deref())))
+                    .collect(),
+                literals: record
+                    .numeric_literals
+                    .iter()
+                    .map(|l| (l.pointer.as_str(), l.lexeme.as_str()))
+                    .collect(),
+                redacted: evidence
+                    .redactions
+                    .iter()
+                    .filter(|r| r.record_ordinal == Some(record.ordinal))
+                    .map(|r| r.pointer.as_str())
+                    .collect(),
+                leaves: 0,
+            };
+            let base = format!("/{}", record.ordinal);
+            walk.check(&want["value"], &record.reported, &base);
+            assert!(walk.leaves > 50, "{name}: {} leaves", walk.leaves);
+            // Every sidecar belongs to a native byte field mitmdump read.
+            assert_eq!(
+                record.binary_fields.len(),
+                count_bytes(&want["value"]) - walk.redacted.len(),
+                "{name}"
+            );
+        }
+    }
+}
+
+fn count_bytes(v: &Value) -> usize {
+    match v {
+        Value::Array(items) => items.iter().map(count_bytes).sum(),
+        Value::Object(o) if o.contains_key("bytes") => 1,
+        Value::Object(o) => o.get("dict").map_or(0, count_bytes),
+        _ => 0,
+    }
+}
+
+#[test]
+fn evidence_goldens_for_every_fixture() {
+    let update = std::env::var_os("REA_UPDATE_GOLDEN").is_some_and(|v| v == "1");
+    let mut mismatches = Vec::new();
+    for (name, path) in FIXTURES {
+        let mut evidence = inspect(&repo().join(path));
+        evidence.artifact.path = path.to_string();
+        let text = serde_json::to_string_pretty(&evidence).unwrap() + "\n";
+        let golden = repo().join(format!("tests/golden/mitm/{name}.evidence.json"));
+        let actual = golden.with_extension("actual.json");
+        if update {
+            std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+            std::fs::write(&golden, &text).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&golden) {
+            Ok(want) if want == text => {
+                let _ = std::fs::remove_file(&actual);
+            }
+            _ => {
+                std::fs::write(&actual, &text).unwrap();
+                mismatches.push(name);
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "golden mismatch (see *.actual.json; regenerate with REA_UPDATE_GOLDEN=1): {mismatches:?}"
+    );
+}
+
+#[test]
+fn decoding_twice_gives_byte_identical_evidence() {
+    let path = repo().join("tests/fixtures/formats/ws-h2.mitm");
+    assert_eq!(
+        inspect(&path).to_json_bytes().unwrap(),
+        inspect(&path).to_json_bytes().unwrap()
+    );
+}
