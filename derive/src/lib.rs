@@ -11,12 +11,11 @@
 //! - `capture_view`: paged record views over the parent Evidence.
 //! - `analysis`: one entry point answering any parsed view request.
 //! - `state`: the environment state (entities, documents, view and write plans).
-//! - `engine`: routing, rendering and applying calls against a World.
+//! - `engine`: re-export of `rea-engine` (routing, rendering and applying calls against a World).
 
 pub mod analysis;
 pub mod budget;
 pub mod capture_view;
-pub mod engine;
 pub mod error;
 pub mod manifest;
 pub mod source;
@@ -24,6 +23,10 @@ pub mod state;
 pub mod surface;
 pub mod template_rules;
 pub mod view;
+
+/// The engine (routing, rendering, applying writes, the World) lives in
+/// `rea-engine`; the replay check drives it.
+pub use rea_engine as engine;
 
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -33,10 +36,7 @@ pub use manifest::environment_manifest;
 pub use surface::api_surface;
 pub use template_rules::TemplateRule;
 
-/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
+pub(crate) use rea_engine::codec::pointer_token;
 
 #[cfg(test)]
 mod schema_tests;

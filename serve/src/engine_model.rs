@@ -4,7 +4,7 @@
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use rea_derivation::engine::{Answer, Call, Engine, Generator, World};
+use rea_engine::{Answer, Call, Engine, Generator, World};
 use serde_json::{Map, Value};
 
 /// The engine plus the tool list the server offers from it.
@@ -29,7 +29,7 @@ impl EngineModel {
     }
 }
 
-fn tool_info(engine: &Engine, tool: &rea_derivation::manifest::Tool) -> ToolInfo {
+fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
     if let Some(plan) = engine.write_of(&tool.name) {
         let served = plan.status == "served";
         return ToolInfo {
@@ -46,7 +46,7 @@ fn tool_info(engine: &Engine, tool: &rea_derivation::manifest::Tool) -> ToolInfo
     }
     if let Some(view) = engine.view_of(&tool.name) {
         let reason = match view {
-            rea_derivation::state::ViewPlan::Recorded(r) => Some(r.reason.clone()),
+            rea_engine::state::ViewPlan::Recorded(r) => Some(r.reason.clone()),
             _ => None,
         };
         return ToolInfo {

@@ -15,7 +15,7 @@ use crate::outcome::body_bytes;
 use axum::body::Bytes;
 use axum::http::HeaderMap;
 use indexmap::IndexMap;
-use rea_derivation::engine::{Answer, Applied, Call};
+use rea_engine::{Answer, Applied, Call};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

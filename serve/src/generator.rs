@@ -1,6 +1,6 @@
 //! Generated values for served writes: random UUIDs and tokens, the system clock.
 
-use rea_derivation::engine::Generator;
+use rea_engine::Generator;
 
 /// The server's generator: v4 UUIDs, the wall clock, random tokens.
 #[derive(Debug, Default)]

@@ -8,7 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
-use rea_derivation::engine::{Answer, Call};
+use rea_engine::{Answer, Call};
 use std::sync::Arc;
 
 /// The fallback handler: every request no other route took.

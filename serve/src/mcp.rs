@@ -8,7 +8,7 @@ use crate::model::ToolInfo;
 use crate::outcome::{body_text, failure, is_failure};
 
 use crate::tools::{description, hints, input_schema};
-use rea_derivation::engine::AnswerBody;
+use rea_engine::AnswerBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,

@@ -3,8 +3,8 @@
 //! data-plane shape of a World), as one trait the engine implements.
 
 use indexmap::IndexMap;
-use rea_derivation::engine::{Answer, Call, Generator};
-use rea_derivation::manifest::Tool;
+use rea_engine::manifest::Tool;
+use rea_engine::{Answer, Call, Generator};
 use serde_json::{Map, Value};
 
 /// Whether a tool reads or may change state.

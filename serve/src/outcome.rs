@@ -1,7 +1,7 @@
 //! How an `Answer` reads at the edges: its body bytes and content type, and
 //! for a 4xx/5xx the failure object `{code, message, retryable, applied, hint?}`.
 
-use rea_derivation::engine::{Answer, AnswerBody, Applied};
+use rea_engine::{Answer, AnswerBody, Applied};
 use serde_json::{json, Value};
 
 /// The body bytes served for an answer. JSON is written compactly, in the

@@ -4,8 +4,8 @@
 
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
-use rea_derivation::engine::{Answer, AnswerBody, Applied, Call, Generator};
-use rea_derivation::manifest::{Param, Tool};
+use rea_engine::manifest::{Param, Tool};
+use rea_engine::{Answer, AnswerBody, Applied, Call, Generator};
 use serde_json::{json, Map, Value};
 
 pub(crate) struct Notes {

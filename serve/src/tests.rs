@@ -349,7 +349,7 @@ fn sixteen_threads_lose_no_acknowledged_create() {
 fn cached_reads_follow_every_change_of_the_world() {
     let env = env();
     let list = || {
-        env.call(&Request::Http(rea_derivation::engine::Call {
+        env.call(&Request::Http(rea_engine::Call {
             method: "GET".into(),
             path: "/v1/notes".into(),
             query: None,

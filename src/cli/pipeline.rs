@@ -3,10 +3,10 @@
 //! and host it; optionally start from a `--state` World.
 
 use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
-use rea_derivation::engine::Engine;
 use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_for;
 use rea_derivation::TemplateRule;
+use rea_engine::Engine;
 use rea_serve::engine_model::EngineModel;
 use rea_serve::Environment;
 use std::path::Path;

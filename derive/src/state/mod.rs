@@ -23,6 +23,8 @@ pub use derive::{
 };
 
 #[cfg(test)]
+mod engine_tests;
+#[cfg(test)]
 pub(crate) mod kinto_tests;
 #[cfg(test)]
 mod rules_tests;

@@ -3,7 +3,11 @@
 //! usability test. The state builder fills it once; the plan builder and
 //! the replay check only read it.
 
-use serde_json::{Map, Value};
+pub use rea_engine::codec::{
+    at_pointer, body_entity, id_text, normalize_path, object_at, parent_path, path_params,
+    percent_decode,
+};
+use serde_json::Value;
 
 /// A request or response body after the usability test.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -71,94 +75,6 @@ impl TimelineRecord {
     pub fn shows_absence(&self) -> bool {
         matches!(self.status, Some(400 | 404 | 410))
             || (self.succeeded() && self.response_body.json() == Some(&Value::Null))
-    }
-}
-
-/// Resolves a JSON pointer (`""`, `/data`, `/0`, `/data/0`).
-pub fn at_pointer<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
-    if pointer.is_empty() {
-        Some(value)
-    } else {
-        value.pointer(pointer)
-    }
-}
-
-/// The object at `pointer`, if it is one.
-pub fn object_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a Map<String, Value>> {
-    at_pointer(value, pointer)?.as_object()
-}
-
-/// The entity object of a request body: the object at the same pointer as
-/// the item view's entity (so `{"data": {...}}` bodies line up with
-/// `{"data": {...}}` responses), else the body's root object.
-pub fn body_entity<'a>(body: &'a Value, pointer: Option<&str>) -> Option<&'a Map<String, Value>> {
-    pointer
-        .filter(|p| !p.is_empty())
-        .and_then(|p| body.pointer(p))
-        .and_then(Value::as_object)
-        .or_else(|| body.as_object())
-}
-
-/// Percent-decodes one path segment (invalid escapes stay as written).
-pub fn percent_decode(segment: &str) -> String {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(b) = hex {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| segment.to_string())
-}
-
-/// The path parameter values of `path` under `template`, by name,
-/// percent-decoded. `None` when the path does not fit the template.
-pub fn path_params(template: &str, path: &str) -> Option<Vec<(String, String)>> {
-    let t: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
-    let p: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    if t.len() != p.len() {
-        return None;
-    }
-    let mut out = Vec::new();
-    for (seg, lit) in t.iter().zip(&p) {
-        if let Some(name) = seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            out.push((name.to_string(), percent_decode(lit)));
-        } else if seg != lit {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-/// `/a/b/c` → `/a/b`: the collection path of an item path (empty segments dropped).
-pub fn parent_path(path: &str) -> String {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let keep = segs.len().saturating_sub(1);
-    format!("/{}", segs[..keep].join("/"))
-}
-
-/// `/a//b/` → `/a/b`.
-pub fn normalize_path(path: &str) -> String {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    format!("/{}", segs.join("/"))
-}
-
-/// The id value as a path segment spells it (strings as is, numbers in JSON).
-pub fn id_text(id: &Value) -> Option<String> {
-    match id {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
     }
 }
 

@@ -2,17 +2,9 @@
 //! recorded order reveals, else last) and the state's `write_clock`.
 
 use crate::state::model::{FieldRule, Insert};
+pub use rea_engine::insert::{compare, insert_index};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
-
-/// Compares two values of one field: numbers with numbers, strings with strings.
-pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
-        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
-        _ => None,
-    }
-}
 
 /// The direction in which `values` strictly ascend or descend, if they do.
 fn direction(values: &[&Value]) -> Option<Ordering> {
@@ -79,34 +71,6 @@ fn field_direction(collections: &[Vec<&Map<String, Value>>], field: &str) -> Opt
         dir = Some(d);
     }
     dir
-}
-
-/// The index at which an entity with `value` in the insert field goes among
-/// `existing` (each the entity's value of that field, if any). Entities
-/// without a comparable value are passed over; `last` places at the end.
-/// `existing` is read lazily and only up to the insertion point, so a new
-/// entity that goes first costs no walk over the whole collection.
-pub fn insert_index<'a, I>(insert: &Insert, existing: I, value: Option<&Value>) -> usize
-where
-    I: IntoIterator<Item = Option<&'a Value>>,
-    I::IntoIter: ExactSizeIterator,
-{
-    let mut existing = existing.into_iter();
-    let len = existing.len();
-    let (Some(value), Some(order)) = (value, insert.order.as_deref()) else {
-        return len;
-    };
-    if insert.position != "sorted" {
-        return len;
-    }
-    let goes_before = |other: &Value| match compare(value, other) {
-        Some(Ordering::Less) => order == "ascending",
-        Some(Ordering::Greater) => order == "descending",
-        _ => false,
-    };
-    existing
-        .position(|e| e.is_some_and(goes_before))
-        .unwrap_or(len)
 }
 
 /// The end of the last timed record (start ms + duration ms), moved to the

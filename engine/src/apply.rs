@@ -6,21 +6,19 @@
 //! An entity the World does not hold answers as the recorded not-found did.
 //! Every refusal changes nothing.
 
-use crate::engine::render::{answer_from_record, parent_collection, recorded_not_found};
-use crate::engine::route::{path_segments, percent_decode};
-use crate::engine::world::same_id;
-use crate::engine::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
-use crate::state::writes::input::body_entity;
-use crate::state::writes::insert::insert_index;
-use crate::state::writes::shapes::{
-    format_clock, sequence_like, sequence_value, slugify, ClockFormat,
-};
+use crate::codec::body_entity;
+use crate::codec::{path_segments, percent_decode};
+use crate::insert::insert_index;
+use crate::render::{answer_from_record, parent_collection, recorded_not_found};
+use crate::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
 use crate::state::{Entity, FieldRule, ViewPlan, WritePlan};
+use crate::world::same_id;
+use crate::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::{json, Map, Value};
 
 /// Applies one write plan to `world` and answers as the recording would.
 /// Leaves `world` unchanged unless it answers `applied: Yes`.
-pub(crate) fn apply_write(
+pub fn apply_write(
     engine: &Engine,
     plan: &WritePlan,
     world: &mut World,
@@ -195,7 +193,7 @@ fn create(
             None,
         );
     };
-    let collection = crate::engine::normalize_path(&call.path);
+    let collection = crate::normalize_path(&call.path);
     let now = gen.now_ms();
     let held = world.list(&t.name, &collection);
     // Every entity of the type, for type-scoped sequences; gathered only

@@ -342,3 +342,6 @@ fn tables_describe_every_collection() {
     }
     assert!(!validator.is_valid(&json!({"name": "no id"})));
 }
+
+mod generalize;
+mod perf;

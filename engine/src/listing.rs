@@ -3,9 +3,9 @@
 //! default render order a write plan's `insert` rule names (see
 //! docs/serving.md, "Beyond the recording").
 
-use crate::engine::route::{normalize_path, percent_decode};
-use crate::engine::{Call, Engine};
+use crate::route::{normalize_path, percent_decode};
 use crate::state::Entity;
+use crate::{Call, Engine};
 use base64::Engine as _;
 use serde_json::Value;
 use std::cmp::Ordering;

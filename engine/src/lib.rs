@@ -1,4 +1,4 @@
-//! The environment engine: routes an HTTP-shaped call to a tool, renders
+//! rea-engine: the environment engine. It routes an HTTP-shaped call to a tool, renders
 //! reads from a World with the state's view plans (or replays recordings),
 //! and applies served write plans to a World. The replay check in
 //! `state` and the server in `rea-serve` share this one engine, so what the
@@ -22,7 +22,7 @@
 //! Writes are delegated to the write side, `engine::apply`:
 //!
 //! ```text
-//! pub(crate) fn apply_write(engine: &Engine, plan: &WritePlan, world: &mut World,
+//! pub fn apply_write(engine: &Engine, plan: &WritePlan, world: &mut World,
 //!                           call: &Call, params: &Params, gen: &mut dyn Generator) -> Answer
 //! ```
 //!
@@ -40,15 +40,22 @@
 //! - `apply`: write plans (the write side).
 
 pub mod apply;
+pub mod codec;
 pub mod generalize;
+pub mod insert;
 pub mod listing;
+pub mod manifest;
 pub mod query;
+pub mod records;
 pub mod render;
 pub mod route;
+pub mod shapes;
+pub mod state;
+pub mod usable;
 pub mod world;
 
 use crate::manifest::{Manifest, Tool};
-use crate::state::records::{records_of, Record};
+use crate::records::{records_of, Record};
 use crate::state::{EntityType, State, ViewPlan, WritePlan};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
@@ -370,7 +377,11 @@ impl Engine {
                         .detail("argument", q.name.as_str()))
                     }
                 };
-                pairs.push(format!("{}={}", query_encode(&q.name), query_encode(&text)));
+                pairs.push(format!(
+                    "{}={}",
+                    codec::query_encode(&q.name),
+                    codec::query_encode(&text)
+                ));
             }
         }
         let query = (!pairs.is_empty()).then(|| pairs.join("&"));
@@ -391,12 +402,7 @@ impl Engine {
     }
 
     /// Answers one call with the routed tool alone (no generalization).
-    pub(crate) fn call_direct(
-        &self,
-        world: &mut World,
-        call: &Call,
-        gen: &mut dyn Generator,
-    ) -> Answer {
+    pub fn call_direct(&self, world: &mut World, call: &Call, gen: &mut dyn Generator) -> Answer {
         let Some((tool, params)) = self.route(&call.method, &call.path) else {
             return Answer::error(
                 404,
@@ -425,23 +431,3 @@ impl Engine {
         render::read(self, world, tool, &params, call)
     }
 }
-
-/// Percent-encodes a query name or value (`application/x-www-form-urlencoded` style, spaces as `%20`).
-fn query_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b',' | b':') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod generalize_tests;
-#[cfg(test)]
-mod perf_tests;
-#[cfg(test)]
-mod tests;

@@ -8,7 +8,7 @@
 //! collection paths) each row also carries `_collection`, the concrete
 //! collection path it belongs to (e.g. `/v1/buckets/shop/collections/products/records`).
 
-use crate::engine::route::{compile, normalize_path, path_segments, Segment};
+use crate::route::{compile, normalize_path, path_segments, Segment};
 use crate::state::{Entity, EntityType, State};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;

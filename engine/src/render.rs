@@ -11,20 +11,20 @@
 //!   its collection in state order into the envelope of the plan's first
 //!   line.
 
-use crate::engine::route::{normalize_path, path_segments, percent_decode};
-use crate::engine::{Answer, AnswerBody, Applied, Engine, Params, World};
 use crate::manifest::Tool;
-use crate::state::records::{Body, Record};
+use crate::records::{Body, Record};
+use crate::route::{normalize_path, path_segments, percent_decode};
 use crate::state::{Entity, ItemPlan, ListPlan, ViewPlan};
+use crate::{Answer, AnswerBody, Applied, Engine, Params, World};
 use serde_json::{Map, Value};
 
 /// Answers a read call.
-pub(crate) fn read(
+pub fn read(
     engine: &Engine,
     world: &World,
     tool: &Tool,
     params: &Params,
-    call: &crate::engine::Call,
+    call: &crate::Call,
 ) -> Answer {
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
@@ -144,7 +144,7 @@ fn render_list(
     world: &World,
     tool: &Tool,
     plan: &ListPlan,
-    call: &crate::engine::Call,
+    call: &crate::Call,
 ) -> Answer {
     let collection = normalize_path(&call.path);
     let line = call.line();
@@ -173,15 +173,12 @@ fn render_list(
         Some(l) if l.membership != "all" => l
             .listed
             .iter()
-            .filter_map(|id| {
-                held.iter()
-                    .find(|e| crate::engine::world::same_id(&e.id, id))
-            })
+            .filter_map(|id| held.iter().find(|e| crate::world::same_id(&e.id, id)))
             .collect(),
         // Lines never recorded: `listing::shape` applies their query.
         _ => held.iter().collect(),
     };
-    let shaped = crate::engine::listing::shape(
+    let shaped = crate::listing::shape(
         engine,
         tool,
         &plan.type_name,
@@ -238,7 +235,7 @@ fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> An
 
 /// Replays a recorded not-found answer for another identity: every string
 /// equal to the recorded request's last path segment becomes `id`.
-pub(crate) fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
+pub fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
     let mut answer = answer_from_record(rec, tool);
     let recorded_id = rec
         .path
@@ -262,7 +259,7 @@ fn replace_strings(value: &mut Value, from: &str, to: &str) {
 
 /// Replays the latest recording of the same request line (an equal JSON
 /// body preferred), else answers `not_recorded`.
-pub(crate) fn replay(engine: &Engine, tool: &Tool, call: &crate::engine::Call) -> Answer {
+pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
     let line = normalize_line(&call.line());
     let same_line: Vec<&Record> = tool
         .record_ordinals
@@ -330,7 +327,7 @@ pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
     let json_like = rec
         .response_content_type
         .as_deref()
-        .is_some_and(crate::state::usable::json_like);
+        .is_some_and(crate::usable::json_like);
     let body = match &rec.response_body {
         Body::None => AnswerBody::Empty,
         Body::Text(t) if t.is_empty() => AnswerBody::Empty,

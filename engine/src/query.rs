@@ -12,7 +12,7 @@
 //! A line with any other parameter is not understood: `plan` answers `None`
 //! and the engine renders the collection as it renders an unfiltered line.
 
-use crate::engine::route::percent_decode;
+use crate::route::percent_decode;
 use crate::state::Entity;
 use serde_json::Value;
 use std::cmp::Ordering;

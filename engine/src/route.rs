@@ -1,6 +1,7 @@
 //! Routing: matches an HTTP request line to a manifest tool by its path
 //! template, with a fixed precedence (see `Router::route`).
 
+pub use crate::codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};
 use crate::manifest::Tool;
 use indexmap::IndexMap;
 
@@ -9,47 +10,27 @@ pub type Params = IndexMap<String, String>;
 
 /// One segment of a compiled template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Segment {
+pub enum Segment {
     Literal(String),
     Param(String),
 }
 
 /// One tool's compiled route.
 #[derive(Debug, Clone)]
-pub(crate) struct Route {
-    pub(crate) tool: usize,
-    pub(crate) method: String,
-    pub(crate) segments: Vec<Segment>,
+pub struct Route {
+    pub tool: usize,
+    pub method: String,
+    pub segments: Vec<Segment>,
 }
 
 /// The compiled route table.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Router {
+pub struct Router {
     routes: Vec<Route>,
 }
 
-/// Splits a raw path into its non-empty segments (empty segments are
-/// ignored, so `/a/b/` and `/a//b` route like `/a/b`).
-pub fn path_segments(path: &str) -> Vec<&str> {
-    path.split('/').filter(|s| !s.is_empty()).collect()
-}
-
-/// The canonical spelling of a path: non-empty segments joined by `/`.
-pub fn normalize_path(path: &str) -> String {
-    let segments = path_segments(path);
-    if segments.is_empty() {
-        return "/".to_string();
-    }
-    let mut out = String::with_capacity(path.len());
-    for s in segments {
-        out.push('/');
-        out.push_str(s);
-    }
-    out
-}
-
 /// Compiles a `path_template` such as `/v1/buckets/{bucket_id}`.
-pub(crate) fn compile(template: &str) -> Vec<Segment> {
+pub fn compile(template: &str) -> Vec<Segment> {
     path_segments(template)
         .into_iter()
         .map(
@@ -61,60 +42,8 @@ pub(crate) fn compile(template: &str) -> Vec<Segment> {
         .collect()
 }
 
-/// Percent-decodes one path segment (invalid escapes stay as written).
-pub fn percent_decode(segment: &str) -> String {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| segment.to_string())
-}
-
-/// Percent-encodes a value for use as one path segment.
-pub fn percent_encode_segment(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b':'
-                    | b'@'
-                    | b'!'
-                    | b'$'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-            )
-        {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 impl Router {
-    pub(crate) fn new(tools: &[Tool]) -> Router {
+    pub fn new(tools: &[Tool]) -> Router {
         let routes = tools
             .iter()
             .enumerate()
@@ -128,7 +57,7 @@ impl Router {
     }
 
     /// Every route matching `method` and `path`, with its params.
-    pub(crate) fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
+    pub fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
         let segments = path_segments(path);
         let method = method.to_ascii_uppercase();
         self.routes
@@ -155,7 +84,7 @@ impl Router {
     /// 2. then, comparing segment by segment from the left, a literal beats
     ///    a parameter at the first position where the two differ,
     /// 3. then manifest order.
-    pub(crate) fn route(
+    pub fn route(
         &self,
         method: &str,
         path: &str,

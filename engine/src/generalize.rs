@@ -3,23 +3,18 @@
 //! item reads and writes the recording only showed for a sibling type, and
 //! not-found answers take the recorded not-found shape of the type's family.
 
-use crate::engine::render::{
+use crate::render::{
     answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
 };
-use crate::engine::route::{compile, normalize_path, path_segments, percent_decode, Segment};
-use crate::engine::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
+use crate::route::{compile, normalize_path, path_segments, percent_decode, Segment};
 use crate::state::{EntityType, ViewPlan, WritePlan};
+use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::Value;
 
 /// Answers one call: the family path for item lines no tool covers, else
 /// the engine's own answer; a not-found answer rea made up itself takes
 /// the family's recorded not-found shape.
-pub(crate) fn call(
-    engine: &Engine,
-    world: &mut World,
-    call: &Call,
-    gen: &mut dyn Generator,
-) -> Answer {
+pub fn call(engine: &Engine, world: &mut World, call: &Call, gen: &mut dyn Generator) -> Answer {
     let target = item_target(engine, &call.path);
     let mut answer = match &target {
         Some((t, collection, id)) if !covered(engine, call, t) => {
@@ -100,7 +95,7 @@ fn covered(engine: &Engine, call: &Call, t: &EntityType) -> bool {
 
 /// The types whose collection template differs from `t`'s in exactly one
 /// literal segment (same length, same parent), in state order.
-pub(crate) fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
+pub fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
     let own = compile(&t.collection_template);
     engine
         .state
@@ -161,7 +156,7 @@ fn sibling_write<'e>(engine: &'e Engine, t: &EntityType, method: &str) -> Option
 
 /// The sibling tool that answers `method path` when no tool covers it
 /// (what the server reports as the answering tool), if any.
-pub(crate) fn sibling_tool(engine: &Engine, method: &str, path: &str) -> Option<String> {
+pub fn sibling_tool(engine: &Engine, method: &str, path: &str) -> Option<String> {
     let (t, _, _) = item_target(engine, path)?;
     let call = Call {
         method: method.to_string(),
@@ -333,7 +328,7 @@ fn merge_patch_result(
 }
 
 /// RFC 7396 JSON merge patch.
-pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
+pub fn merge_patch(target: &mut Value, patch: &Value) {
     let Value::Object(patch) = patch else {
         *target = patch.clone();
         return;
@@ -355,14 +350,14 @@ pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
 /// The entity object a write body carries (at the sibling answer's pointer).
 fn sent_entity(_engine: &Engine, plan: &WritePlan, body: &Value) -> Option<Value> {
     let pointer = plan.answer.as_ref().and_then(|a| a.pointer.as_deref());
-    crate::state::writes::input::body_entity(body, pointer).map(|m| Value::Object(m.clone()))
+    crate::codec::body_entity(body, pointer).map(|m| Value::Object(m.clone()))
 }
 
 /// The recorded not-found answer of the type or its family (an item
 /// view's not-found recording, else any 404/410 recording of an item path
 /// of the family), every string equal to the recorded identity replaced by
 /// `id`.
-pub(crate) fn family_not_found(
+pub fn family_not_found(
     engine: &Engine,
     t: &EntityType,
     id: &str,

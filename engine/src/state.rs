@@ -1,0 +1,309 @@
+//! The environment state document (`{"view":"environment-state"}`): the
+//! types, entities and documents the capture's initial reads observed, one
+//! render plan per read tool and one write plan per state-changing tool.
+//! Field names follow the spec's "Environment state" section; the engine
+//! (`crate::engine`), the write side (`state::writes`) and `rea-serve` code
+//! against these types.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The environment state view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// Always `"environment-state"`.
+    pub view: String,
+    /// Always `"inferred"`: types and identities are inferences.
+    pub basis: String,
+    /// The manifest's primary origin.
+    pub origin: String,
+    /// The manifest's environment name.
+    pub name: String,
+    /// The opt-in template rules the accompanying manifest used.
+    pub template_rules: Vec<String>,
+    /// `"start-time"` or `"record-order"` (some start time was missing).
+    pub timeline_order: String,
+    /// Primary-origin record ordinals in timeline order.
+    pub timeline: Vec<u64>,
+    /// The state-changing writes, in timeline order (queries excluded).
+    pub state_writes: Vec<StateWrite>,
+    /// One entry per entity type, sorted by type name.
+    pub types: Vec<EntityType>,
+    /// Ordered by type, collection, first sighting: a list's state order.
+    pub entities: Vec<Entity>,
+    /// Values of document views, sorted by path.
+    pub documents: Vec<Document>,
+    /// One plan per read tool, in manifest tool order.
+    pub views: Vec<ViewPlan>,
+    /// One plan per tool whose requests may change state, in tool order
+    /// (filled by the write side, `state::writes`).
+    pub writes: Vec<WritePlan>,
+    /// Milliseconds since the Unix epoch: the end of the last timed record,
+    /// rounded up to the next whole second. `None` when no record is timed.
+    pub write_clock: Option<i64>,
+    pub unknowns: Vec<String>,
+    pub limitations: Vec<String>,
+}
+
+/// A request that may change state, as the timeline saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateWrite {
+    pub ordinal: u64,
+    pub method: String,
+    /// The raw recorded path, or `None` when the URL was redacted (unknown target).
+    pub path: Option<String>,
+    /// The root the write falls under (`None`: unknown, ends every type's state).
+    pub root: Option<String>,
+    pub status: Option<u16>,
+    /// The manifest tool that holds the record, if any.
+    pub tool: Option<String>,
+}
+
+/// One entity type: the entities of one collection template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityType {
+    /// The type name (the template's last literal segment, made unique).
+    pub name: String,
+    /// The item template minus its trailing parameter, e.g.
+    /// `/v1/buckets/{bucket_id}/collections/{collection_id}/records`.
+    pub collection_template: String,
+    /// The root whose first write ends this type's initial state.
+    pub root: String,
+    pub id_field: String,
+    /// `"path-parameter"` or `"field-name"`.
+    pub id_basis: String,
+    /// Fields one tool saw change with no recorded write between.
+    pub volatile_fields: Vec<String>,
+    /// Every field any view of the type showed, in first-seen order.
+    pub fields: Vec<String>,
+    /// The type's item tool, if any.
+    pub item_tool: Option<String>,
+    /// The type's list tools.
+    pub list_tools: Vec<String>,
+    /// Set when every tool of the type is recorded for a state reason
+    /// (`fields-differ`, `list-differs`).
+    pub recorded_reason: Option<String>,
+}
+
+/// One entity: one identity within one collection path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entity {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// The concrete collection path, e.g. `/v1/buckets/shop/collections/products/records`
+    /// (empty segments removed, no trailing slash).
+    pub collection: String,
+    /// The identity value (a string or a number), equal to `fields[id_field]`.
+    pub id: Value,
+    /// The merged field values, in first-seen order.
+    pub fields: Map<String, Value>,
+    /// Per tool: the latest values that view showed where they differ from `fields`.
+    pub view_fields: IndexMap<String, Map<String, Value>>,
+    pub record_ordinals: Vec<u64>,
+}
+
+/// One document: the value of one path that holds no identified list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// The raw request path (and query, if the request line had one).
+    pub path: String,
+    pub tool: String,
+    pub value: Value,
+    pub record_ordinals: Vec<u64>,
+}
+
+/// One read tool's render plan, tagged by `shape`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "shape", rename_all = "lowercase")]
+pub enum ViewPlan {
+    Item(ItemPlan),
+    List(ListPlan),
+    Document(DocumentPlan),
+    Recorded(RecordedPlan),
+}
+
+impl ViewPlan {
+    /// The tool the plan renders.
+    pub fn tool(&self) -> &str {
+        match self {
+            ViewPlan::Item(p) => &p.tool,
+            ViewPlan::List(p) => &p.tool,
+            ViewPlan::Document(p) => &p.tool,
+            ViewPlan::Recorded(p) => &p.tool,
+        }
+    }
+
+    /// `item`, `list`, `document` or `recorded`.
+    pub fn shape(&self) -> &'static str {
+        match self {
+            ViewPlan::Item(_) => "item",
+            ViewPlan::List(_) => "list",
+            ViewPlan::Document(_) => "document",
+            ViewPlan::Recorded(_) => "recorded",
+        }
+    }
+
+    /// True when the tool renders from the World (not a replay).
+    pub fn renders_from_world(&self) -> bool {
+        !matches!(self, ViewPlan::Recorded(_))
+    }
+}
+
+/// Renders one entity into the envelope of a recorded item response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemPlan {
+    pub tool: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// JSON pointer of the entity object: `""`, `/<member>`, `/0` or `/<member>/0`.
+    pub pointer: String,
+    /// The fields the view shows, in its order.
+    pub fields: Vec<String>,
+    /// The fields every recording of the view had.
+    pub required_fields: Vec<String>,
+    /// The recording whose response (entity swapped in) every item response shares.
+    pub envelope_ordinal: u64,
+    /// The recording of a not-found answer for this tool or type, if any.
+    pub not_found_ordinal: Option<u64>,
+    pub checked_record_ordinals: Vec<u64>,
+}
+
+/// Renders a collection's entities into the envelope of a recorded list response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListPlan {
+    pub tool: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// JSON pointer of the array: `""` or `/<member>`.
+    pub pointer: String,
+    pub fields: Vec<String>,
+    /// `"all"` or `"recorded"`.
+    pub membership: String,
+    /// Envelope members (pointers) whose value equals the number listed.
+    pub counters: Vec<String>,
+    /// Each initial request line: its base recording and what it listed.
+    pub lines: Vec<ListLine>,
+    /// The recording of a not-found answer for this tool, if any.
+    pub not_found_ordinal: Option<u64>,
+    pub checked_record_ordinals: Vec<u64>,
+}
+
+/// One request line of a list view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListLine {
+    /// Raw path plus `?query` when present.
+    pub line: String,
+    /// The latest initial recording of the line: the envelope it renders into.
+    pub base_ordinal: u64,
+    /// The collection path the line lists.
+    pub collection: String,
+    /// `"all"` when this line listed exactly every entity in state order with
+    /// no filtering query, no differing total and no next-page marker.
+    pub membership: String,
+    /// The identities the base recording listed, in its order.
+    pub listed: Vec<Value>,
+}
+
+/// Serves a recorded value held in `documents`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocumentPlan {
+    pub tool: String,
+    /// The document's path (the one request line of its initial reads).
+    pub path: String,
+    /// The recording whose status and headers the document is served with.
+    pub base_ordinal: u64,
+    pub checked_record_ordinals: Vec<u64>,
+}
+
+/// Replays recordings; `reason` says why the tool is not rendered from state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedPlan {
+    pub tool: String,
+    /// `envelope-varies`, `fields-differ`, `list-differs`, `query-body`,
+    /// `no-init-recording`, `body-unusable`, `no-identity`, `path-varies`,
+    /// `query-varies`, `rendered-oversize`, or `not-get` (a HEAD/OPTIONS read).
+    pub reason: String,
+    /// The tool's recordings, in timeline order.
+    pub record_ordinals: Vec<u64>,
+}
+
+/// One write tool's plan. The write side (`state::writes`) builds it and the
+/// replay check decides `status`; `engine::apply` executes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WritePlan {
+    pub tool: String,
+    pub method: String,
+    /// `create`, `update`, `delete`, `document` or `none`.
+    pub effect: String,
+    /// The entity type written (create/update/delete).
+    #[serde(rename = "type")]
+    pub type_name: Option<String>,
+    /// The document path written (`effect: "document"`).
+    pub document_path: Option<String>,
+    /// `"served"` or `"unserved"`.
+    pub status: String,
+    /// Why the plan is not served: `no-state-target`, `no-call`,
+    /// `body-unusable`, `no-observation`, `unexplained-change`,
+    /// `contradicted`, `side-effect`, `unconfirmed`, `incomplete-entities`.
+    pub reason: Option<String>,
+    /// The reads that contradicted the plan.
+    pub contradicted_by: Vec<u64>,
+    /// The reads that confirmed the plan.
+    pub checked_record_ordinals: Vec<u64>,
+    /// The tool's first successful call, the plan's example.
+    pub example_ordinal: Option<u64>,
+    /// Body members every call must send.
+    pub required_members: Vec<String>,
+    /// Members accepted only with their recorded value (`body.fixed`).
+    pub body_fixed: Vec<FixedMember>,
+    /// One rule per field of a created or updated entity.
+    pub field_rules: Vec<FieldRule>,
+    /// Where created entities go in their collection's state order.
+    pub insert: Option<Insert>,
+    /// How the write answers: status and envelope of its example.
+    pub answer: Option<WriteAnswer>,
+}
+
+/// A body member stored only with its recorded value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FixedMember {
+    pub member: String,
+    /// The value the call sent.
+    pub sent: Value,
+    /// The value the state stores (the `constant` rule's value).
+    pub value: Value,
+}
+
+/// How one field of a written entity gets its value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldRule {
+    pub field: String,
+    /// `identity`, `echo`, `copy`, `path`, `slug`, `clock`, `sequence`,
+    /// `unique`, `template`, `constant`, `increment` or `observed`.
+    pub rule: String,
+    /// Rule-specific parameters (body member, generator kind, format, value…).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub with: Map<String, Value>,
+}
+
+/// Placement of created entities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Insert {
+    /// `"sorted"` or `"last"`.
+    pub position: String,
+    /// The field the recorded order sorts by (for `sorted`).
+    pub field: Option<String>,
+    /// `"ascending"` or `"descending"` (for `sorted`).
+    pub order: Option<String>,
+}
+
+/// How a write answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteAnswer {
+    pub status: u16,
+    /// The recording whose response is the envelope.
+    pub envelope_ordinal: u64,
+    /// Where the written entity sits in the envelope, if it is shown.
+    pub pointer: Option<String>,
+}
