@@ -10,6 +10,7 @@
 //!   schemas, with the two producer profiles.
 //! - `mitm`: the native mitmproxy flow decoder (tnetstring, flow states).
 //! - `redact`: credential and declared-sensitive-value exclusion.
+//! - `serving`: the capture a derived command starts from (format by content).
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
 
@@ -23,6 +24,7 @@ pub mod mitm;
 pub mod read;
 pub mod recorded_url;
 pub mod redact;
+pub mod serving;
 
 pub use error::{Category, ErrorReport};
 pub use evidence::Evidence;

@@ -1,12 +1,13 @@
 //! Decoding a capture file into the Evidence JSON every derived command reads.
 
-use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
+use rea_core::{Category, ErrorReport};
 use serde_json::Value;
 use std::path::Path;
 
-/// Inspects a HAR capture with default options and returns its Evidence as JSON.
-pub(crate) fn evidence_of(capture: &Path) -> Result<Value, ErrorReport> {
-    let evidence = inspect_web_network_capture(&InspectRequest::har(capture))?;
+/// Decodes a capture (HAR, or a native mitmproxy file; `format` overrides
+/// detection by content) with default options; returns its Evidence as JSON.
+pub(crate) fn evidence_of(capture: &Path, format: Option<&str>) -> Result<Value, ErrorReport> {
+    let evidence = rea_core::serving::capture_evidence(capture, format)?;
     serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",

@@ -9,8 +9,11 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The capture file (HAR).
+    /// The capture file (HAR, or a native mitmproxy `.mitm`).
     capture: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    format: Option<String>,
     /// An opt-in template rule; repeat for several (`after-uid-literal`,
     /// `opaque-token`, `sibling-pair-variance`, `sibling-variance`, `prefix-variance`).
     #[arg(long = "template-rule", value_name = "RULE")]
@@ -49,7 +52,7 @@ pub(crate) fn run(args: &Args) -> u8 {
 fn derive(args: &Args) -> Result<Manifest, ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names)?;
-    let evidence = crate::cli::decode::evidence_of(&args.capture)?;
+    let evidence = crate::cli::decode::evidence_of(&args.capture, args.format.as_deref())?;
     Ok(rea_derivation::environment_manifest(
         &evidence,
         &rules,

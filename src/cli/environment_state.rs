@@ -12,8 +12,11 @@ use std::path::PathBuf;
 /// The command's flags.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The HAR capture file.
+    /// The capture file (HAR, or a native mitmproxy `.mitm`).
     capture_path: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    format: Option<String>,
     /// An opt-in template rule (after-uid-literal, opaque-token,
     /// sibling-pair-variance, sibling-variance, prefix-variance); repeatable.
     #[arg(long = "template-rule", value_name = "R")]
@@ -34,7 +37,7 @@ pub(crate) fn run(args: Args) -> u8 {
 fn execute(args: &Args) -> Result<(), ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
-    let evidence = super::decode::evidence_of(&args.capture_path)?;
+    let evidence = super::decode::evidence_of(&args.capture_path, args.format.as_deref())?;
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
     let text = if args.json {
         serde_json::to_string(&state).map_err(|e| {

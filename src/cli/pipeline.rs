@@ -2,7 +2,7 @@
 //! manifest and the state with the chosen template rules, build the engine
 //! and host it; optionally start from a `--state` World.
 
-use rea_core::{inspect_web_network_capture, Category, ErrorReport, InspectRequest};
+use rea_core::{Category, ErrorReport};
 use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_for;
 use rea_derivation::TemplateRule;
@@ -14,6 +14,7 @@ use std::path::Path;
 /// Builds the served environment, reporting each stage through `progress`.
 pub(crate) fn build(
     capture: &Path,
+    format: Option<&str>,
     rules: &[String],
     state: Option<&Path>,
     progress: &mut dyn FnMut(&str),
@@ -24,7 +25,7 @@ pub(crate) fn build(
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let evidence = inspect_web_network_capture(&InspectRequest::har(capture))?;
+    let evidence = rea_core::serving::capture_evidence(capture, format)?;
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",

@@ -24,8 +24,11 @@ const DEFAULT_PORT: u16 = 18765;
 /// The command's flags, as clap parsed them.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
-    /// The capture to serve (a HAR file).
+    /// The capture to serve (a HAR file, or a native mitmproxy `.mitm`).
     pub capture: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    pub format: Option<String>,
     /// Interface to bind (default: $MCP_HOST, else 127.0.0.1).
     #[arg(long)]
     pub host: Option<String>,
@@ -50,6 +53,7 @@ pub(crate) struct ServeArgs {
 #[derive(Debug)]
 struct Resolved {
     capture: PathBuf,
+    format: Option<String>,
     host: String,
     port: u16,
     stdio: bool,
@@ -92,6 +96,7 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
     }
     Ok(Resolved {
         capture: args.capture,
+        format: args.format,
         host,
         port,
         stdio: args.stdio,
@@ -152,6 +157,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
     let started = Instant::now();
     let env = pipeline::build(
         &cfg.capture,
+        cfg.format.as_deref(),
         &cfg.rules,
         cfg.state.as_deref(),
         &mut |stage| {

@@ -1,0 +1,149 @@
+//! Serving from a native mitmproxy capture (beyond the spec): the Kinto
+//! `dev-a.mitm` session derives the same manifest and state as the HAR
+//! mitmproxy wrote in the same run (`dev-a.har`), and `environment-serve`
+//! on each answers the same tools and the same requests, over HTTP and MCP.
+
+mod common;
+
+use common::{fixture, recorded, Mcp, Server};
+use rea_derivation::{environment_manifest, TemplateRule};
+use serde_json::Value;
+
+fn evidence(name: &str, format: Option<&str>) -> Value {
+    let e = rea_core::serving::capture_evidence(&fixture(name), format).unwrap();
+    serde_json::to_value(e).unwrap()
+}
+
+/// A derived document without the fields that name its source file and
+/// the limitations carried from its decoder (which differ by design).
+fn without_source(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                for key in [
+                    "subject",
+                    "source",
+                    "artifact",
+                    "evidence_subject",
+                    "capture",
+                    "limitations",
+                ] {
+                    o.remove(key);
+                }
+                o.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+#[test]
+fn the_mitm_session_derives_the_har_sessions_manifest_and_state() {
+    let har = evidence("dev-a.har", None);
+    let mitm = evidence("dev-a.mitm", None);
+    assert_eq!(mitm["parameters"]["format"], "mitmproxy");
+    assert_eq!(har["records"].as_array().unwrap().len(), 40);
+    for rules in [&[][..], &TemplateRule::ALL[..]] {
+        let a = environment_manifest(&har, rules, true).unwrap();
+        let b = environment_manifest(&mitm, rules, true).unwrap();
+        assert!(!a.tools.is_empty());
+        let (ta, tb) = (
+            serde_json::to_string_pretty(&without_source(serde_json::to_value(&a).unwrap()))
+                .unwrap(),
+            serde_json::to_string_pretty(&without_source(serde_json::to_value(&b).unwrap()))
+                .unwrap(),
+        );
+        assert_eq!(ta, tb);
+        let sa = rea_derivation::state::environment_state(&har, rules).unwrap();
+        let sb = rea_derivation::state::environment_state(&mitm, rules).unwrap();
+        assert_eq!(
+            without_source(serde_json::to_value(&sa).unwrap()),
+            without_source(serde_json::to_value(&sb).unwrap())
+        );
+    }
+}
+
+/// Masks what a served write generates afresh (uuids, millisecond clocks).
+fn generated_masked(v: Value) -> Value {
+    match v {
+        Value::String(s) if s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4 => {
+            Value::String("<generated-id>".into())
+        }
+        Value::Number(n) if n.as_f64().is_some_and(|f| f > 1e12) => Value::from(0),
+        Value::Array(a) => Value::Array(a.into_iter().map(generated_masked).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (k, generated_masked(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[test]
+fn serving_the_mitm_session_answers_like_serving_the_har() {
+    let har = Server::start(&fixture("dev-a.har"), &[]);
+    // Detected by content; `--format` names it explicitly for the second run.
+    let mitm = Server::start(&fixture("dev-a.mitm"), &[]);
+    let named = Server::start(&fixture("dev-a.mitm"), &["--format", "mitmproxy"]);
+
+    let (mut a, mut b, mut c) = (
+        Mcp::connect(har.addr),
+        Mcp::connect(mitm.addr),
+        Mcp::connect(named.addr),
+    );
+    let tools = a.tools();
+    assert!(tools.len() > 5);
+    assert_eq!(tools, b.tools());
+    assert_eq!(tools, c.tools());
+
+    // The held-out session's requests, in order, against both environments.
+    let mut compared = 0;
+    for e in recorded("dev-b.har") {
+        let x = har.send(&e.method, &e.target, e.body.as_ref());
+        let y = mitm.send(&e.method, &e.target, e.body.as_ref());
+        assert_eq!(x.status, y.status, "{} {}", e.method, e.target);
+        assert_eq!(
+            x.header("content-type"),
+            y.header("content-type"),
+            "{} {}",
+            e.method,
+            e.target
+        );
+        let (xj, yj) = (
+            serde_json::from_slice::<Value>(&x.body).ok(),
+            serde_json::from_slice::<Value>(&y.body).ok(),
+        );
+        assert_eq!(
+            xj.map(generated_masked),
+            yj.map(generated_masked),
+            "{} {}",
+            e.method,
+            e.target
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 43);
+    // After the same writes, both Worlds hold the same data.
+    assert_eq!(generated_masked(har.data()), generated_masked(mitm.data()));
+}
+
+#[test]
+fn an_unreadable_native_capture_fails_start_up_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("cut.mitm");
+    let bytes = std::fs::read(fixture("dev-a.mitm")).unwrap();
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let out = std::process::Command::new(common::rea())
+        .args(["environment-manifest"])
+        .arg(&bad)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["code"], "mitmproxy_truncated");
+}
