@@ -362,3 +362,30 @@ fn served_records_match_the_har_mitmproxy_wrote_apart_from_its_losses() {
     // The upload, the multipart file and two gRPC request streams.
     assert_eq!(lossy_bodies, 4);
 }
+
+#[test]
+fn native_evidence_is_valid_under_the_evidence_schema() {
+    let text = std::fs::read_to_string(repo().join("manifests/evidence.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap();
+    for (name, path) in FIXTURES {
+        for doc in [
+            serde_json::to_value(inspect(&repo().join(path))).unwrap(),
+            serde_json::to_value(rea_core::mitm::http::http_evidence(&repo().join(path)).unwrap())
+                .unwrap(),
+        ] {
+            let errors: Vec<String> = validator
+                .iter_errors(&doc)
+                .take(5)
+                .map(|e| format!("{e} at {}", e.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "{name}: {errors:?}");
+        }
+    }
+    // Non-finite native floats keep their representation in a valid sidecar.
+    let mut doc = serde_json::to_value(inspect(&repo().join(FIXTURES[4].1))).unwrap();
+    for lexeme in ["nan", "-inf", "1e-05", "18446744073709551616"] {
+        doc["records"][0]["numeric_literals"] =
+            json!([{"pointer": "/0/x", "lexeme": lexeme, "safe": false}]);
+        assert!(validator.is_valid(&doc), "{lexeme}");
+    }
+}
