@@ -389,3 +389,82 @@ fn native_evidence_is_valid_under_the_evidence_schema() {
         assert!(validator.is_valid(&doc), "{lexeme}");
     }
 }
+
+fn field<'a>(
+    record: &'a rea_core::evidence::Record,
+    pointer: &str,
+) -> &'a rea_core::evidence::BinaryField {
+    record
+        .binary_fields
+        .iter()
+        .find(|f| f.pointer == pointer)
+        .unwrap_or_else(|| panic!("no sidecar at {pointer}"))
+}
+
+#[test]
+fn http1_http2_websocket_and_grpc_flows_keep_their_native_facts() {
+    // WebSocket over HTTP/1.1: nine messages, the binary ones as exact bytes.
+    let ws = inspect(&repo().join("tests/fixtures/formats/ws-h2.mitm"));
+    let flow = &ws.records[0];
+    assert_eq!(flow.reported["type"], "http");
+    assert_eq!(flow.reported["version"], 21);
+    let messages = flow.reported["websocket"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 9);
+    assert_eq!(
+        messages[0],
+        json!([1, true, "hello", 1796059295.0204866, false, false])
+    );
+    assert_eq!(messages[6][2], Value::Null);
+    let binary = field(flow, "/0/websocket/messages/6/2");
+    assert_eq!(binary.base64.as_deref(), Some("AAECYmluYXJ5/w=="));
+    assert_eq!(flow.reported["websocket"]["close_reason"], "bye");
+    // HTTP/2 client leg, HTTP/1.1 upstream leg, as mitmproxy recorded them.
+    assert_eq!(
+        ws.records[1].reported["request"]["http_version"],
+        "HTTP/2.0"
+    );
+    assert_eq!(
+        ws.records[1].reported["response"]["http_version"],
+        "HTTP/1.1"
+    );
+    // Raw ids are kept, never invented.
+    assert_eq!(flow.reported["id"], "7f9a5b2f-ed88-436e-ba92-ad29f6ab7679");
+    assert_eq!(flow.reported["client_conn"]["timestamp_end"], Value::Null);
+
+    // gRPC: HTTP/2 trailers (absent from the HAR), binary metadata, framed bodies.
+    let grpc = inspect(&repo().join("tests/fixtures/formats/grpc-native.mitm"));
+    let not_found = &grpc.records[1];
+    let trailers = &not_found.reported["response"]["trailers"];
+    assert_eq!(trailers[0], json!(["grpc-status", "5"]));
+    assert_eq!(
+        trailers[1][1],
+        "product 'SKU-404' not found %E2%80%94 check SKU"
+    );
+    // A native empty response content stays an empty byte field.
+    assert_eq!(not_found.reported["response"]["content"], "");
+    assert_eq!(field(not_found, "/1/response/content").size, 0);
+    // The compressed request stream of flow 4 has no UTF-8 view, only its bytes.
+    let compressed = &grpc.records[4];
+    assert_eq!(compressed.reported["request"]["content"], Value::Null);
+    let body = field(compressed, "/4/request/content");
+    assert!(body.base64.as_deref().unwrap().starts_with("AQAAACo"));
+    // The authorization metadata is a transport credential.
+    assert_eq!(
+        grpc.records[0].reported["request"]["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h[0] == "authorization")
+            .unwrap()[1],
+        Value::Null
+    );
+
+    // HTTP/1.1: HEAD without a body and a 204 keep empty content; the
+    // gzip response is reported as the raw encoded bytes mitmproxy stored.
+    let api = inspect(&repo().join("tests/fixtures/formats/api-http1.mitm"));
+    assert_eq!(api.records[7].reported["request"]["method"], "HEAD");
+    let gzip = &api.records[13];
+    assert_eq!(gzip.reported["response"]["content"], Value::Null);
+    assert_eq!(field(gzip, "/13/response/content").size, 167);
+    assert_eq!(api.capture.total_records, 24);
+}

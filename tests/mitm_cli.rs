@@ -1,7 +1,8 @@
-//! Serving from a native mitmproxy capture (beyond the spec): the Kinto
-//! `dev-a.mitm` session derives the same manifest and state as the HAR
-//! mitmproxy wrote in the same run (`dev-a.har`), and `environment-serve`
-//! on each answers the same tools and the same requests, over HTTP and MCP.
+//! The `rea` binary on native mitmproxy captures: inspection on the CLI,
+//! and serving (beyond the spec): the Kinto `dev-a.mitm` session derives the
+//! same manifest and state as the HAR mitmproxy wrote in the same run
+//! (`dev-a.har`), and `environment-serve` on each answers the same tools and
+//! the same requests, over HTTP and MCP.
 
 mod common;
 
@@ -146,4 +147,36 @@ fn an_unreadable_native_capture_fails_start_up_with_its_error() {
     assert_eq!(out.status.code(), Some(2));
     let err: Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(err["code"], "mitmproxy_truncated");
+}
+
+#[test]
+fn inspection_reads_native_flows_on_the_cli() {
+    let path = common::repo_root().join("tests/fixtures/formats/ws-h2.mitm");
+    let out = std::process::Command::new(common::rea())
+        .arg("inspect-web-network-capture")
+        .arg(&path)
+        .args(["mitmproxy", "--record", "1", "--record", "0", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["capture"]["format"], "mitmproxy");
+    assert_eq!(e["capture"]["total_records"], 11);
+    assert_eq!(e["records"][0]["ordinal"], 1);
+    assert_eq!(e["records"][1]["location"]["kind"], "byte-range");
+    assert_eq!(e["basis"], "upstream-assembled-messages");
+    // A HAR named as mitmproxy is refused with the tnetstring error.
+    let out = std::process::Command::new(common::rea())
+        .arg("inspect-web-network-capture")
+        .arg(fixture("dev-a.har"))
+        .args(["mitmproxy", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["code"], "mitmproxy_invalid_tnetstring");
 }
