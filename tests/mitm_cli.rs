@@ -11,7 +11,11 @@ use rea_derivation::{environment_manifest, TemplateRule};
 use serde_json::Value;
 
 fn evidence(name: &str, format: Option<&str>) -> Value {
-    let e = rea_core::serving::capture_evidence(&fixture(name), format).unwrap();
+    evidence_at(&fixture(name), format)
+}
+
+fn evidence_at(path: &std::path::Path, format: Option<&str>) -> Value {
+    let e = rea_core::serving::capture_evidence(path, format).unwrap();
     serde_json::to_value(e).unwrap()
 }
 
@@ -47,9 +51,26 @@ fn the_mitm_session_derives_the_har_sessions_manifest_and_state() {
     let mitm = evidence("dev-a.mitm", None);
     assert_eq!(mitm["parameters"]["format"], "mitmproxy");
     assert_eq!(har["records"].as_array().unwrap().len(), 40);
+    same_derivation(&har, &mitm);
+    // The other sessions and apps, read where the shared fixtures are.
+    let shared = common::repo_root().join("../shared/fixtures");
+    for session in [
+        "kinto/dev-b",
+        "wordpress/dev-a",
+        "wordpress/dev-b",
+        "mlflow/dev-a",
+        "mlflow/dev-b",
+    ] {
+        let har = evidence_at(&shared.join(format!("{session}.har")), None);
+        let mitm = evidence_at(&shared.join(format!("{session}.mitm")), None);
+        same_derivation(&har, &mitm);
+    }
+}
+
+fn same_derivation(har: &Value, mitm: &Value) {
     for rules in [&[][..], &TemplateRule::ALL[..]] {
-        let a = environment_manifest(&har, rules, true).unwrap();
-        let b = environment_manifest(&mitm, rules, true).unwrap();
+        let a = environment_manifest(har, rules, true).unwrap();
+        let b = environment_manifest(mitm, rules, true).unwrap();
         assert!(!a.tools.is_empty());
         let (ta, tb) = (
             serde_json::to_string_pretty(&without_source(serde_json::to_value(&a).unwrap()))
@@ -58,8 +79,8 @@ fn the_mitm_session_derives_the_har_sessions_manifest_and_state() {
                 .unwrap(),
         );
         assert_eq!(ta, tb);
-        let sa = rea_derivation::state::environment_state(&har, rules).unwrap();
-        let sb = rea_derivation::state::environment_state(&mitm, rules).unwrap();
+        let sa = rea_derivation::state::environment_state(har, rules).unwrap();
+        let sb = rea_derivation::state::environment_state(mitm, rules).unwrap();
         assert_eq!(
             without_source(serde_json::to_value(&sa).unwrap()),
             without_source(serde_json::to_value(&sb).unwrap())
