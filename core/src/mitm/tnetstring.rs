@@ -183,17 +183,41 @@ fn read_one(bytes: &[u8], at: usize, depth: usize) -> Result<(Native, usize), Er
                 return Err(fail(ErrorKind::TooDeep));
             }
             let inner = &bytes[..end];
-            let mut items = Vec::new();
             let mut pos = start;
-            while pos < end {
-                let (item, next) = read_one(inner, pos, depth + 1)?;
-                items.push((pos, item));
-                pos = next;
-            }
             if tag == b']' {
-                Native::List(items.into_iter().map(|(_, v)| v).collect())
+                let mut items = Vec::new();
+                while pos < end {
+                    let (item, next) = read_one(inner, pos, depth + 1)?;
+                    items.push(item);
+                    pos = next;
+                }
+                Native::List(items)
             } else {
-                dict(items)?
+                let mut pairs: Vec<(Native, Native)> = Vec::new();
+                while pos < end {
+                    let key_at = pos;
+                    let (key, next) = read_one(inner, pos, depth + 1)?;
+                    if matches!(key, Native::List(_) | Native::Dict(_)) {
+                        return Err(Error {
+                            kind: ErrorKind::UnhashableKey,
+                            offset: key_at,
+                        });
+                    }
+                    // Upstream pops the value even at the end of the payload and fails there.
+                    if next >= end {
+                        return Err(Error {
+                            kind: ErrorKind::InvalidLengthPrefix,
+                            offset: next,
+                        });
+                    }
+                    let (value, after) = read_one(inner, next, depth + 1)?;
+                    match pairs.iter_mut().find(|(k, _)| python_key_eq(k, &key)) {
+                        Some(slot) => slot.1 = value,
+                        None => pairs.push((key, value)),
+                    }
+                    pos = after;
+                }
+                Native::Dict(pairs)
             }
         }
         other => return Err(fail(ErrorKind::UnknownTypeTag(other))),
@@ -201,35 +225,15 @@ fn read_one(bytes: &[u8], at: usize, depth: usize) -> Result<(Native, usize), Er
     Ok((value, end + 1))
 }
 
-/// Pairs keys and values with Python's dictionary semantics.
-fn dict(items: Vec<(usize, Native)>) -> Result<Native, Error> {
-    let mut pairs: Vec<(Native, Native)> = Vec::with_capacity(items.len() / 2);
-    let mut iter = items.into_iter();
-    while let Some((key_at, key)) = iter.next() {
-        if matches!(key, Native::List(_) | Native::Dict(_)) {
-            return Err(Error {
-                kind: ErrorKind::UnhashableKey,
-                offset: key_at,
-            });
-        }
-        // Upstream pops the value even at the end of the payload and fails there.
-        let Some((_, value)) = iter.next() else {
-            return Err(Error {
-                kind: ErrorKind::InvalidLengthPrefix,
-                offset: key_at,
-            });
-        };
-        match pairs.iter_mut().find(|(k, _)| python_key_eq(k, &key)) {
-            Some(slot) => slot.1 = value,
-            None => pairs.push((key, value)),
-        }
-    }
-    Ok(Native::Dict(pairs))
-}
-
 /// Python key equality for hashable natives: bytes and text never equal
 /// each other; numbers and booleans compare by value (`1 == 1.0 == True`).
 fn python_key_eq(a: &Native, b: &Native) -> bool {
+    match (a, b) {
+        (Native::Str(x), Native::Str(y)) => return x == y,
+        (Native::Bytes(x), Native::Bytes(y)) => return x == y,
+        (Native::Str(_), Native::Bytes(_)) | (Native::Bytes(_), Native::Str(_)) => return false,
+        _ => {}
+    }
     match (numeric_key(a), numeric_key(b)) {
         (Some(x), Some(y)) => x == y,
         (None, None) => a == b,
@@ -255,6 +259,15 @@ fn numeric_key(v: &Native) -> Option<String> {
 /// sign, digits with single underscores between them. Returns the
 /// canonical decimal (`str(int(...))`).
 pub fn python_int(data: &[u8]) -> Option<String> {
+    // Fast path: the canonical spelling mitmproxy writes (`str(int)`).
+    let digits = data.strip_prefix(b"-").unwrap_or(data);
+    if !digits.is_empty()
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits[0] != b'0' || digits.len() == 1)
+        && data != b"-0"
+    {
+        return std::str::from_utf8(data).ok().map(str::to_string);
+    }
     let text = std::str::from_utf8(data).ok()?.trim_matches(is_py_space);
     let (negative, body) = match text.as_bytes().first()? {
         b'-' => (true, &text[1..]),
@@ -274,6 +287,14 @@ pub fn python_int(data: &[u8]) -> Option<String> {
 /// Python's `float(bytes)`: whitespace, sign, decimal literals with
 /// underscores between digits, `inf`/`infinity`/`nan` in any case.
 pub fn python_float(data: &[u8]) -> Option<f64> {
+    // Fast path: plain decimal spellings, where Rust's and Python's grammars agree.
+    if !data.is_empty()
+        && data
+            .iter()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return std::str::from_utf8(data).ok()?.parse::<f64>().ok();
+    }
     let text = std::str::from_utf8(data).ok()?.trim_matches(is_py_space);
     let (sign, body) = match text.as_bytes().first()? {
         b'-' => (-1.0, &text[1..]),
