@@ -8,7 +8,7 @@ mod common;
 
 use common::{fixture, recorded, Mcp, Server};
 use rea_derivation::{environment_manifest, TemplateRule};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn evidence(name: &str, format: Option<&str>) -> Value {
     evidence_at(&fixture(name), format)
@@ -121,6 +121,18 @@ fn serving_the_mitm_session_answers_like_serving_the_har() {
     assert!(tools.len() > 5);
     assert_eq!(tools, b.tools());
     assert_eq!(tools, c.tools());
+    // Every read-only tool that needs no argument answers the same over MCP.
+    let mut called = 0;
+    for t in &tools {
+        let required = t["inputSchema"]["required"].as_array().map_or(0, Vec::len);
+        if t["annotations"]["readOnlyHint"] != true || required > 0 {
+            continue;
+        }
+        let name = t["name"].as_str().unwrap();
+        assert_eq!(a.call(name, json!({})), b.call(name, json!({})), "{name}");
+        called += 1;
+    }
+    assert!(called >= 3, "{called} tools called");
 
     // The held-out session's requests, in order, against both environments.
     let mut compared = 0;
