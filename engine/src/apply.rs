@@ -16,8 +16,20 @@ use crate::world::same_id;
 use crate::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::{json, Map, Value};
 
-/// Applies one write plan to `world` and answers as the recording would.
-/// Leaves `world` unchanged unless it answers `applied: Yes`.
+/// How an update's sent members reach the held value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchMeaning {
+    /// Each sent member is stored as sent (the spec's meaning of a write
+    /// plan, which the replay check confirms).
+    StoredAsSent,
+    /// A `PATCH` is an RFC 7396 merge patch (`null` removes a member,
+    /// objects merge); the serve-time convention (docs/serving.md).
+    MergePatch,
+}
+
+/// Applies one write plan to `world` and answers as the recording would,
+/// storing sent members as sent. Leaves `world` unchanged unless it
+/// answers `applied: Yes`.
 pub fn apply_write(
     engine: &Engine,
     plan: &WritePlan,
@@ -26,6 +38,28 @@ pub fn apply_write(
     params: &Params,
     gen: &mut dyn Generator,
 ) -> Answer {
+    apply_write_with(
+        engine,
+        plan,
+        world,
+        call,
+        params,
+        gen,
+        PatchMeaning::StoredAsSent,
+    )
+}
+
+/// `apply_write` with the given meaning of an update's sent members.
+pub fn apply_write_with(
+    engine: &Engine,
+    plan: &WritePlan,
+    world: &mut World,
+    call: &Call,
+    params: &Params,
+    gen: &mut dyn Generator,
+    meaning: PatchMeaning,
+) -> Answer {
+    let merge = meaning == PatchMeaning::MergePatch && call.method.eq_ignore_ascii_case("PATCH");
     let pointer = body_pointer(engine, plan);
     let body = match plan.effect.as_str() {
         "create" | "update" | "document" => match validate(plan, call, pointer.as_deref()) {
@@ -36,9 +70,9 @@ pub fn apply_write(
     };
     match plan.effect.as_str() {
         "create" => create(engine, plan, world, call, params, &body, gen),
-        "update" => update(engine, plan, world, call, params, &body, gen),
+        "update" => update(engine, plan, world, call, params, &body, gen, merge),
         "delete" => delete(engine, plan, world, call, params, gen),
-        "document" => document(engine, plan, world, call, &body, gen),
+        "document" => document(engine, plan, world, call, &body, gen, merge),
         _ => Answer::error(
             501,
             "write_not_served",
@@ -85,7 +119,12 @@ fn validate(
             json!({}),
         ));
     };
-    let Some(entity) = body_entity(body, pointer) else {
+    let wrapped_not_object = pointer
+        .filter(|p| !p.is_empty())
+        .and_then(|p| body.pointer(p))
+        .is_some_and(|v| !v.is_object());
+    let entity = body_entity(body, pointer).filter(|_| !wrapped_not_object);
+    let Some(entity) = entity else {
         return Err(refuse(
             plan,
             "body_not_object",
@@ -329,6 +368,7 @@ fn target(params: &Params, call: &Call) -> (String, String) {
     (parent_collection(&call.path), id)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn update(
     engine: &Engine,
     plan: &WritePlan,
@@ -337,6 +377,7 @@ fn update(
     params: &Params,
     body: &Map<String, Value>,
     gen: &mut dyn Generator,
+    merge: bool,
 ) -> Answer {
     let type_name = plan.type_name.clone().unwrap_or_default();
     let (collection, id) = target(params, call);
@@ -346,7 +387,7 @@ fn update(
     let mut updated = entity.clone();
     let mut fields = entity.fields.clone();
     let now = gen.now_ms();
-    apply_update_rules(plan, &mut fields, body, now);
+    apply_update_rules(plan, &mut fields, body, now, merge);
     let answer = answer_with(engine, plan, Some(&fields));
     world.remove(&type_name, &collection, &id);
     updated.fields = fields;
@@ -364,13 +405,15 @@ fn update(
 }
 
 /// Stores an update's body members per the plan (`constant` stores its
-/// recorded value, `dropped` nothing, the rest as sent), then the unsent
-/// changes the plan explains: clocks, increments and slugs.
+/// recorded value, `dropped` nothing, the rest as sent, merged when
+/// `merge`), then the unsent changes the plan explains: clocks, increments
+/// and slugs. Every route that reaches a plan applies it here.
 fn apply_update_rules(
     plan: &WritePlan,
     fields: &mut Map<String, Value>,
     body: &Map<String, Value>,
     now: i64,
+    merge: bool,
 ) {
     for (member, sent) in body {
         let rule = plan.field_rules.iter().find(|r| &r.field == member);
@@ -384,6 +427,12 @@ fn apply_update_rules(
                 );
             }
             Some("dropped") => {}
+            _ if merge && sent.is_null() => {
+                fields.remove(member);
+            }
+            _ if merge => {
+                merge_patch(fields.entry(member.clone()).or_insert(Value::Null), sent);
+            }
             _ => {
                 fields.insert(member.clone(), sent.clone());
             }
@@ -408,6 +457,26 @@ fn apply_update_rules(
         };
         if let Some(v) = value {
             fields.insert(rule.field.clone(), v);
+        }
+    }
+}
+
+/// RFC 7396 JSON merge patch of `patch` into `target`.
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    if let Value::Object(map) = target {
+        for (k, v) in patch {
+            if v.is_null() {
+                map.remove(k);
+            } else {
+                merge_patch(map.entry(k.clone()).or_insert(Value::Null), v);
+            }
         }
     }
 }
@@ -455,6 +524,7 @@ fn document(
     call: &Call,
     body: &Map<String, Value>,
     gen: &mut dyn Generator,
+    merge: bool,
 ) -> Answer {
     let path = plan.document_path.clone().unwrap_or_else(|| call.line());
     let mut value = match world.documents.get(&path) {
@@ -462,7 +532,7 @@ fn document(
         _ => Map::new(),
     };
     let now = gen.now_ms();
-    apply_update_rules(plan, &mut value, body, now);
+    apply_update_rules(plan, &mut value, body, now, merge);
     let mut answer = answer_with(engine, plan, None);
     if matches!(answer.body, AnswerBody::Json(Value::Object(_))) {
         answer.body = AnswerBody::Json(Value::Object(value.clone()));
@@ -483,6 +553,7 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
             tool: Some(plan.tool.clone()),
             applied: Applied::Yes,
             error_code: None,
+            rendered: None,
         });
     };
     let Some(rec) = engine.record(spec.envelope_ordinal) else {
@@ -494,10 +565,12 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
             tool: Some(plan.tool.clone()),
             applied: Applied::Yes,
             error_code: None,
+            rendered: None,
         });
     };
     let mut answer = answer_from_record(rec, &plan.tool);
     answer.status = spec.status;
+    answer.rendered = Some(rec.ordinal);
     if let (Some(pointer), Some(entity), AnswerBody::Json(envelope)) =
         (spec.pointer.as_deref(), entity, &mut answer.body)
     {

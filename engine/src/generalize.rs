@@ -3,55 +3,40 @@
 //! item reads and writes the recording only showed for a sibling type, and
 //! not-found answers take the recorded not-found shape of the type's family.
 
+use crate::dispatch::Routed;
+use crate::manifest::Tool;
+use crate::refusal::Refusal;
 use crate::render::{
     answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
 };
-use crate::route::{compile, normalize_path, path_segments, percent_decode, Segment};
-use crate::state::{EntityType, ViewPlan, WritePlan};
-use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
+use crate::route::{normalize_path, path_segments, percent_decode, Segment};
+use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
 use serde_json::Value;
+use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 
-/// Answers one call: the family path for item lines no tool covers, else
-/// the engine's own answer; a not-found answer rea made up itself takes
-/// the family's recorded not-found shape.
-pub fn call(engine: &Engine, world: &mut World, call: &Call, gen: &mut dyn Generator) -> Answer {
-    let target = item_target(engine, &call.path);
-    let mut answer = match &target {
-        Some((t, collection, id)) if !covered(engine, call, t) => {
-            match sibling_answer(engine, world, call, t, collection, id, gen) {
-                Some(a) => a,
-                None => engine.call_direct(world, call, gen),
-            }
-        }
-        _ => engine.call_direct(world, call, gen),
-    };
-    if let Some((t, _, id)) = &target {
-        if answer.status == 404
-            && matches!(
-                answer.error_code.as_deref(),
-                Some("not_found" | "not_recorded")
-            )
-            && answer.applied != Applied::Yes
-        {
-            if let Some(found) = family_not_found(engine, t, id, answer.tool.as_deref()) {
-                answer = found;
-            }
-        }
-    }
-    answer
+/// The entity type, collection path and identity of an item path
+/// (`<collection of a type>/<id>`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemTarget<'e> {
+    pub entity: &'e EntityType,
+    pub collection: String,
+    pub id: String,
 }
 
-/// The type, collection path and identity of an item path
-/// (`<collection of a type>/<id>`).
-fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<(&'e EntityType, String, String)> {
+/// The item target of a path: the first type whose (compiled) collection
+/// template matches the path minus its last segment.
+pub fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarget<'e>> {
     let segs = path_segments(path);
     let (last, parent) = segs.split_last()?;
-    let t = engine
-        .state
-        .types
+    let i = engine
+        .type_templates
         .iter()
-        .find(|t| template_matches(&compile(&t.collection_template), parent))?;
-    Some((t, parent_collection(path), percent_decode(last)))
+        .position(|template| template_matches(template, parent))?;
+    Some(ItemTarget {
+        entity: &engine.state.types[i],
+        collection: parent_collection(path),
+        id: percent_decode(last),
+    })
 }
 
 fn template_matches(template: &[Segment], segs: &[&str]) -> bool {
@@ -62,14 +47,11 @@ fn template_matches(template: &[Segment], segs: &[&str]) -> bool {
         })
 }
 
-/// True when a routed tool answers this line for type `t` by itself: an
-/// item view or served write of `t`, any unserved write plan (it answers
-/// its reason), a document at this very path, or a recording of this very
-/// line.
-fn covered(engine: &Engine, call: &Call, t: &EntityType) -> bool {
-    let Some((tool, _)) = engine.route(&call.method, &call.path) else {
-        return false;
-    };
+/// True when the routed `tool` answers this line for type `t` by itself:
+/// an item view or served write of `t`, any unserved write plan (it
+/// answers its reason), a document at this very path, or a recording of
+/// this very line.
+pub fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> bool {
     if let Some(plan) = engine.write_of(&tool.name) {
         // A plan the replay check did not confirm answers its own reason:
         // a sibling's plan never overrides that evidence.
@@ -93,43 +75,81 @@ fn covered(engine: &Engine, call: &Call, t: &EntityType) -> bool {
     }
 }
 
+/// Step 2 of dispatch: a not-found answer rea made up itself, for an item
+/// path of a type, takes the family's recorded not-found shape.
+pub fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer) -> Answer {
+    let Some(target) = &routed.item else {
+        return answer;
+    };
+    if answer.status == 404
+        && matches!(
+            answer.error_code.as_deref(),
+            Some("not_found" | "not_recorded")
+        )
+        && answer.applied != Applied::Yes
+    {
+        if let Some(found) =
+            family_not_found(engine, target.entity, &target.id, answer.tool.as_deref())
+        {
+            return found;
+        }
+    }
+    answer
+}
+
 /// The types whose collection template differs from `t`'s in exactly one
 /// literal segment (same length, same parent), in state order.
 pub fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
-    let own = compile(&t.collection_template);
-    engine
-        .state
-        .types
+    let Some(own) = engine.type_index(&t.name) else {
+        return Vec::new();
+    };
+    engine.families[own]
         .iter()
-        .filter(|s| s.name != t.name)
-        .filter(|s| {
-            let other = compile(&s.collection_template);
-            other.len() == own.len()
-                && other
-                    .iter()
-                    .zip(&own)
-                    .filter(|(a, b)| a != b)
-                    .map(|pair| matches!(pair, (Segment::Literal(_), Segment::Literal(_))))
-                    .collect::<Vec<_>>()
-                    == [true]
+        .map(|&i| &engine.state.types[i])
+        .collect()
+}
+
+/// The family of every type (by index): the types whose collection
+/// template differs in exactly one literal segment. Computed at start-up.
+pub fn families(templates: &[Vec<Segment>]) -> Vec<Vec<usize>> {
+    templates
+        .iter()
+        .enumerate()
+        .map(|(i, own)| {
+            templates
+                .iter()
+                .enumerate()
+                .filter(|&(j, other)| {
+                    j != i
+                        && other.len() == own.len()
+                        && other
+                            .iter()
+                            .zip(own)
+                            .filter(|(a, b)| a != b)
+                            .map(|pair| matches!(pair, (Segment::Literal(_), Segment::Literal(_))))
+                            .collect::<Vec<_>>()
+                            == [true]
+                })
+                .map(|(j, _)| j)
+                .collect()
         })
         .collect()
 }
 
 /// True when a tool's template is `<type's collection template>/{param}`.
 fn item_tool_of(engine: &Engine, tool: &str, s: &EntityType) -> bool {
-    let Some(tool) = engine.tool(tool) else {
+    let (Some(tool), Some(t)) = (engine.tool_index(tool), engine.type_index(&s.name)) else {
         return false;
     };
-    let segs = compile(&tool.path_template);
-    let own = compile(&s.collection_template);
+    let segs = engine.router.segments(tool);
+    let own = &engine.type_templates[t];
     segs.len() == own.len() + 1
         && segs[..own.len()] == own[..]
         && matches!(segs.last(), Some(Segment::Param(_)))
 }
 
 /// The item view plan of the first family sibling that has one.
-fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e crate::state::ItemPlan> {
+pub fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPlan> {
     family(engine, t).into_iter().find_map(|s| {
         engine.state.views.iter().find_map(|v| match v {
             ViewPlan::Item(p) if p.type_name == s.name && item_tool_of(engine, &p.tool, s) => {
@@ -142,7 +162,11 @@ fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e crate::sta
 
 /// The served update/delete plan for `method` of the first family sibling
 /// that has one at `<collection>/{param}`.
-fn sibling_write<'e>(engine: &'e Engine, t: &EntityType, method: &str) -> Option<&'e WritePlan> {
+pub fn sibling_write<'e>(
+    engine: &'e Engine,
+    t: &EntityType,
+    method: &str,
+) -> Option<&'e WritePlan> {
     family(engine, t).into_iter().find_map(|s| {
         engine.state.writes.iter().find(|w| {
             w.status == "served"
@@ -154,53 +178,59 @@ fn sibling_write<'e>(engine: &'e Engine, t: &EntityType, method: &str) -> Option
     })
 }
 
-/// The sibling tool that answers `method path` when no tool covers it
-/// (what the server reports as the answering tool), if any.
-pub fn sibling_tool(engine: &Engine, method: &str, path: &str) -> Option<String> {
-    let (t, _, _) = item_target(engine, path)?;
-    let call = Call {
-        method: method.to_string(),
-        path: path.to_string(),
-        query: None,
-        body: None,
+/// A family sibling's item view renders an entity of `target`'s type.
+pub fn sibling_read(
+    engine: &Engine,
+    world: &World,
+    plan: &ItemPlan,
+    target: &ItemTarget<'_>,
+) -> Answer {
+    let t = target.entity;
+    let Some(entity) = world.entity(&t.name, &target.collection, &target.id) else {
+        return family_not_found(engine, t, &target.id, Some(&plan.tool)).unwrap_or_else(|| {
+            Refusal::NotFound {
+                tool: plan.tool.clone(),
+                id: target.id.clone(),
+            }
+            .answer()
+        });
     };
-    if covered(engine, &call, t) {
-        return None;
+    let internal = |message: &str| {
+        Refusal::Internal {
+            tool: Some(plan.tool.clone()),
+            message: message.to_string(),
+        }
+        .answer()
+    };
+    let Some(base) = engine.record(plan.envelope_ordinal) else {
+        return internal("the sibling item view's envelope recording is missing");
+    };
+    let mut answer = answer_from_record(base, &plan.tool);
+    let AnswerBody::Json(mut envelope) = answer.body.clone() else {
+        return internal("the sibling item view's envelope is not JSON");
+    };
+    let rendered = render_entity(entity, &t.fields, &t.fields, &plan.tool);
+    if !set_pointer(&mut envelope, &plan.pointer, rendered) {
+        return internal("the sibling item view's envelope has no entity at its pointer");
     }
-    if method.eq_ignore_ascii_case("GET") {
-        sibling_view(engine, t).map(|p| p.tool.clone())
-    } else {
-        sibling_write(engine, t, method).map(|w| w.tool.clone())
-    }
+    answer.body = AnswerBody::Json(envelope);
+    answer.rendered = Some(base.ordinal);
+    answer
 }
 
-fn sibling_answer(
+/// A family sibling's served update/delete plan, adapted to `target`'s
+/// type (its field rules for fields the type has), applies to an entity of
+/// that type. The plan means what it means on its own route: the same
+/// `apply_write` runs.
+pub fn sibling_write_answer(
     engine: &Engine,
     world: &mut World,
-    call: &Call,
-    t: &EntityType,
-    collection: &str,
-    id: &str,
+    routed: &Routed<'_>,
+    plan: &WritePlan,
+    target: &ItemTarget<'_>,
     gen: &mut dyn Generator,
-) -> Option<Answer> {
-    if call.method.eq_ignore_ascii_case("GET") {
-        let plan = sibling_view(engine, t)?;
-        let Some(entity) = world.entity(&t.name, collection, id) else {
-            return family_not_found(engine, t, id, Some(&plan.tool));
-        };
-        let base = engine.record(plan.envelope_ordinal)?;
-        let mut answer = answer_from_record(base, &plan.tool);
-        let AnswerBody::Json(mut envelope) = answer.body.clone() else {
-            return None;
-        };
-        let rendered = render_entity(entity, &t.fields, &t.fields, &plan.tool);
-        if !set_pointer(&mut envelope, &plan.pointer, rendered) {
-            return None;
-        }
-        answer.body = AnswerBody::Json(envelope);
-        return Some(answer);
-    }
-    let plan = sibling_write(engine, t, &call.method)?;
+) -> Answer {
+    let t = target.entity;
     let sibling_fields = engine
         .entity_type(plan.type_name.as_deref().unwrap_or(""))
         .map(|s| s.fields.clone())
@@ -225,132 +255,16 @@ fn sibling_answer(
         ..plan.clone()
     };
     let mut params = Params::new();
-    params.insert("id".to_string(), id.to_string());
-    let replaces = call.method.eq_ignore_ascii_case("PUT") && adapted.effect == "update";
-    let mut trial = world.clone();
-    if replaces {
-        if let (Some(entity), Some(Value::Object(sent))) = (
-            trial.entity_mut(&t.name, collection, id),
-            call.body
-                .as_ref()
-                .and_then(|b| sent_entity(engine, plan, b)),
-        ) {
-            let keep: Vec<&String> = adapted.field_rules.iter().map(|r| &r.field).collect();
-            entity
-                .fields
-                .retain(|k, _| k == &t.id_field || sent.contains_key(k) || keep.contains(&k));
-        }
-    }
-    let pointer = adapted.answer.as_ref().and_then(|a| a.pointer.clone());
-    if let (Some(p), Some(body)) = (pointer.as_deref(), call.body.as_ref()) {
-        if body.pointer(p).is_some_and(|v| !v.is_object()) {
-            return Some(Answer::error(
-                400,
-                "body_not_object",
-                "the request body's entity must be a JSON object",
-                Some(&adapted.tool),
-                None,
-            ));
-        }
-    }
-    let before = world
-        .entity(&t.name, collection, id)
-        .map(|e| e.fields.clone());
-    let mut answer = apply::apply_write(engine, &adapted, &mut trial, call, &params, gen);
-    if answer.applied != Applied::Yes {
-        return Some(answer);
-    }
-    let sent = call
-        .body
-        .as_ref()
-        .and_then(|b| sent_entity(engine, plan, b));
-    if let (true, Some(before), Some(Value::Object(sent))) = (
-        call.method.eq_ignore_ascii_case("PATCH") && adapted.effect == "update",
-        before,
-        sent,
-    ) {
-        merge_patch_result(
-            &mut trial,
-            &mut answer,
-            t,
-            collection,
-            id,
-            before,
-            &sent,
-            pointer.as_deref(),
-        );
-    }
-    *world = trial;
-    Some(answer)
-}
-
-/// Re-reads a PATCH as a JSON merge patch (RFC 7396) of the entity held
-/// before: nested objects merge, `null` removes a member. Fields the
-/// plan's rules generated (e.g. a clock) keep the value the write gave them.
-#[allow(clippy::too_many_arguments)]
-fn merge_patch_result(
-    world: &mut World,
-    answer: &mut Answer,
-    t: &EntityType,
-    collection: &str,
-    id: &str,
-    before: serde_json::Map<String, Value>,
-    sent: &serde_json::Map<String, Value>,
-    pointer: Option<&str>,
-) {
-    let Some(entity) = world.entity_mut(&t.name, collection, id) else {
-        return;
-    };
-    let mut merged = Value::Object(before.clone());
-    merge_patch(&mut merged, &Value::Object(sent.clone()));
-    let Value::Object(mut merged) = merged else {
-        return;
-    };
-    for (k, v) in &entity.fields {
-        if !sent.contains_key(k) && before.get(k) != Some(v) {
-            merged.insert(k.clone(), v.clone());
-        }
-    }
-    entity.fields = merged.clone();
-    if let (Some(p), AnswerBody::Json(body)) = (pointer, &mut answer.body) {
-        if let Some(Value::Object(shown)) = body.pointer_mut(p) {
-            let keys: Vec<String> = shown.keys().cloned().collect();
-            for k in keys {
-                if !merged.contains_key(&k) && (before.contains_key(&k) || sent.contains_key(&k)) {
-                    shown.remove(&k);
-                }
-            }
-            for (k, v) in &merged {
-                shown.insert(k.clone(), v.clone());
-            }
-        }
-    }
-}
-
-/// RFC 7396 JSON merge patch.
-pub fn merge_patch(target: &mut Value, patch: &Value) {
-    let Value::Object(patch) = patch else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(serde_json::Map::new());
-    }
-    if let Value::Object(map) = target {
-        for (k, v) in patch {
-            if v.is_null() {
-                map.remove(k);
-            } else {
-                merge_patch(map.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-    }
-}
-
-/// The entity object a write body carries (at the sibling answer's pointer).
-fn sent_entity(_engine: &Engine, plan: &WritePlan, body: &Value) -> Option<Value> {
-    let pointer = plan.answer.as_ref().and_then(|a| a.pointer.as_deref());
-    crate::codec::body_entity(body, pointer).map(|m| Value::Object(m.clone()))
+    params.insert("id".to_string(), target.id.clone());
+    apply::apply_write_with(
+        engine,
+        &adapted,
+        world,
+        &routed.call,
+        &params,
+        gen,
+        routed.patch,
+    )
 }
 
 /// The recorded not-found answer of the type or its family (an item
@@ -375,7 +289,10 @@ pub fn family_not_found(
     });
     let rec = from_views.or_else(|| {
         types.iter().find_map(|s| {
-            let template = compile(&s.collection_template);
+            let template = engine
+                .type_index(&s.name)
+                .map(|i| engine.type_templates[i].as_slice())
+                .unwrap_or(&[]);
             engine
                 .manifest
                 .tools
@@ -387,7 +304,7 @@ pub fn family_not_found(
                         && r.path.as_deref().is_some_and(|p| {
                             let segs = path_segments(p);
                             segs.split_last()
-                                .is_some_and(|(_, parent)| template_matches(&template, parent))
+                                .is_some_and(|(_, parent)| template_matches(template, parent))
                         })
                 })
         })
@@ -395,4 +312,62 @@ pub fn family_not_found(
     let mut answer = recorded_not_found(rec, tool.unwrap_or(""), id);
     answer.tool = tool.map(str::to_string);
     Some(answer)
+}
+
+/// The documents the capture also recorded as entities: a document whose
+/// path is an item path of a type whose initial entities hold that
+/// identity, with the entity's object at the top of the document's value
+/// or one member down.
+pub fn entity_documents(engine: &Engine) -> std::collections::HashMap<String, crate::DocumentEntity> {
+    let mut out = std::collections::HashMap::new();
+    for doc in &engine.state.documents {
+        if doc.path.contains('?') {
+            continue;
+        }
+        let Some(target) = item_target(engine, &doc.path) else {
+            continue;
+        };
+        let t = target.entity;
+        let held = engine.state.entities.iter().any(|e| {
+            e.type_name == t.name
+                && e.collection == target.collection
+                && crate::world::id_matches(&e.id, &target.id)
+        });
+        if !held {
+            continue;
+        }
+        let holds = |v: &Value| {
+            v.as_object().is_some_and(|m| {
+                m.get(&t.id_field)
+                    .is_some_and(|id| crate::world::id_matches(id, &target.id))
+            })
+        };
+        let pointer = if holds(&doc.value) {
+            Some(String::new())
+        } else {
+            doc.value.as_object().and_then(|m| {
+                m.iter()
+                    .find(|(_, v)| holds(v))
+                    .map(|(k, _)| format!("/{}", crate::codec::pointer_token(k)))
+            })
+        };
+        let Some(pointer) = pointer else { continue };
+        let fields = doc
+            .value
+            .pointer(&pointer)
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        out.insert(
+            doc.path.clone(),
+            crate::DocumentEntity {
+                type_name: t.name.clone(),
+                collection: target.collection,
+                id: target.id,
+                pointer,
+                fields,
+            },
+        );
+    }
+    out
 }

@@ -1,52 +1,53 @@
-//! rea-engine: the environment engine. It routes an HTTP-shaped call to a tool, renders
-//! reads from a World with the state's view plans (or replays recordings),
-//! and applies served write plans to a World. The replay check in
-//! `state` and the server in `rea-serve` share this one engine, so what the
-//! check confirmed is exactly what the server does.
+//! rea-engine: the World and the one engine over it. A request is routed
+//! once (`Engine::resolve` → `Routed { tool, params, plan, .. }`) and
+//! answered by one dispatch (`Engine::dispatch`): reads render from the
+//! World with the state's view plans (or replay recordings), writes apply
+//! the served write plans, and rea's own refusals are one `Refusal` enum.
+//! The replay check in `rea-derivation` and the server in `rea-serve` both
+//! go through `dispatch`, so what the check confirmed is what the server
+//! does (docs/architecture.md).
 //!
-//! Contract (owned by the state work; `rea-serve` relies on it):
-//! - `Engine::new(evidence, manifest, state)` builds the immutable engine.
+//! Contract (`rea-serve` and `rea-derivation` rely on it):
+//! - `Engine::new(evidence, manifest, state)` / `Engine::from_records`
+//!   build the immutable engine (templates compiled once).
 //! - `Engine::initial_world()` is the World the state document describes.
-//! - `Engine::route(method, path)` picks the tool for an HTTP request line
-//!   (documented precedence: a tool that renders from the World first, then
-//!   literal segments over parameters, then manifest order).
-//! - `Engine::tool_call(tool, arguments)` turns MCP-style arguments (path
-//!   params and query names at the top level, request `body`) into a `Call`.
-//! - `Engine::call(&world, &call, &mut generator)` answers one call;
-//!   it never panics on input and changes the World only when it answers
-//!   with `applied: Yes`.
+//! - `Engine::resolve(&Request)` routes once: an HTTP request by the router's
+//!   precedence (a tool that renders from the World first, then literal
+//!   segments over parameters, then manifest order) or to a family sibling;
+//!   a `Request::Tool` is pinned to its tool (answered by it or refused).
+//! - `Engine::dispatch(&mut world, routed, &mut generator)` answers; it
+//!   never panics on input and changes the World only when it answers
+//!   `applied: Yes`. `Engine::answer` = resolve + dispatch.
 //! - `World::export()` / `World::import(value)` / `Engine::tables()` give
 //!   the data-plane shape: `{"collections": {type: [row, ...]}, "documents":
 //!   {path: value}}` and one JSON Schema per collection.
 //!
-//! Writes are delegated to the write side, `engine::apply`:
-//!
-//! ```text
-//! pub fn apply_write(engine: &Engine, plan: &WritePlan, world: &mut World,
-//!                           call: &Call, params: &Params, gen: &mut dyn Generator) -> Answer
-//! ```
-//!
-//! `Engine::call` calls it only for a write tool whose plan is `served`
-//! (the replay check may call it for any plan); it must leave the World
-//! unchanged unless it answers `applied: Yes`.
-//!
 //! # Layout
-//! - `route`: templates, path segments, precedence.
+//! - `dispatch`: `Request`, `Routed`, `Plan`; `resolve` and `dispatch`.
+//! - `refusal`: rea's own answers (`Refusal`, with `status()` and `code()`).
+//! - `route`: compiled templates and precedence; `codec`: path, percent,
+//!   query and JSON-pointer codecs.
 //! - `world`: the World, its export/import and per-collection schemas.
 //! - `render`: item, list, document and recorded reads; not-found answers.
-//! - `query`: filters, sorting and paging for list lines never recorded
-//!   (what the replay check understands).
-//! - `listing`, `generalize`: serve-time generalizations (docs/serving.md).
-//! - `apply`: write plans (the write side).
+//! - `listing`: the one list-query language (filters, sorting, paging) and
+//!   next-page links; `generalize`: sibling collections and family
+//!   not-found (docs/serving.md).
+//! - `apply`: write plans (the write side); `insert`, `shapes`: placement
+//!   and generated value shapes.
+//! - `answer_headers`: headers that describe the answer.
+//! - `manifest`, `state`, `records`, `usable`: the model types shared with
+//!   the derivation (the spec's documents and the record model).
 
+pub mod answer_headers;
 pub mod apply;
 pub mod codec;
+pub mod dispatch;
 pub mod generalize;
 pub mod insert;
 pub mod listing;
 pub mod manifest;
-pub mod query;
 pub mod records;
+pub mod refusal;
 pub mod render;
 pub mod route;
 pub mod shapes;
@@ -62,6 +63,8 @@ use rea_core::ErrorReport;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
+pub use dispatch::{Plan, Request, Routed};
+pub use refusal::Refusal;
 pub use route::{normalize_path, path_segments, percent_decode, percent_encode_segment, Params};
 pub use world::{World, COLLECTION_MEMBER};
 
@@ -73,11 +76,33 @@ pub struct Call {
     pub path: String,
     /// The raw query string without `?`, if any.
     pub query: Option<String>,
+    /// The request headers (names as sent), for preconditions
+    /// (`If-None-Match`, `If-Match`, ...) and the serving origin (`Host`).
+    pub headers: Vec<(String, String)>,
     /// The parsed JSON request body, if any.
     pub body: Option<Value>,
 }
 
 impl Call {
+    /// A call without headers or body.
+    pub fn new(method: &str, path: &str, query: Option<&str>) -> Call {
+        Call {
+            method: method.to_string(),
+            path: path.to_string(),
+            query: query.map(str::to_string),
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// The value of a request header (names compare case-insensitively).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
     /// `path?query`, the request line's target.
     pub fn line(&self) -> String {
         match &self.query {
@@ -119,6 +144,10 @@ pub struct Answer {
     /// For error answers produced by rea itself (not replayed recordings):
     /// a stable code, e.g. `no_matching_tool`, `write_not_served`, `not_recorded`.
     pub error_code: Option<String>,
+    /// When the body was rendered from the World: the recording whose
+    /// envelope and headers it reuses (its validators and counts no longer
+    /// describe the body; see `answer_headers`).
+    pub rendered: Option<u64>,
 }
 
 impl Answer {
@@ -143,8 +172,22 @@ impl Answer {
             tool: tool.map(str::to_string),
             applied: Applied::No,
             error_code: Some(code.to_string()),
+            rendered: None,
         }
     }
+}
+
+/// A document the capture also recorded as an entity: held once, as the
+/// entity, and read back into the document's recorded shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentEntity {
+    pub type_name: String,
+    pub collection: String,
+    pub id: String,
+    /// Where the entity sits in the document's value (`""` or `/member`).
+    pub pointer: String,
+    /// The entity's members in the document's recorded order.
+    pub fields: Vec<String>,
 }
 
 /// Sources of generated values, injected so the replay check and tests are
@@ -164,6 +207,12 @@ pub struct Engine {
     pub state: State,
     records: HashMap<u64, Record>,
     router: route::Router,
+    /// Each type's compiled collection template (as `state.types`).
+    type_templates: Vec<Vec<route::Segment>>,
+    /// Each type's family (see `generalize::family`), by type index.
+    families: Vec<Vec<usize>>,
+    /// Documents that are also entities, by document path.
+    entity_documents: HashMap<String, DocumentEntity>,
     views: HashMap<String, usize>,
     writes: HashMap<String, usize>,
     tools: HashMap<String, usize>,
@@ -219,20 +268,45 @@ impl Engine {
             .map(|(i, w)| (w.tool.clone(), i))
             .collect();
         let router = route::Router::new(&manifest.tools);
-        Ok(Engine {
+        let type_templates: Vec<Vec<route::Segment>> = state
+            .types
+            .iter()
+            .map(|t| route::compile(&t.collection_template))
+            .collect();
+        let families = generalize::families(&type_templates);
+        let mut engine = Engine {
             manifest,
             state,
             records,
             router,
+            type_templates,
+            families,
+            entity_documents: HashMap::new(),
             views,
             writes,
             tools,
-        })
+        };
+        engine.entity_documents = generalize::entity_documents(&engine);
+        Ok(engine)
     }
 
     /// The World the state document describes.
     pub fn initial_world(&self) -> World {
-        World::from_state(&self.state)
+        self.held_once(World::from_state(&self.state))
+    }
+
+    /// Drops the documents that are also entities (`entity_documents`):
+    /// the entity is their one truth.
+    fn held_once(&self, mut world: World) -> World {
+        world
+            .documents
+            .retain(|path, _| !self.entity_documents.contains_key(path));
+        world
+    }
+
+    /// The entity a document path is also recorded as, if any.
+    pub fn document_entity(&self, path: &str) -> Option<&DocumentEntity> {
+        self.entity_documents.get(path)
     }
 
     /// One JSON Schema per collection (entity type) for the data plane.
@@ -242,7 +316,7 @@ impl Engine {
 
     /// Validates a World in the data-plane shape against this state.
     pub fn import(&self, value: &Value) -> Result<World, ErrorReport> {
-        World::import(value, &self.state)
+        World::import(value, &self.state).map(|w| self.held_once(w))
     }
 
     /// The data-plane export of a World.
@@ -261,15 +335,19 @@ impl Engine {
             .map(|(i, p)| (&self.manifest.tools[i], p))
     }
 
-    /// The family sibling's tool that answers an item line no tool covers
-    /// (see `generalize`); the server routes such lines to it.
-    pub fn sibling_tool(&self, method: &str, path: &str) -> Option<String> {
-        generalize::sibling_tool(self, method, path)
-    }
-
     /// A manifest tool by name.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools.get(name).map(|&i| &self.manifest.tools[i])
+    }
+
+    /// A manifest tool's index by name.
+    pub fn tool_index(&self, name: &str) -> Option<usize> {
+        self.tools.get(name).copied()
+    }
+
+    /// An entity type's index (in `state.types`) by name.
+    pub fn type_index(&self, name: &str) -> Option<usize> {
+        self.state.types.iter().position(|t| t.name == name)
     }
 
     /// The view plan of a read tool.
@@ -296,23 +374,26 @@ impl Engine {
     /// (required), each observed query name (optional; a string, number or
     /// boolean, or an array of them for a repeated name), and the request
     /// body as `body`. Unknown arguments are refused.
-    pub fn tool_call(&self, tool: &str, arguments: &Value) -> Result<Call, ErrorReport> {
+    pub fn tool_call(&self, tool: &str, arguments: &Value) -> Result<Call, Refusal> {
         let Some(t) = self.tool(tool) else {
-            return Err(
-                ErrorReport::input("unknown_tool", format!("no tool named `{tool}`"))
-                    .detail("tool", tool),
-            );
+            return Err(Refusal::UnknownTool {
+                name: tool.to_string(),
+            });
+        };
+        let invalid = |argument: Option<&str>, message: String| Refusal::InvalidArguments {
+            tool: tool.to_string(),
+            argument: argument.map(str::to_string),
+            message,
         };
         let empty = serde_json::Map::new();
         let args = match arguments {
             Value::Object(map) => map,
             Value::Null => &empty,
             _ => {
-                return Err(ErrorReport::input(
-                    "invalid_arguments",
-                    "tool arguments must be a JSON object",
-                )
-                .detail("tool", tool))
+                return Err(invalid(
+                    None,
+                    "tool arguments must be a JSON object".to_string(),
+                ))
             }
         };
         for key in args.keys() {
@@ -320,30 +401,26 @@ impl Engine {
                 || t.params.iter().any(|p| &p.name == key)
                 || t.query_parameter_names.iter().any(|q| &q.name == key);
             if !known {
-                return Err(ErrorReport::input(
-                    "invalid_arguments",
+                return Err(invalid(
+                    Some(key),
                     format!("tool `{tool}` has no argument `{key}`"),
-                )
-                .detail("tool", tool)
-                .detail("argument", key.as_str()));
+                ));
             }
         }
         let mut path = String::new();
-        for seg in route::compile(&t.path_template) {
+        for seg in self.router.segments(self.tools[tool]) {
             path.push('/');
             match seg {
-                route::Segment::Literal(l) => path.push_str(&l),
+                route::Segment::Literal(l) => path.push_str(l),
                 route::Segment::Param(name) => {
-                    let value = match args.get(&name) {
+                    let value = match args.get(name) {
                         Some(Value::String(s)) if !s.is_empty() => s.clone(),
                         Some(Value::Number(n)) => n.to_string(),
                         _ => {
-                            return Err(ErrorReport::input(
-                                "invalid_arguments",
+                            return Err(invalid(
+                                Some(name),
                                 format!("tool `{tool}` needs `{name}`, a non-empty string"),
-                            )
-                            .detail("tool", tool)
-                            .detail("argument", name.as_str()))
+                            ))
                         }
                     };
                     path.push_str(&percent_encode_segment(&value));
@@ -366,15 +443,13 @@ impl Engine {
                     Value::Number(n) => n.to_string(),
                     Value::Bool(b) => b.to_string(),
                     _ => {
-                        return Err(ErrorReport::input(
-                            "invalid_arguments",
+                        return Err(invalid(
+                            Some(&q.name),
                             format!(
                                 "query argument `{}` must be a string, number or boolean",
                                 q.name
                             ),
-                        )
-                        .detail("tool", tool)
-                        .detail("argument", q.name.as_str()))
+                        ))
                     }
                 };
                 pairs.push(format!(
@@ -389,45 +464,8 @@ impl Engine {
             method: t.method.clone(),
             path,
             query,
+            headers: Vec::new(),
             body: args.get("body").cloned(),
         })
-    }
-
-    /// Answers one call against `world`. Reads never change the World;
-    /// a write changes it only through a served write plan.
-    /// Item lines no tool covers and not-found answers are generalized by
-    /// `generalize` (see docs/serving.md).
-    pub fn call(&self, world: &mut World, call: &Call, gen: &mut dyn Generator) -> Answer {
-        generalize::call(self, world, call, gen)
-    }
-
-    /// Answers one call with the routed tool alone (no generalization).
-    pub fn call_direct(&self, world: &mut World, call: &Call, gen: &mut dyn Generator) -> Answer {
-        let Some((tool, params)) = self.route(&call.method, &call.path) else {
-            return Answer::error(
-                404,
-                "no_matching_tool",
-                &format!("no recorded tool matches {} {}", call.method, call.path),
-                None,
-                None,
-            );
-        };
-        if let Some(plan) = self.write_of(&tool.name) {
-            if plan.status != "served" {
-                let reason = plan
-                    .reason
-                    .clone()
-                    .unwrap_or_else(|| "unserved".to_string());
-                return Answer::error(
-                    501,
-                    "write_not_served",
-                    &format!("the write plan of `{}` is not served ({reason})", tool.name),
-                    Some(&tool.name),
-                    Some(json!({"reason": reason})),
-                );
-            }
-            return apply::apply_write(self, plan, world, call, &params, gen);
-        }
-        render::read(self, world, tool, &params, call)
     }
 }

@@ -229,9 +229,12 @@ pub fn sort_by(entities: &mut [&Entity], keys: &[(String, bool)]) {
     });
 }
 
-/// Filters, sorts and pages `entities`; returns the page and, when more
-/// remain, the offset of the next page.
-pub fn apply<'a>(q: &ListQuery, entities: Vec<&'a Entity>) -> (Vec<&'a Entity>, Option<usize>) {
+/// Filters, sorts and pages `entities`; returns the page, the offset of
+/// the next page when more remain, and how many the filters kept.
+pub fn apply<'a>(
+    q: &ListQuery,
+    entities: Vec<&'a Entity>,
+) -> (Vec<&'a Entity>, Option<usize>, usize) {
     let mut kept: Vec<&Entity> = entities
         .into_iter()
         .filter(|e| q.filters.iter().all(|f| keep(e, f)))
@@ -241,7 +244,7 @@ pub fn apply<'a>(q: &ListQuery, entities: Vec<&'a Entity>) -> (Vec<&'a Entity>, 
     let start = q.offset.min(total);
     let end = q.limit.map_or(total, |l| (start + l).min(total));
     let page = kept[start..end].to_vec();
-    (page, (end < total).then_some(end))
+    (page, (end < total).then_some(end), total)
 }
 
 /// The recorded order of a type's lists: the sort key a served write
@@ -328,10 +331,25 @@ pub fn next_link(paging: &Paging, call: &Call, kept: &[String], offset: usize) -
     format!("{}{}?{query}", paging.origin, call.path)
 }
 
+/// True when the list query of `tool` is one `shape` applies (what the
+/// replay check checks): the same parse, with the tool's paging token.
+pub fn understands(
+    engine: &Engine,
+    tool: &crate::manifest::Tool,
+    query: &str,
+    fields: &[String],
+) -> bool {
+    let paging = paging_of(engine, &tool.record_ordinals);
+    let token = paging.as_ref().map_or(DEFAULT_TOKEN, |p| p.token.as_str());
+    parse(query, fields, token).understood
+}
+
 /// What a list render from the World shows: the entities, in order, and
 /// the paging header to answer with (name, value), if any.
 pub struct Shaped<'a> {
     pub entities: Vec<&'a Entity>,
+    /// How many entities the query kept before paging.
+    pub total: usize,
     /// The paging header name the recording used (drop any replayed copy).
     pub paging_header: Option<String>,
     /// The paging header to add.
@@ -353,6 +371,7 @@ pub fn shape<'a>(
 ) -> Shaped<'a> {
     if recorded_line == Some(false) {
         return Shaped {
+            total: entities.len(),
             entities,
             paging_header: None,
             next: None,
@@ -364,6 +383,7 @@ pub fn shape<'a>(
     let query = call.query.as_deref().unwrap_or("");
     if recorded_line.is_some() || query.is_empty() {
         return Shaped {
+            total: entities.len(),
             entities,
             paging_header: None,
             next: None,
@@ -378,19 +398,73 @@ pub fn shape<'a>(
     let q = parse(query, &fields, token);
     if !q.understood {
         return Shaped {
+            total: entities.len(),
             entities,
             paging_header: None,
             next: None,
         };
     }
-    let (page, next_offset) = apply(&q, entities);
+    let (page, next_offset, total) = apply(&q, entities);
     let next = match (&paging, next_offset) {
         (Some(p), Some(offset)) => Some((p.header.clone(), next_link(p, call, &q.kept, offset))),
         _ => None,
     };
     Shaped {
         entities: page,
+        total,
         paging_header: paging.map(|p| p.header),
         next,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexmap::IndexMap;
+    use serde_json::json;
+
+    fn e(id: u64, status: &str, total: f64, paid: bool) -> Entity {
+        let fields = json!({"id": id, "status": status, "total": total, "paid": paid});
+        Entity {
+            type_name: "orders".into(),
+            collection: "/o".into(),
+            id: json!(id),
+            fields: fields.as_object().unwrap().clone(),
+            view_fields: IndexMap::new(),
+            record_ordinals: vec![],
+        }
+    }
+
+    #[test]
+    fn filters_sorts_and_pages() {
+        let all = [
+            e(1, "paid", 5.0, true),
+            e(2, "open", 9.5, false),
+            e(3, "open", 1.0, false),
+            e(4, "paid", 7.0, true),
+        ];
+        let fields: Vec<String> = ["id", "status", "total", "paid"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let ids = |q: &str| -> Vec<Value> {
+            let plan = parse(q, &fields, DEFAULT_TOKEN);
+            assert!(plan.understood, "{q}");
+            apply(&plan, all.iter().collect())
+                .0
+                .iter()
+                .map(|e| e.id.clone())
+                .collect()
+        };
+        assert_eq!(ids("paid=false"), vec![json!(2), json!(3)]);
+        assert_eq!(
+            ids("_sort=-total&_limit=3"),
+            vec![json!(2), json!(4), json!(1)]
+        );
+        assert_eq!(ids("status=paid&_sort=total"), vec![json!(1), json!(4)]);
+        assert_eq!(ids("limit=2&offset=1"), vec![json!(2), json!(3)]);
+        assert_eq!(ids("total=9.5"), vec![json!(2)]);
+        assert!(!parse("weird=1", &fields, DEFAULT_TOKEN).understood);
+        assert!(!parse("_limit=x", &fields, DEFAULT_TOKEN).understood);
     }
 }

@@ -29,6 +29,9 @@ pub fn read(
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
         Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),
+        Some(ViewPlan::Document(plan)) if engine.document_entity(&plan.path).is_some() => {
+            document_from_entity(engine, world, tool, plan, call)
+        }
         Some(ViewPlan::Document(plan)) => {
             let line = call.line();
             let held = world.documents.get(&line).or_else(|| {
@@ -40,6 +43,7 @@ pub fn read(
                 (Some(value), Some(base)) => {
                     let mut answer = answer_from_record(base, &tool.name);
                     answer.body = AnswerBody::Json(value.clone());
+                    answer.rendered = Some(base.ordinal);
                     answer
                 }
                 _ => replay(engine, tool, call),
@@ -47,6 +51,51 @@ pub fn read(
         }
         Some(ViewPlan::Recorded(_)) | None => replay(engine, tool, call),
     }
+}
+
+/// A document that is also an entity reads from the entity: the
+/// document's recorded value with the entity rendered at its place (its
+/// recorded members first). Without the entity, not found.
+fn document_from_entity(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &crate::state::DocumentPlan,
+    call: &crate::Call,
+) -> Answer {
+    let Some(held) = engine.document_entity(&plan.path) else {
+        return replay(engine, tool, call);
+    };
+    let Some(entity) = world.entity(&held.type_name, &held.collection, &held.id) else {
+        return crate::Refusal::NotFound {
+            tool: tool.name.clone(),
+            id: held.id.clone(),
+        }
+        .answer();
+    };
+    let Some(base) = engine.record(plan.base_ordinal) else {
+        return replay(engine, tool, call);
+    };
+    let type_fields = engine
+        .entity_type(&held.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
+    let mut answer = answer_from_record(base, &tool.name);
+    let mut value = match &answer.body {
+        AnswerBody::Json(v) => v.clone(),
+        _ => return replay(engine, tool, call),
+    };
+    let rendered = render_entity(entity, &held.fields, type_fields, &tool.name);
+    if !set_pointer(&mut value, &held.pointer, rendered.clone()) {
+        if held.pointer.is_empty() {
+            value = rendered;
+        } else {
+            return replay(engine, tool, call);
+        }
+    }
+    answer.body = AnswerBody::Json(value);
+    answer.rendered = Some(base.ordinal);
+    answer
 }
 
 fn normalize_line(line: &str) -> String {
@@ -136,6 +185,7 @@ fn render_item(
         );
     }
     answer.body = AnswerBody::Json(envelope);
+    answer.rendered = Some(base.ordinal);
     answer
 }
 
@@ -186,6 +236,7 @@ fn render_list(
         recorded_line.map(|l| l.membership == "all"),
         entities,
     );
+    let total = shaped.total;
     let entities = shaped.entities;
     let items: Vec<Value> = entities
         .iter()
@@ -208,7 +259,18 @@ fn render_list(
             };
         }
     }
+    let recorded_count = match &answer.body {
+        AnswerBody::Json(v) => v
+            .pointer(&plan.pointer)
+            .and_then(Value::as_array)
+            .map(Vec::len),
+        _ => None,
+    };
     answer.body = AnswerBody::Json(envelope);
+    answer.rendered = Some(base.ordinal);
+    if let Some(recorded) = recorded_count {
+        crate::answer_headers::count_headers(&mut answer, recorded, total);
+    }
     if let Some(name) = shaped.paging_header {
         answer
             .headers
@@ -268,6 +330,7 @@ pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
         .filter(|r| {
             r.method.eq_ignore_ascii_case(&call.method)
                 && r.line().is_some_and(|l| normalize_line(&l) == line)
+                && crate::answer_headers::precondition_fits(r.status, call)
         })
         .collect();
     let with_body = call.body.as_ref().and_then(|b| {
@@ -348,6 +411,7 @@ pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
         tool: Some(tool.to_string()),
         applied: Applied::No,
         error_code: None,
+        rendered: None,
     }
 }
 

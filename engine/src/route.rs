@@ -56,6 +56,20 @@ impl Router {
         Router { routes }
     }
 
+    /// The compiled template of tool `index`.
+    pub fn segments(&self, index: usize) -> &[Segment] {
+        self.routes
+            .get(index)
+            .map_or(&[][..], |r| r.segments.as_slice())
+    }
+
+    /// The path params of `path` under tool `index`'s template (method
+    /// aside), or `None` when the path does not fit it.
+    pub fn params(&self, index: usize, path: &str) -> Option<Params> {
+        let route = self.routes.get(index)?;
+        bind(&route.segments, &path_segments(path))
+    }
+
     /// Every route matching `method` and `path`, with its params.
     pub fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
         let segments = path_segments(path);
@@ -63,19 +77,7 @@ impl Router {
         self.routes
             .iter()
             .filter(|r| r.method == method && r.segments.len() == segments.len())
-            .filter_map(|r| {
-                let mut params = Params::new();
-                for (seg, actual) in r.segments.iter().zip(&segments) {
-                    match seg {
-                        Segment::Literal(l) if l == actual => {}
-                        Segment::Literal(_) => return None,
-                        Segment::Param(name) => {
-                            params.insert(name.clone(), percent_decode(actual));
-                        }
-                    }
-                }
-                Some((r, params))
-            })
+            .filter_map(|r| bind(&r.segments, &segments).map(|params| (r, params)))
             .collect()
     }
 
@@ -100,6 +102,25 @@ impl Router {
         });
         candidates.into_iter().next().map(|(r, p)| (r.tool, p))
     }
+}
+
+/// Binds a path's segments to a compiled template: the params, or `None`
+/// when a literal differs or the lengths do.
+fn bind(template: &[Segment], segments: &[&str]) -> Option<Params> {
+    if template.len() != segments.len() {
+        return None;
+    }
+    let mut params = Params::new();
+    for (seg, actual) in template.iter().zip(segments) {
+        match seg {
+            Segment::Literal(l) if l == actual => {}
+            Segment::Literal(_) => return None,
+            Segment::Param(name) => {
+                params.insert(name.clone(), percent_decode(actual));
+            }
+        }
+    }
+    Some(params)
 }
 
 /// Sort key: literals (0) before parameters (1), position by position.

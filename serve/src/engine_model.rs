@@ -4,8 +4,8 @@
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use rea_engine::{Answer, Call, Engine, Generator, World};
-use serde_json::{Map, Value};
+use rea_engine::{Answer, Engine, Generator, Request, World};
+use serde_json::Value;
 
 /// The engine plus the tool list the server offers from it.
 pub struct EngineModel {
@@ -91,32 +91,13 @@ impl Model for EngineModel {
         self.engine.initial_world()
     }
 
-    fn route(&self, method: &str, path: &str) -> Option<String> {
-        if let Some(sibling) = self.engine.sibling_tool(method, path) {
-            return Some(sibling);
-        }
-        self.engine
-            .route(method, path)
-            .map(|(tool, _)| tool.name.clone())
-    }
-
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
-        self.engine
-            .tool_call(tool, &Value::Object(arguments.clone()))
-            .map_err(|report| {
-                let extra = Value::Object(report.details.clone());
-                Box::new(Answer::error(
-                    400,
-                    &report.code,
-                    &report.message,
-                    Some(tool),
-                    Some(extra),
-                ))
-            })
-    }
-
-    fn call(&self, world: &mut World, call: &Call, generator: &mut dyn Generator) -> Answer {
-        self.engine.call(world, call, generator)
+    fn answer(
+        &self,
+        world: &mut World,
+        request: &Request,
+        generator: &mut dyn Generator,
+    ) -> Answer {
+        self.engine.answer(world, request, generator)
     }
 
     fn export(&self, world: &World) -> Value {

@@ -1,7 +1,9 @@
 //! The served environment: an immutable model and one mutable World behind a
 //! std `Mutex` (never held across `.await`), plus the World it started with.
-//! Every adapter answers through `Environment::call`, so the same request
-//! over MCP, over HTTP or after `data/add` answers the same bytes.
+//! `Environment::from_capture` is the one start-up; every adapter answers
+//! through `Environment::call`, which hands the request to the engine to
+//! route once and dispatch, so the same request over MCP, over HTTP or
+//! after `data/add` answers the same bytes.
 //!
 //! Reads are pure functions of the World, so their replies are cached per
 //! request line until the World changes (an applied or possibly-applied
@@ -15,8 +17,9 @@ use crate::outcome::body_bytes;
 use axum::body::Bytes;
 use axum::http::HeaderMap;
 use indexmap::IndexMap;
-use rea_engine::{Answer, Applied, Call};
-use serde_json::{json, Map, Value};
+pub use rea_engine::Request;
+use rea_engine::{Answer, Applied};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -44,26 +47,11 @@ impl Reply {
     }
 }
 
-/// One request to the environment, from whichever adapter.
-#[derive(Debug, Clone)]
-pub enum Request {
-    /// An MCP tool call: the tool's name and its arguments.
-    Tool {
-        name: String,
-        arguments: Map<String, Value>,
-    },
-    /// A request at the recorded API's own method, path and query.
-    Http(Call),
-}
-
 /// The object-safe face of a hosted model.
 trait Hosted: Send + Sync {
     fn name(&self) -> &str;
     fn tools(&self) -> &[ToolInfo];
-    fn route(&self, method: &str, path: &str) -> Option<String>;
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>>;
-    fn answer(&self, call: &Call) -> Arc<Reply>;
-    fn cached(&self, call: &Call) -> Option<Arc<Reply>>;
+    fn answer(&self, request: &Request) -> Arc<Reply>;
     fn reset(&self);
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
@@ -85,10 +73,27 @@ struct Host<M: Model> {
     reads: Mutex<HashMap<String, Arc<Reply>>>,
 }
 
-/// The cache key of a read that may be cached: GET/HEAD without a body.
-fn read_key(call: &Call) -> Option<String> {
+/// Request headers an answer depends on (the serving origin and the
+/// preconditions), so they are part of a cached read's key.
+const KEYED_HEADERS: [&str; 3] = ["host", "if-none-match", "if-modified-since"];
+
+/// The cache key of a read that may be cached: an HTTP GET/HEAD without a
+/// body, with the request headers its answer depends on.
+fn read_key(request: &Request) -> Option<String> {
+    let Request::Http(call) = request else {
+        return None;
+    };
     let read = call.method.eq_ignore_ascii_case("GET") || call.method.eq_ignore_ascii_case("HEAD");
-    (read && call.body.is_none()).then(|| format!("{} {}", call.method, call.line()))
+    if !read || call.body.is_some() {
+        return None;
+    }
+    let mut key = format!("{} {}", call.method, call.line());
+    for name in KEYED_HEADERS {
+        if let Some(v) = call.header(name) {
+            key.push_str(&format!("\n{name}: {v}"));
+        }
+    }
+    Some(key)
 }
 
 impl<M: Model> Host<M> {
@@ -104,26 +109,16 @@ impl<M: Model> Hosted for Host<M> {
     fn tools(&self) -> &[ToolInfo] {
         self.model.tools()
     }
-    fn route(&self, method: &str, path: &str) -> Option<String> {
-        self.model.route(method, path)
-    }
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>> {
-        self.model.tool_call(tool, arguments)
-    }
-    fn cached(&self, call: &Call) -> Option<Arc<Reply>> {
-        let key = read_key(call)?;
-        lock(&self.reads).get(&key).cloned()
-    }
-    fn answer(&self, call: &Call) -> Arc<Reply> {
-        if let Some(hit) = self.cached(call) {
+    fn answer(&self, request: &Request) -> Arc<Reply> {
+        let key = read_key(request);
+        if let Some(hit) = key.as_ref().and_then(|k| lock(&self.reads).get(k).cloned()) {
             return hit;
         }
-        let key = read_key(call);
         let mut generator = SystemGenerator;
         let mut world = self.lock();
-        let reply = Arc::new(Reply::new(self.model.call(
+        let reply = Arc::new(Reply::new(self.model.answer(
             &mut world,
-            call,
+            request,
             &mut generator,
         )));
         let mut reads = lock(&self.reads);
@@ -179,12 +174,13 @@ pub struct Environment {
 impl Environment {
     /// Hosts `model`, starting from `start` (a `--state` World) or the
     /// model's initial World. `data/reset` returns to that starting World.
-    pub fn new<M: Model>(model: M, start: Option<M::World>) -> Self {
+    /// `name` overrides the model's own name (the CLI passes
+    /// `ENVIRONMENT_NAME`); the library reads no process environment.
+    pub fn new<M: Model>(model: M, start: Option<M::World>, name: Option<&str>) -> Self {
         let initial = start.unwrap_or_else(|| model.initial_world());
-        let name = std::env::var("ENVIRONMENT_NAME")
-            .ok()
+        let name = name
             .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| model.name().to_string());
+            .map_or_else(|| model.name().to_string(), str::to_string);
         Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
@@ -196,12 +192,12 @@ impl Environment {
         }
     }
 
-    /// The environment name (`ENVIRONMENT_NAME`, else the manifest's).
+    /// The environment name (the one given at start-up, else the manifest's).
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// The model's own name, whatever `ENVIRONMENT_NAME` says.
+    /// The model's own name, whatever name the environment was given.
     pub fn model_name(&self) -> &str {
         self.host.name()
     }
@@ -222,50 +218,9 @@ impl Environment {
     }
 
     /// Answers one request. Atomic: the World lock is held for exactly
-    /// one engine call.
+    /// one engine call (the engine routes it once, then dispatches).
     pub fn call(&self, request: &Request) -> Arc<Reply> {
-        match request {
-            Request::Tool { name, arguments } => {
-                let Some(info) = self.all_tools().iter().find(|t| t.tool.name == *name) else {
-                    return Arc::new(Reply::new(own_error(
-                        404,
-                        "unknown_tool",
-                        &format!("no tool is named {name}"),
-                        None,
-                    )));
-                };
-                if !info.served {
-                    return Arc::new(Reply::new(not_served(info)));
-                }
-                match self.host.tool_call(name, arguments) {
-                    Ok(call) => self.host.answer(&call),
-                    Err(answer) => Arc::new(Reply::new(*answer)),
-                }
-            }
-            Request::Http(call) => {
-                if let Some(hit) = self.host.cached(call) {
-                    return hit;
-                }
-                let Some(tool) = self.host.route(&call.method, &call.path) else {
-                    return Arc::new(Reply::new(own_error(
-                        404,
-                        "no_matching_tool",
-                        &format!(
-                            "no recorded tool matches {} {}",
-                            call.method,
-                            display_path(call)
-                        ),
-                        None,
-                    )));
-                };
-                if let Some(info) = self.all_tools().iter().find(|t| t.tool.name == tool) {
-                    if !info.served {
-                        return Arc::new(Reply::new(not_served(info)));
-                    }
-                }
-                self.host.answer(call)
-            }
-        }
+        self.host.answer(request)
     }
 
     /// `data/reset`: back to the starting World.
@@ -293,31 +248,4 @@ impl Environment {
     pub fn tables(&self) -> IndexMap<String, Value> {
         self.host.tables()
     }
-}
-
-fn display_path(call: &Call) -> String {
-    match &call.query {
-        Some(q) if !q.is_empty() => format!("{}?{}", call.path, q),
-        _ => call.path.clone(),
-    }
-}
-
-fn not_served(info: &ToolInfo) -> Answer {
-    let reason = info.reason.as_deref().unwrap_or("not-served");
-    own_error(
-        501,
-        "write_not_served",
-        &format!(
-            "{} {} is recorded but its write plan is not served (reason: {reason}); nothing was changed",
-            info.tool.method, info.tool.path_template
-        ),
-        Some(reason),
-    )
-}
-
-/// An error answer produced by rea itself (not a replayed recording), in
-/// the engine's shape `{"error": code, "message": ..., "reason"?}`.
-pub(crate) fn own_error(status: u16, code: &str, message: &str, reason: Option<&str>) -> Answer {
-    let extra = reason.map(|r| json!({ "reason": r }));
-    Answer::error(status, code, message, None, extra)
 }

@@ -13,6 +13,9 @@ pub enum ServeError {
     State(String),
     /// The MCP stdio session failed to start or ended with an error.
     Mcp(String),
+    /// The environment could not be built from the capture (decoding,
+    /// derivation or the engine refused it), in the error contract's shape.
+    Start(ErrorReport),
 }
 
 impl fmt::Display for ServeError {
@@ -23,6 +26,7 @@ impl fmt::Display for ServeError {
                 write!(f, "the --state World does not fit the environment: {d}")
             }
             ServeError::Mcp(d) => write!(f, "the MCP session failed: {d}"),
+            ServeError::Start(r) => write!(f, "{}", r.message),
         }
     }
 }
@@ -45,6 +49,7 @@ impl ServeError {
                 .detail("detail", d.clone())
                 .guidance("give --state a World in the data/get shape (collection -> rows, documents as {path, value})"),
             ServeError::Mcp(_) => ErrorReport::new("mcp_session", Category::Unavailable, self.to_string()),
+            ServeError::Start(r) => r.clone(),
         }
     }
 }

@@ -2,13 +2,13 @@
 //! line into an environment call, answering with the recorded content type and
 //! only the recorded headers that still describe the answer.
 
-use crate::environment::{own_error, Environment, Reply, Request};
+use crate::environment::{Environment, Reply, Request};
 use crate::outcome::content_type;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
-use rea_engine::{Answer, Call};
+use rea_engine::{Answer, Call, Refusal};
 use std::sync::Arc;
 
 /// The fallback handler: every request no other route took.
@@ -25,16 +25,26 @@ pub async fn fallback(
                 method: method.as_str().to_string(),
                 path: uri.path().to_string(),
                 query: uri.query().map(str::to_string),
+                headers: request_headers(&headers),
                 body: parsed,
             };
             // The engine is synchronous and quick; the lock is never held
             // across an await point.
             env.call(&Request::Http(call))
         }
-        Err(message) => Arc::new(Reply::new(own_error(400, "body_not_json", &message, None))),
+        Err(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
     };
     let head = method == Method::HEAD;
     to_response(&reply, head)
+}
+
+/// The request headers the engine reads, as sent (values that are not
+/// visible ASCII are left out).
+fn request_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect()
 }
 
 fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Value>, String> {

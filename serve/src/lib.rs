@@ -12,6 +12,7 @@
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
+//! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 
 pub mod dataplane;
 pub mod engine_model;
@@ -24,12 +25,14 @@ pub mod mcp;
 pub mod model;
 pub mod outcome;
 pub mod server;
+pub mod start;
 pub mod tools;
 
 pub use environment::{Environment, Request};
 pub use error::ServeError;
 pub use model::{ImportError, Model, ToolInfo, ToolKind};
 pub use server::{app, run, run_stdio, ServeConfig};
+pub use start::StartOptions;
 
 #[cfg(test)]
 mod testing;

@@ -1,11 +1,12 @@
 //! The port between the server and the engine: what `rea-serve` needs from
-//! a derived environment (tools, routing, one call against a World, the
-//! data-plane shape of a World), as one trait the engine implements.
+//! a derived environment (tools, one request answered against a World, the
+//! data-plane shape of a World), as one trait the engine implements
+//! (`engine_model`); the adapters' unit tests host a small fake.
 
 use indexmap::IndexMap;
 use rea_engine::manifest::Tool;
-use rea_engine::{Answer, Call, Generator};
-use serde_json::{Map, Value};
+use rea_engine::{Answer, Generator, Request};
+use serde_json::Value;
 
 /// Whether a tool reads or may change state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,13 +47,14 @@ pub trait Model: Send + Sync + 'static {
     fn tools(&self) -> &[ToolInfo];
     /// The World the capture's state describes.
     fn initial_world(&self) -> Self::World;
-    /// The tool an HTTP request line reaches, if any.
-    fn route(&self, method: &str, path: &str) -> Option<String>;
-    /// MCP-style arguments (path params and query names at the top level,
-    /// `body` for the request body) → an HTTP-shaped call, or a 4xx answer.
-    fn tool_call(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Call, Box<Answer>>;
-    /// Answers one call, changing `world` only when the answer says so.
-    fn call(&self, world: &mut Self::World, call: &Call, generator: &mut dyn Generator) -> Answer;
+    /// Answers one request (routed once, then dispatched), changing
+    /// `world` only when the answer says so.
+    fn answer(
+        &self,
+        world: &mut Self::World,
+        request: &Request,
+        generator: &mut dyn Generator,
+    ) -> Answer;
     /// The World in the data-plane shape `{"collections": {...}, "documents": {...}}`.
     fn export(&self, world: &Self::World) -> Value;
     /// A World from the data-plane shape, checked against the tables.

@@ -147,6 +147,7 @@ mod tests {
             tool: None,
             applied: Applied::No,
             error_code: None,
+            rendered: None,
         }
     }
 

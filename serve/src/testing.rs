@@ -5,7 +5,7 @@
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
 use rea_engine::manifest::{Param, Tool};
-use rea_engine::{Answer, AnswerBody, Applied, Call, Generator};
+use rea_engine::{Answer, AnswerBody, Applied, Call, Generator, Refusal, Request};
 use serde_json::{json, Map, Value};
 
 pub(crate) struct Notes {
@@ -113,6 +113,7 @@ fn json_answer(status: u16, body: Value, applied: Applied) -> Answer {
         tool: None,
         applied,
         error_code: None,
+        rendered: None,
     }
 }
 
@@ -128,6 +129,72 @@ impl Model for Notes {
     fn initial_world(&self) -> Vec<Value> {
         vec![json!({"id": 1, "text": "first"})]
     }
+    fn export(&self, world: &Vec<Value>) -> Value {
+        json!({"collections": {"notes": world.clone()}, "documents": {"/v1/": {"version": "1"}}})
+    }
+    fn import(&self, value: &Value) -> Result<Vec<Value>, ImportError> {
+        let rows = value
+            .pointer("/collections/notes")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, row) in rows.iter().enumerate() {
+            if !seen.insert(row["id"].to_string()) {
+                return Err(ImportError {
+                    detail: format!("notes[{i}].id: duplicate id {}", row["id"]),
+                });
+            }
+        }
+        Ok(rows)
+    }
+    fn tables(&self) -> IndexMap<String, Value> {
+        IndexMap::from([(
+            "notes".to_string(),
+            json!({"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}}, "required": ["id", "text"]}),
+        )])
+    }
+    fn answer(&self, world: &mut Vec<Value>, request: &Request, g: &mut dyn Generator) -> Answer {
+        let (tool, call) = match request {
+            Request::Tool { name, arguments } => {
+                if !self.tools.iter().any(|t| &t.tool.name == name) {
+                    return Refusal::UnknownTool { name: name.clone() }.answer();
+                }
+                match self.tool_call(name, arguments) {
+                    Ok(call) => (name.clone(), call),
+                    Err(answer) => return *answer,
+                }
+            }
+            Request::Http(call) => match self.route(&call.method, &call.path) {
+                Some(tool) => (tool, call.clone()),
+                None => {
+                    return Refusal::NoMatchingTool {
+                        method: call.method.clone(),
+                        line: call.line(),
+                    }
+                    .answer()
+                }
+            },
+        };
+        let info = self
+            .tools
+            .iter()
+            .find(|t| t.tool.name == tool)
+            .expect("routed");
+        if !info.served {
+            return Refusal::NotServed {
+                tool: tool.clone(),
+                method: info.tool.method.clone(),
+                template: info.tool.path_template.clone(),
+                reason: info.reason.clone().unwrap_or_default(),
+            }
+            .answer();
+        }
+        self.call(world, &call, g)
+    }
+}
+
+impl Notes {
     fn route(&self, method: &str, path: &str) -> Option<String> {
         let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
         match (method, segs.as_slice()) {
@@ -164,6 +231,7 @@ impl Model for Notes {
             method: info.tool.method.clone(),
             path,
             query: None,
+            headers: Vec::new(),
             body: arguments.get("body").cloned(),
         })
     }
@@ -212,30 +280,5 @@ impl Model for Notes {
             },
             _ => json_answer(500, json!({"message": "unrouted"}), Applied::No),
         }
-    }
-    fn export(&self, world: &Vec<Value>) -> Value {
-        json!({"collections": {"notes": world.clone()}, "documents": {"/v1/": {"version": "1"}}})
-    }
-    fn import(&self, value: &Value) -> Result<Vec<Value>, ImportError> {
-        let rows = value
-            .pointer("/collections/notes")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let mut seen = std::collections::BTreeSet::new();
-        for (i, row) in rows.iter().enumerate() {
-            if !seen.insert(row["id"].to_string()) {
-                return Err(ImportError {
-                    detail: format!("notes[{i}].id: duplicate id {}", row["id"]),
-                });
-            }
-        }
-        Ok(rows)
-    }
-    fn tables(&self) -> IndexMap<String, Value> {
-        IndexMap::from([(
-            "notes".to_string(),
-            json!({"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}}, "required": ["id", "text"]}),
-        )])
     }
 }

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 fn env() -> Arc<Environment> {
-    Arc::new(Environment::new(Notes::new(), None))
+    Arc::new(Environment::new(Notes::new(), None, None))
 }
 
 fn config() -> ServeConfig {
@@ -353,6 +353,7 @@ fn cached_reads_follow_every_change_of_the_world() {
             method: "GET".into(),
             path: "/v1/notes".into(),
             query: None,
+            headers: Vec::new(),
             body: None,
         }))
     };

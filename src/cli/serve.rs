@@ -60,6 +60,8 @@ struct Resolved {
     rules: Vec<String>,
     state: Option<PathBuf>,
     data_root: Option<PathBuf>,
+    /// `ENVIRONMENT_NAME`, when set.
+    name: Option<String>,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -103,6 +105,9 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         rules,
         state: args.state,
         data_root: args.data_root,
+        name: std::env::var("ENVIRONMENT_NAME")
+            .ok()
+            .filter(|n| !n.trim().is_empty()),
     })
 }
 
@@ -160,6 +165,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         cfg.format.as_deref(),
         &cfg.rules,
         cfg.state.as_deref(),
+        cfg.name.clone(),
         &mut |stage| {
             log(&format!(
                 "[{:>6.2}s] {stage}",

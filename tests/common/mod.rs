@@ -233,6 +233,17 @@ pub(crate) struct Recorded {
     pub(crate) status: u16,
     pub(crate) mime: String,
     pub(crate) response: Option<Value>,
+    /// The recorded origin, e.g. `http://127.0.0.1:37713`.
+    pub(crate) origin: String,
+}
+
+impl Recorded {
+    /// The recorded response as served from `addr`: URLs the app built
+    /// from its own origin point at the serving origin.
+    pub(crate) fn response_served_at(&self, addr: SocketAddr) -> Option<Value> {
+        let text = self.response.as_ref()?.to_string();
+        serde_json::from_str(&text.replace(&self.origin, &format!("http://{addr}"))).ok()
+    }
 }
 
 pub(crate) fn recorded(name: &str) -> Vec<Recorded> {
@@ -261,6 +272,7 @@ pub(crate) fn recorded(name: &str) -> Vec<Recorded> {
                     .unwrap_or("")
                     .to_string(),
                 response: serde_json::from_str(text).ok(),
+                origin: parsed.origin.clone(),
             }
         })
         .collect()

@@ -5,10 +5,8 @@
 //! answer from state with its recording (as the whole rendered response),
 //! and marks each write plan `served` or gives its first reason.
 
-use crate::engine::apply::apply_write;
-use crate::engine::render::read;
 use crate::engine::world::same_id;
-use crate::engine::{AnswerBody, Call, Engine, Params, World};
+use crate::engine::{AnswerBody, Call, Engine, Generator, Params, World};
 use crate::state::model::{ViewPlan, WritePlan};
 use crate::state::writes::build::Built;
 use crate::state::writes::classify::may_change_state;
@@ -190,6 +188,7 @@ impl<'a> Replay<'a> {
             method: rec.method.clone(),
             path: path.to_string(),
             query: rec.query.clone(),
+            headers: Vec::new(),
             body: rec.request_body.json().cloned(),
         };
         let params = self.params(&plan.tool, path);
@@ -204,7 +203,7 @@ impl<'a> Replay<'a> {
                     .iter()
                     .map(|e| e.id.clone())
                     .collect();
-                apply_write(self.engine, plan, &mut self.world, &call, &params, &mut gen);
+                self.write(&plan.tool, &call, &mut gen);
                 let created = self
                     .world
                     .list(&type_name, &collection)
@@ -217,11 +216,11 @@ impl<'a> Replay<'a> {
                 }
             }
             "document" => {
-                apply_write(self.engine, plan, &mut self.world, &call, &params, &mut gen);
+                self.write(&plan.tool, &call, &mut gen);
                 Target::Document(plan.document_path.clone().unwrap_or_else(|| call.line()))
             }
             _ => {
-                apply_write(self.engine, plan, &mut self.world, &call, &params, &mut gen);
+                self.write(&plan.tool, &call, &mut gen);
                 let id = params.values().last().cloned().unwrap_or_default();
                 Target::Entity(parent_path(path), id)
             }
@@ -247,6 +246,14 @@ impl<'a> Replay<'a> {
             item_open: true,
             list_open: true,
         });
+    }
+
+    /// Applies one recorded write through the engine's own dispatch,
+    /// pinned to its tool with the plan under check.
+    fn write(&mut self, tool: &str, call: &Call, gen: &mut dyn Generator) {
+        if let Some(routed) = self.engine.resolve_for_check(tool, call.clone()) {
+            self.engine.dispatch(&mut self.world, routed, gen);
+        }
     }
 
     fn item_pointer(&self, type_name: &str) -> Option<String> {
@@ -319,6 +326,7 @@ impl<'a> Replay<'a> {
             method: "GET".into(),
             path: path.to_string(),
             query: rec.query.clone(),
+            headers: Vec::new(),
             body: None,
         };
         let (target, type_name, pointer, is_list) = match view {
@@ -347,10 +355,9 @@ impl<'a> Replay<'a> {
                     .entity_type(&p.type_name)
                     .map(|t| t.fields.clone())
                     .unwrap_or_default();
-                let understood = rec
-                    .query
-                    .as_deref()
-                    .is_none_or(|q| crate::engine::query::plan(q, &fields).is_some());
+                let understood = rec.query.as_deref().is_none_or(|q| {
+                    crate::engine::listing::understands(self.engine, tool, q, &fields)
+                });
                 if !recorded_line && !understood {
                     return;
                 }
@@ -409,8 +416,13 @@ impl<'a> Replay<'a> {
                 self.tainted.remove(&target_path(&target));
             }
         } else {
-            let params = self.params(tool_name, path);
-            let answer = read(self.engine, &self.world, tool, &params, &call);
+            let answer = match self.engine.resolve_for_check(tool_name, call.clone()) {
+                Some(routed) => {
+                    self.engine
+                        .dispatch(&mut self.world, routed, &mut RecordedGenerator::default())
+                }
+                None => return,
+            };
             let agrees = if rec.shows_absence() {
                 match &target {
                     Target::Entity(c, id) => self.world.entity(&type_name, c, id).is_none(),

@@ -74,6 +74,24 @@ pub fn environment_state_for(evidence: &Value, manifest: &Manifest) -> Result<St
     state_after_manifest(evidence, manifest, &mut budget)
 }
 
+/// `environment_state_for` over records the caller already read from
+/// `evidence` with `records_of` (so a server reads them once and hands the
+/// same records to its engine).
+pub fn environment_state_with_records(
+    evidence: &Value,
+    manifest: &Manifest,
+    records: &[Record],
+) -> Result<State, DeriveError> {
+    let mut budget = Budget::new(PROJECTION_BUDGET);
+    admit_parent(evidence)?;
+    budget.charge(
+        serde_json::to_string(manifest)
+            .map(|s| s.len() as u64)
+            .unwrap_or(0),
+    )?;
+    state_from_records(records, manifest, &mut budget)
+}
+
 fn state_after_manifest(
     evidence: &Value,
     manifest: &Manifest,
@@ -81,14 +99,22 @@ fn state_after_manifest(
 ) -> Result<State, DeriveError> {
     admit_parent(evidence)?;
     let records = records_of(evidence);
-    for r in &records {
+    state_from_records(&records, manifest, budget)
+}
+
+fn state_from_records(
+    records: &[Record],
+    manifest: &Manifest,
+    budget: &mut Budget,
+) -> Result<State, DeriveError> {
+    for r in records {
         budget.charge(
             SLOT + (r.method.len()
                 + r.path.as_ref().map_or(0, String::len)
                 + r.query.as_ref().map_or(0, String::len)) as u64,
         )?;
     }
-    derive_from_records(&records, manifest, budget)
+    derive_from_records(records, manifest, budget)
 }
 
 /// The charge for a value the state keeps: one slot per value and entry,

@@ -82,6 +82,7 @@ fn kinto_engine_answers_reads_as_recorded() {
             method: "GET".into(),
             path: parsed.path.into(),
             query: parsed.query.map(str::to_string),
+            headers: Vec::new(),
             body: None,
         };
         let answer = engine.call(&mut world, &call, &mut gen);
@@ -99,6 +100,7 @@ fn kinto_engine_answers_reads_as_recorded() {
         method: "GET".into(),
         path: "/v1/buckets/shop/collections/products/records/prod-999".into(),
         query: None,
+        headers: Vec::new(),
         body: None,
     };
     let answer = engine.call(&mut world, &call, &mut gen);

@@ -20,6 +20,7 @@ pub mod views;
 
 pub use derive::{
     environment_state, environment_state_budgeted, environment_state_for, environment_state_view,
+    environment_state_with_records,
 };
 
 #[cfg(test)]

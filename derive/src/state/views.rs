@@ -12,6 +12,7 @@ use crate::state::derive::kept_charge;
 use crate::state::derive::Ctx;
 use crate::state::identity::list_at;
 use crate::state::usable::BODY_LIMIT;
+use crate::state::writes::replay_gen::RecordedGenerator;
 use crate::state::{
     Document, DocumentPlan, ItemPlan, ListLine, ListPlan, RecordedPlan, State, ViewPlan,
 };
@@ -435,7 +436,7 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
         .collect();
     let engine = Engine::from_records(records, ctx.manifest.clone(), state.clone())
         .map_err(|e| DeriveError::invalid_request("", e.message))?;
-    let world = engine.initial_world();
+    let mut world = engine.initial_world();
     let mut failed: Vec<(usize, &'static str)> = Vec::new();
     for (vi, view) in state.views.iter().enumerate() {
         let Some(r) = reads
@@ -465,13 +466,15 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
                 method: tool.method.clone(),
                 path,
                 query,
+                headers: Vec::new(),
                 body: None,
             };
-            let params = crate::engine::route::Router::new(std::slice::from_ref(tool))
-                .route(&tool.method, &call.path, |_| true)
-                .map(|(_, p)| p)
-                .unwrap_or_default();
-            let answer = crate::engine::render::read(&engine, &world, tool, &params, &call);
+            // The candidate view answers through the engine's own dispatch.
+            let Some(routed) = engine.resolve_for_check(&tool.name, call) else {
+                failed.push((vi, reason));
+                break;
+            };
+            let answer = engine.dispatch(&mut world, routed, &mut RecordedGenerator::default());
             let AnswerBody::Json(mut rendered) = answer.body else {
                 failed.push((vi, reason));
                 break;

@@ -27,6 +27,7 @@ fn get(
         method: "GET".into(),
         path: path.into(),
         query: query.map(str::to_string),
+        headers: Vec::new(),
         body: None,
     };
     engine.call(world, &call, &mut Fixed(0))
@@ -50,17 +51,20 @@ fn tool_call_builds_the_request_line() {
     assert_eq!(tool.name, item);
     assert_eq!(params["record_id"], "prod 1/2");
     let err = engine.tool_call(&item, &json!({})).unwrap_err();
-    assert_eq!(err.code, "invalid_arguments");
+    assert_eq!(err.code(), "invalid_arguments");
     let err = engine
         .tool_call(&item, &json!({"record_id": "x", "bogus": 1}))
         .unwrap_err();
-    assert_eq!(err.details["argument"], "bogus");
+    assert!(matches!(
+        err,
+        crate::engine::Refusal::InvalidArguments { argument: Some(ref a), .. } if a == "bogus"
+    ));
     assert_eq!(
-        engine.tool_call("nope", &json!({})).unwrap_err().code,
+        engine.tool_call("nope", &json!({})).unwrap_err().code(),
         "unknown_tool"
     );
     assert_eq!(
-        engine.tool_call(&item, &json!([1])).unwrap_err().code,
+        engine.tool_call(&item, &json!([1])).unwrap_err().code(),
         "invalid_arguments"
     );
     let list = engine.route("GET", PRODUCTS).unwrap().0.name.clone();
@@ -199,6 +203,7 @@ fn unserved_writes_answer_their_reason_and_change_nothing() {
         method: tool.method.clone(),
         path: tool.path_template.clone(),
         query: None,
+        headers: Vec::new(),
         body: Some(json!({"data": {}})),
     };
     let answer = engine.call(&mut world, &call, &mut Fixed(0));

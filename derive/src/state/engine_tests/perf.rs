@@ -65,6 +65,7 @@ fn create_throughput() {
         method: "POST".into(),
         path: PRODUCTS.into(),
         query: None,
+        headers: Vec::new(),
         body: Some(body),
     };
     let slices = 5;

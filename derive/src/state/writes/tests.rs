@@ -509,6 +509,7 @@ mod apply {
             method: method.into(),
             path: path.into(),
             query: None,
+            headers: Vec::new(),
             body,
         }
     }

@@ -1,0 +1,289 @@
+//! Headers describe the answer they come with (docs/serving.md, "Headers"):
+//! - a body rendered from the World gets validators computed from it: an
+//!   `ETag` in the recording's spelling (the member of the body the
+//!   recorded ETag spelled, else a digest of the body) and a
+//!   `Last-Modified` only when that member is a clock; count headers are
+//!   set by the list render (`count_headers`);
+//! - `Date` is never replayed (the HTTP server stamps the current one);
+//! - a recorded conditional answer (`304`, `412`) is replayed only to a
+//!   request carrying the matching precondition (`precondition_fits`);
+//! - URLs the app built from its own origin (headers and body strings) are
+//!   rewritten to the serving origin the request came to (`Host`).
+
+use crate::records::Record;
+use crate::{Answer, AnswerBody, Call, Engine};
+use serde_json::Value;
+use std::hash::{Hash, Hasher};
+
+/// Validators recomputed for a rendered body.
+const VALIDATORS: [&str; 2] = ["etag", "last-modified"];
+
+/// Step 3 of dispatch: the answer's headers made to describe it.
+pub fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
+    answer
+        .headers
+        .retain(|(n, _)| !n.eq_ignore_ascii_case("date"));
+    if let Some(record) = answer.rendered.and_then(|o| engine.record(o)) {
+        revalidate(&mut answer, record);
+        if not_modified(call, &answer) {
+            answer.status = 304;
+            answer.body = AnswerBody::Empty;
+        }
+    }
+    if let Some(serving) = serving_origin(call) {
+        rewrite_origin(&mut answer, &engine.manifest.origin, &serving);
+    }
+    answer
+}
+
+/// Whether a recorded answer with `status` may answer `call`: a `304` only
+/// a request with `If-None-Match`/`If-Modified-Since`, a `412` only one
+/// with `If-Match`/`If-Unmodified-Since`.
+pub fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
+    match status {
+        Some(304) => {
+            call.header("if-none-match").is_some() || call.header("if-modified-since").is_some()
+        }
+        Some(412) => {
+            call.header("if-match").is_some() || call.header("if-unmodified-since").is_some()
+        }
+        _ => true,
+    }
+}
+
+/// Sets every count header of a rendered list: a recorded header whose
+/// value is the number of entities the recorded body listed (`recorded`)
+/// now says `count`.
+pub fn count_headers(answer: &mut Answer, recorded: usize, count: usize) {
+    let recorded = recorded.to_string();
+    for (_, value) in answer.headers.iter_mut() {
+        if value.trim() == recorded {
+            *value = count.to_string();
+        }
+    }
+}
+
+/// Replaces the recorded validators of a rendered answer with ones
+/// computed from its body, or drops them.
+fn revalidate(answer: &mut Answer, record: &Record) {
+    let Some(etag) = answer
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
+        .map(|(_, v)| v.clone())
+    else {
+        answer
+            .headers
+            .retain(|(n, _)| !n.eq_ignore_ascii_case("last-modified"));
+        return;
+    };
+    let (weak, inner) = split_etag(&etag);
+    let recorded_body = record_json(record);
+    let member = recorded_body
+        .as_ref()
+        .and_then(|b| pointer_of_scalar(b, inner, String::new()));
+    let body = match &answer.body {
+        AnswerBody::Json(v) => Some(v),
+        _ => None,
+    };
+    let from_member = member
+        .as_deref()
+        .and_then(|p| body.and_then(|b| b.pointer(p)))
+        .and_then(scalar_text);
+    let value = from_member.clone().unwrap_or_else(|| {
+        let digest = digest(body);
+        if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit()) {
+            digest.to_string()
+        } else {
+            format!("{digest:016x}")
+        }
+    });
+    let last_modified = from_member
+        .as_deref()
+        .and_then(|v| v.parse::<i64>().ok())
+        .and_then(http_date);
+    answer.headers.retain(|(n, _)| {
+        !VALIDATORS.iter().any(|v| n.eq_ignore_ascii_case(v))
+            || (n.eq_ignore_ascii_case("last-modified") && last_modified.is_some())
+            || n.eq_ignore_ascii_case("etag")
+    });
+    for (name, v) in answer.headers.iter_mut() {
+        if name.eq_ignore_ascii_case("etag") {
+            *v = format!("{}\"{value}\"", if weak { "W/" } else { "" });
+        } else if name.eq_ignore_ascii_case("last-modified") {
+            if let Some(date) = &last_modified {
+                v.clone_from(date);
+            }
+        }
+    }
+}
+
+/// A rendered 2xx GET whose ETag the request's `If-None-Match` names.
+fn not_modified(call: &Call, answer: &Answer) -> bool {
+    if !call.method.eq_ignore_ascii_case("GET") || !(200..300).contains(&answer.status) {
+        return false;
+    }
+    let (Some(asked), Some(etag)) = (
+        call.header("if-none-match"),
+        answer
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
+            .map(|(_, v)| v),
+    ) else {
+        return false;
+    };
+    let ours = split_etag(etag).1;
+    asked
+        .split(',')
+        .map(str::trim)
+        .any(|t| t == "*" || split_etag(t).1 == ours)
+}
+
+/// `W/"x"` → (true, `x`); `"x"` → (false, `x`); `x` → (false, `x`).
+fn split_etag(etag: &str) -> (bool, &str) {
+    let t = etag.trim();
+    let (weak, rest) = match t.strip_prefix("W/") {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    (weak, rest.trim_matches('"'))
+}
+
+fn record_json(record: &Record) -> Option<Value> {
+    match &record.response_body {
+        crate::records::Body::Text(t) => serde_json::from_str(t).ok(),
+        _ => None,
+    }
+}
+
+/// The JSON pointer of the first scalar in `value` spelled `text`.
+fn pointer_of_scalar(value: &Value, text: &str, at: String) -> Option<String> {
+    if text.is_empty() {
+        return None;
+    }
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            pointer_of_scalar(v, text, format!("{at}/{}", crate::codec::pointer_token(k)))
+        }),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| pointer_of_scalar(v, text, format!("{at}/{i}"))),
+        other => (scalar_text(other).as_deref() == Some(text)).then_some(at),
+    }
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn digest(body: Option<&Value>) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    body.map(Value::to_string)
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    hasher.finish()
+}
+
+/// An IMF-fixdate for a clock value: epoch milliseconds (13 digits and
+/// more) or seconds.
+fn http_date(n: i64) -> Option<String> {
+    let ms = if n.abs() >= 100_000_000_000 {
+        n
+    } else {
+        n.checked_mul(1000)?
+    };
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|d| d.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+}
+
+/// `http://<Host>` of the request, when it names one.
+fn serving_origin(call: &Call) -> Option<String> {
+    let host = call.header("host")?.trim();
+    (!host.is_empty() && !host.contains(['/', ' '])).then(|| format!("http://{host}"))
+}
+
+/// Rewrites URLs under the recorded origin to the serving origin, in
+/// header values and in the body's strings.
+fn rewrite_origin(answer: &mut Answer, recorded: &str, serving: &str) {
+    if recorded.is_empty() || recorded == serving {
+        return;
+    }
+    let rewrite = |text: &mut String| {
+        if let Some(rest) = text.strip_prefix(recorded) {
+            if rest.is_empty() || rest.starts_with(['/', '?', '#']) {
+                *text = format!("{serving}{rest}");
+            }
+        }
+    };
+    for (_, value) in answer.headers.iter_mut() {
+        rewrite(value);
+    }
+    if let AnswerBody::Json(body) = &mut answer.body {
+        let mut stack = vec![body];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::String(s) => rewrite(s),
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(map) => stack.extend(map.values_mut()),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etags_split_and_dates_format() {
+        assert_eq!(split_etag("W/\"abc\""), (true, "abc"));
+        assert_eq!(split_etag("\"17\""), (false, "17"));
+        assert_eq!(
+            http_date(1_700_000_000_000).as_deref(),
+            Some("Tue, 14 Nov 2023 22:13:20 GMT")
+        );
+        assert_eq!(
+            http_date(1_700_000_000).as_deref(),
+            Some("Tue, 14 Nov 2023 22:13:20 GMT")
+        );
+    }
+
+    #[test]
+    fn preconditions_gate_recorded_conditional_answers() {
+        let mut call = Call::new("GET", "/a", None);
+        assert!(!precondition_fits(Some(304), &call));
+        assert!(!precondition_fits(Some(412), &call));
+        assert!(precondition_fits(Some(200), &call));
+        call.headers.push(("If-None-Match".into(), "\"1\"".into()));
+        assert!(precondition_fits(Some(304), &call));
+        assert!(!precondition_fits(Some(412), &call));
+    }
+
+    #[test]
+    fn origin_links_follow_the_serving_origin() {
+        let mut a = crate::refusal::Refusal::Internal {
+            tool: None,
+            message: "x".into(),
+        }
+        .answer();
+        a.headers
+            .push(("Next-Page".into(), "http://rec:1/v1/x?_token=a".into()));
+        a.body = AnswerBody::Json(
+            serde_json::json!({"self": "http://rec:1/v1/x", "other": "http://rec:10/"}),
+        );
+        rewrite_origin(&mut a, "http://rec:1", "http://127.0.0.1:9");
+        assert_eq!(a.headers[0].1, "http://127.0.0.1:9/v1/x?_token=a");
+        let AnswerBody::Json(b) = &a.body else {
+            panic!()
+        };
+        assert_eq!(b["self"], "http://127.0.0.1:9/v1/x");
+        assert_eq!(b["other"], "http://rec:10/");
+    }
+}

@@ -1,0 +1,139 @@
+//! The one start-up: `Environment::from_capture(path, options)` decodes the
+//! capture, reads its records once, derives the manifest and the state with
+//! the chosen template rules, builds the one engine over those records and
+//! hosts it; optionally starting from a `--state` World. The caller (the
+//! CLI) passes in everything the process environment says; nothing here
+//! reads it.
+
+use crate::engine_model::EngineModel;
+use crate::environment::Environment;
+use crate::error::ServeError;
+use rea_core::{Category, ErrorReport};
+use rea_derivation::manifest::environment_manifest;
+use rea_derivation::state::environment_state_with_records;
+use rea_derivation::TemplateRule;
+use rea_engine::records::records_of;
+use rea_engine::Engine;
+use std::path::{Path, PathBuf};
+
+/// How to build the served environment.
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// The opt-in template rules in effect, by name (`TemplateRule::name`).
+    pub template_rules: Vec<String>,
+    /// Start from this World (the `data/get` shape) instead of the capture's.
+    pub state: Option<PathBuf>,
+    /// The environment's name (e.g. `ENVIRONMENT_NAME`); the manifest's
+    /// name when `None` or blank.
+    pub name: Option<String>,
+    /// The capture's format (`har`, `mitmproxy`); detected by content when `None`.
+    pub format: Option<String>,
+}
+
+impl StartOptions {
+    /// Every opt-in template rule, no `--state`, the manifest's name.
+    pub fn all_rules() -> StartOptions {
+        StartOptions {
+            template_rules: TemplateRule::ALL
+                .iter()
+                .map(|r| r.name().to_string())
+                .collect(),
+            ..StartOptions::default()
+        }
+    }
+}
+
+impl Environment {
+    /// Builds the served environment from a capture file.
+    pub fn from_capture(path: &Path, options: &StartOptions) -> Result<Environment, ServeError> {
+        Environment::from_capture_with_progress(path, options, &mut |_| {})
+    }
+
+    /// `from_capture`, reporting each stage through `progress`.
+    pub fn from_capture_with_progress(
+        path: &Path,
+        options: &StartOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Environment, ServeError> {
+        build(path, options, progress).map_err(ServeError::Start)
+    }
+}
+
+fn build(
+    capture: &Path,
+    options: &StartOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Environment, ErrorReport> {
+    let size = std::fs::metadata(capture).map(|m| m.len()).unwrap_or(0);
+    progress(&format!(
+        "decoding {} ({:.1} MiB)",
+        capture.display(),
+        size as f64 / (1024.0 * 1024.0)
+    ));
+    let evidence = rea_core::serving::capture_evidence(capture, options.format.as_deref())?;
+    let evidence = serde_json::to_value(&evidence).map_err(|e| {
+        ErrorReport::new(
+            "internal",
+            Category::Internal,
+            format!("the Evidence did not serialize: {e}"),
+        )
+    })?;
+    let records = records_of(&evidence);
+    progress(&format!(
+        "decoded {} records; deriving the environment manifest",
+        records.len()
+    ));
+    let names: Vec<&str> = options.template_rules.iter().map(String::as_str).collect();
+    let rules = TemplateRule::parse_list(&names).map_err(ErrorReport::from)?;
+    let manifest = environment_manifest(&evidence, &rules, true).map_err(ErrorReport::from)?;
+    progress(&format!(
+        "{} tools; deriving the environment state",
+        manifest.tools.len()
+    ));
+    let state = environment_state_with_records(&evidence, &manifest, &records)
+        .map_err(ErrorReport::from)?;
+    drop(evidence);
+    progress(&format!(
+        "{} entities, {} documents, {} write plans; building the engine",
+        state.entities.len(),
+        state.documents.len(),
+        state.writes.len()
+    ));
+    let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
+    let engine = Engine::from_records(records, manifest, state)?;
+    let env = Environment::new(EngineModel::new(engine), None, options.name.as_deref());
+    if let Some(path) = &options.state {
+        progress(&format!(
+            "loading the starting World from {}",
+            path.display()
+        ));
+        load_state(&env, path)?;
+    }
+    Ok(env)
+}
+
+/// `--state FILE`: a World in the `data/get` shape becomes the starting
+/// World (and what `data/reset` returns to).
+fn load_state(env: &Environment, path: &Path) -> Result<(), ErrorReport> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        ErrorReport::new(
+            "state_unreadable",
+            Category::Unavailable,
+            format!("cannot read --state {}: {e}", path.display()),
+        )
+        .detail("argument", "state")
+    })?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        ErrorReport::input(
+            "invalid_state",
+            format!("--state {} is not JSON: {e}", path.display()),
+        )
+        .detail("argument", "state")
+    })?;
+    // Either the bare tables or a data/get result with one data part.
+    let tables = value.pointer("/parts/0/data").cloned().unwrap_or(value);
+    let world = crate::dataplane::world_from_tables(env, &tables)
+        .map_err(|d| ServeError::State(d).report())?;
+    env.rebase(&world)
+        .map_err(|e| ServeError::State(e.detail).report())
+}
