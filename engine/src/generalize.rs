@@ -11,8 +11,8 @@ use crate::render::{
 };
 use crate::route::{normalize_path, path_segments, percent_decode, Segment};
 use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
-use serde_json::Value;
 use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
+use serde_json::Value;
 
 /// The entity type, collection path and identity of an item path
 /// (`<collection of a type>/<id>`).
@@ -318,7 +318,9 @@ pub fn family_not_found(
 /// path is an item path of a type whose initial entities hold that
 /// identity, with the entity's object at the top of the document's value
 /// or one member down.
-pub fn entity_documents(engine: &Engine) -> std::collections::HashMap<String, crate::DocumentEntity> {
+pub fn entity_documents(
+    engine: &Engine,
+) -> std::collections::HashMap<String, crate::DocumentEntity> {
     let mut out = std::collections::HashMap::new();
     for doc in &engine.state.documents {
         if doc.path.contains('?') {
