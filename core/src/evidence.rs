@@ -30,6 +30,9 @@ pub struct Evidence {
     pub redactions: Vec<Redaction>,
     pub limitations: Vec<String>,
     pub explanations: Vec<String>,
+    /// The typed qlog facet: present exactly for `qlog` Evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qlog: Option<crate::qlog::facet::QlogFacet>,
 }
 
 /// The request, without declared sensitive values.
@@ -100,6 +103,10 @@ pub enum Location {
     JsonPointer {
         pointer: String,
     },
+    /// The archive members a SAZ record was read from, in ZIP directory order.
+    ArchiveMembers {
+        members: Vec<String>,
+    },
     /// The coordinate would reveal a declared value.
     Unknown,
     /// A byte span of the file (a native mitmproxy flow's tnetstring).
@@ -121,7 +128,8 @@ pub struct BinaryField {
     pub size: u64,
     /// Lowercase hex SHA-256 of the described bytes; `null` when it contains a declared value.
     pub sha256: Option<String>,
-    /// The exact bytes in base64, for native byte fields without a UTF-8 display view.
+    /// The exact bytes in standard base64, for native captures whose bytes
+    /// are not in `reported` (absent for HAR, whose text is in `reported`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base64: Option<String>,
 }
@@ -216,7 +224,7 @@ impl Evidence {
 
     /// Identity and counts, for `detail: "summary"`.
     pub fn summary(&self) -> Value {
-        json!({
+        let mut summary = json!({
             "evidence_version": self.evidence_version,
             "operation": self.operation,
             "subject": self.subject,
@@ -229,7 +237,11 @@ impl Evidence {
             "record_ordinals": self.records.iter().map(|r| r.ordinal).collect::<Vec<_>>(),
             "redaction_count": self.redactions.len(),
             "sensitive_value_count": self.parameters.sensitive_value_count,
-        })
+        });
+        if let Some(qlog) = &self.qlog {
+            summary["qlog"] = qlog.counts();
+        }
+        summary
     }
 }
 

@@ -2,7 +2,7 @@
 //! calls: argument checks before any file access, the stable read, the
 //! decoder, record selection, redaction and the Evidence document.
 
-use crate::error::{scrub_text, Category, ErrorReport};
+use crate::error::{scrub_text, ErrorReport};
 use crate::evidence::{
     Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, Redaction,
     EVIDENCE_VERSION, OPERATION,
@@ -81,16 +81,7 @@ impl InspectRequest {
 /// Checks the format before anything is read.
 pub fn check_format(format: &str) -> Result<(), ErrorReport> {
     match format {
-        "har" | "mitmproxy" => Ok(()),
-        "saz" | "qlog" => Err(ErrorReport::new(
-            "format_not_supported_yet",
-            Category::Unsupported,
-            format!("rea does not decode {format} captures yet; only har is available"),
-        )
-        .detail("format", format)
-        .guidance(
-            "Export the capture as HAR 1.2 from its producer and inspect it with format har.",
-        )),
+        "har" | "mitmproxy" | "saz" | "qlog" => Ok(()),
         _ => Err(ErrorReport::input(
             "unknown_format",
             "the format must be one of har, mitmproxy, saz or qlog",
@@ -136,6 +127,12 @@ fn inspect_inner(
 
     let snapshot = read::read_stable(&request.capture_path)?;
     har::check_deadline(deadline)?;
+    if request.format == "saz" {
+        return crate::saz::evidence::inspect(request, declared, &snapshot, deadline);
+    }
+    if request.format == "qlog" {
+        return crate::qlog::evidence::inspect(request, snapshot, declared, deadline);
+    }
     let decoded = har::decode(&snapshot.bytes, deadline)?;
     let (container_doc, entries) = container::split(decoded.doc);
     let total = entries.len() as u64;
@@ -240,21 +237,22 @@ fn inspect_inner(
             .iter()
             .map(|t| scrub_text(t, values))
             .collect(),
+        qlog: None,
     })
 }
 
 /// Free-text notes gathered while excluding declared values.
 #[derive(Default)]
-struct Notes {
-    explanations: Vec<String>,
-    hidden_locations: usize,
+pub(crate) struct Notes {
+    pub(crate) explanations: Vec<String>,
+    pub(crate) hidden_locations: usize,
     hidden_literals: usize,
     hidden_digests: usize,
     hidden_fields: usize,
 }
 
 impl Notes {
-    fn finish(mut self) -> Vec<String> {
+    pub(crate) fn finish(mut self) -> Vec<String> {
         let counted = [
             (self.hidden_locations, "record location(s) are {\"kind\":\"unknown\"} because their pointer would reveal a declared sensitive value"),
             (self.hidden_literals, "numeric sidecar(s) were omitted because their pointer would reveal a declared sensitive value"),
@@ -325,7 +323,7 @@ fn build_record(
     (record, redactor.redactions)
 }
 
-fn keep_literals(
+pub(crate) fn keep_literals(
     literals: Vec<NumericLiteral>,
     redactor: &Redactor<'_>,
     declared: Declared<'_>,
@@ -349,7 +347,7 @@ fn keep_literals(
         .collect()
 }
 
-fn redact_container(
+pub(crate) fn redact_container(
     mut doc: Value,
     literals: Vec<NumericLiteral>,
     declared: Declared<'_>,

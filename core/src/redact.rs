@@ -100,6 +100,12 @@ impl<'a> Redactor<'a> {
         }
     }
 
+    /// Records an exclusion the caller made itself (e.g. of a native byte
+    /// field that has no display value to null).
+    pub fn exclude(&mut self, raw_pointer: &str, scope: RedactionScope, reason: RedactionReason) {
+        self.note(raw_pointer, scope, reason);
+    }
+
     /// Whether a sidecar at this raw pointer lies in an excluded subtree.
     pub fn covers(&self, pointer: &str) -> bool {
         self.excluded.iter().any(|p| {

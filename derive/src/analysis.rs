@@ -36,6 +36,7 @@ pub fn analysis_view(
                 .map_err(|e| DeriveError::invalid_request("", e.to_string()))
         }
         ViewRequest::Capture(v) => capture_page(evidence, v),
+        ViewRequest::Qlog(v) => crate::qlog_view::qlog_page(evidence, v),
         ViewRequest::EnvironmentState(v) => {
             let state = crate::state::environment_state_view(evidence, &v.template_rules, inline)?;
             serde_json::to_value(&state)

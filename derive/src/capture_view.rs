@@ -74,6 +74,27 @@ fn copy(out: &mut Map<String, Value>, key: &str, value: Option<&Value>) {
     }
 }
 
+/// The headline fields a preview shows, each with the reported pointers
+/// it may be read from, first present scalar wins. HAR and SAZ records use
+/// the HAR names; the alternatives are native spellings (mitmproxy's
+/// `status_code`, `reason`, `http_version`). Only scalars are copied, so a
+/// preview never carries headers, XML trees or payload content.
+const HEADLINE: [(&str, &[&str]); 9] = [
+    ("started_date_time", &["/startedDateTime"]),
+    ("time", &["/time"]),
+    ("method", &["/request/method"]),
+    ("url", &["/request/url"]),
+    (
+        "http_version",
+        &["/request/httpVersion", "/request/http_version"],
+    ),
+    ("status", &["/response/status", "/response/status_code"]),
+    ("status_text", &["/response/statusText", "/response/reason"]),
+    ("mime_type", &["/response/content/mimeType"]),
+    // An event name (qlog), only for records that are not HTTP exchanges.
+    ("event", &["/name"]),
+];
+
 /// Headline fields of one record: never headers, cookies or payloads.
 fn preview(record: &Value) -> Value {
     let mut out = Map::new();
@@ -82,41 +103,17 @@ fn preview(record: &Value) -> Value {
         out.insert("location".into(), location.clone());
     }
     let reported = record.get("reported");
-    let request = reported.and_then(|r| r.get("request"));
-    let response = reported.and_then(|r| r.get("response"));
-    copy(
-        &mut out,
-        "started_date_time",
-        reported.and_then(|r| r.get("startedDateTime")),
-    );
-    copy(&mut out, "time", reported.and_then(|r| r.get("time")));
-    copy(&mut out, "method", request.and_then(|r| r.get("method")));
-    copy(&mut out, "url", request.and_then(|r| r.get("url")));
-    copy(
-        &mut out,
-        "http_version",
-        request.and_then(|r| r.get("httpVersion")),
-    );
-    copy(&mut out, "status", response.and_then(|r| r.get("status")));
-    copy(
-        &mut out,
-        "status_text",
-        response.and_then(|r| r.get("statusText")),
-    );
-    copy(
-        &mut out,
-        "mime_type",
-        response
-            .and_then(|r| r.get("content"))
-            .and_then(|c| c.get("mimeType")),
-    );
-    copy(
-        &mut out,
-        "event",
-        reported
-            .and_then(|r| r.get("name"))
-            .filter(|_| request.is_none()),
-    );
+    let exchange = reported.is_some_and(|r| r.get("request").is_some());
+    for (key, pointers) in HEADLINE {
+        if key == "event" && exchange {
+            continue;
+        }
+        let found = pointers
+            .iter()
+            .filter_map(|p| reported.and_then(|r| r.pointer(p)))
+            .find(|v| !v.is_object() && !v.is_array());
+        copy(&mut out, key, found);
+    }
     let bodies: Vec<Value> = record
         .get("binary_fields")
         .and_then(Value::as_array)
@@ -222,6 +219,105 @@ mod tests {
         assert_eq!(page["coverage"]["complete"], true);
         assert_eq!(page["coverage"]["retained_records"], 2);
         assert_eq!(page["limitations"].as_array().unwrap().len(), 1);
+    }
+
+    /// Real SAZ Evidence, as the inspection writes it.
+    fn saz_evidence(ordinals: Option<Vec<u64>>) -> Value {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/formats/saz/httpbin-test.saz"
+        );
+        let mut request = rea_core::InspectRequest::har(path);
+        request.format = "saz".into();
+        request.record_ordinals = ordinals;
+        serde_json::to_value(rea_core::inspect_web_network_capture(&request).unwrap()).unwrap()
+    }
+
+    fn check_schema(page: &Value) {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../manifests/capture-view.schema.json")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator.iter_errors(page).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn saz_preview_shows_headlines_and_descriptors_only() {
+        // VIEW-04, VIEW-05 on SAZ Evidence.
+        let ev = saz_evidence(None);
+        let page = capture_page(&ev, &CaptureView::default()).unwrap();
+        check_schema(&page);
+        let r = &page["records"][5];
+        assert_eq!(r["method"], "POST");
+        assert_eq!(r["url"], "https://httpbin.org/post");
+        assert_eq!(r["http_version"], "HTTP/1.1");
+        assert_eq!(r["status"], 200);
+        assert_eq!(r["status_text"], "OK");
+        assert_eq!(r["location"]["kind"], "archive-members");
+        assert!(r.get("event").is_none());
+        let pointers: Vec<&str> = r["bodies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["pointer"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            pointers,
+            ["/sessions/5/request/body", "/sessions/5/response/body"]
+        );
+        let text = page.to_string();
+        for absent in [
+            "\"headers\"",
+            "\"metadata\"",
+            "SessionFlag",
+            "base64",
+            "\"body\"",
+        ] {
+            assert!(!text.contains(absent), "preview holds {absent}");
+        }
+    }
+
+    #[test]
+    fn saz_complete_pages_are_the_records_with_sidecars() {
+        // VIEW-06, VIEW-07 on SAZ Evidence.
+        let ev = saz_evidence(Some(vec![3, 1]));
+        let view = CaptureView {
+            detail: Detail::Complete,
+            offset: 1,
+            limit: 1,
+        };
+        let page = capture_page(&ev, &view).unwrap();
+        check_schema(&page);
+        assert_eq!(page["records"][0], ev["records"][1]);
+        assert_eq!(page["records"][0]["ordinal"], 1);
+        assert!(page["records"][0]["binary_fields"][0]["base64"].is_string());
+        assert_eq!(
+            (
+                page["total_records"].as_u64(),
+                page["retained_records"].as_u64()
+            ),
+            (Some(6), Some(2))
+        );
+    }
+
+    #[test]
+    fn native_spellings_and_events_are_headlines_too() {
+        let record = json!({"ordinal": 0, "location": {"kind": "unknown"},
+            "reported": {"request": {"method": "GET", "http_version": "HTTP/2.0", "headers": [["a", "b"]]},
+                         "response": {"status_code": 204, "reason": "No Content", "content": "x"}},
+            "numeric_literals": [], "binary_fields": []});
+        let p = preview(&record);
+        assert_eq!(p["http_version"], "HTTP/2.0");
+        assert_eq!(p["status"], 204);
+        assert_eq!(p["status_text"], "No Content");
+        assert!(!p.to_string().contains("headers"));
+        let event = json!({"ordinal": 3, "reported": {"time": 1.5, "name": "quic:packet_sent", "data": {"x": 1}}});
+        let p = preview(&event);
+        assert_eq!(
+            (p["event"].as_str(), p["time"].as_f64()),
+            (Some("quic:packet_sent"), Some(1.5))
+        );
+        assert!(p.get("data").is_none());
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub enum Refusal {
     SensitiveValuesUnretained,
     /// A `capture_browser_scenario` parent (rea has no such producer).
     BrowserScenario,
+    /// A qlog view over a parent that is not qlog Evidence.
+    NonQlogCapture,
 }
 
 impl Refusal {
@@ -42,6 +44,7 @@ impl Refusal {
             Refusal::NonHarCapture => "non_har_capture",
             Refusal::SensitiveValuesUnretained => "sensitive_values_unretained",
             Refusal::BrowserScenario => "capture_browser_scenario_unsupported",
+            Refusal::NonQlogCapture => "non_qlog_capture",
         }
     }
 }

@@ -9,6 +9,7 @@
 //! - `template_rules`: the five opt-in template rules.
 //! - `manifest`: the environment manifest (tools, params, names).
 //! - `capture_view`: paged record views over the parent Evidence.
+//! - `qlog_view`: the focused qlog facet pages over a qlog parent.
 //! - `analysis`: one entry point answering any parsed view request.
 //! - `state`: the environment state (entities, documents, view and write plans).
 //! - `engine`: re-export of `rea-engine` (routing, rendering and applying calls against a World).
@@ -18,6 +19,7 @@ pub mod budget;
 pub mod capture_view;
 pub mod error;
 pub mod manifest;
+pub mod qlog_view;
 pub mod source;
 pub mod state;
 pub mod surface;

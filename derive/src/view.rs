@@ -74,6 +74,7 @@ pub enum ViewRequest {
     EnvironmentManifest(ManifestView),
     Capture(CaptureView),
     EnvironmentState(StateView),
+    Qlog(crate::qlog_view::QlogView),
 }
 
 /// The largest page a paged view serves.
@@ -141,6 +142,7 @@ pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
                 template_rules: rules(obj)?,
             }))
         }
+        "qlog" => Ok(ViewRequest::Qlog(crate::qlog_view::parse(obj)?)),
         other => Err(DeriveError::invalid_request(
             "/kind",
             format!("unknown view kind `{other}`"),
@@ -148,7 +150,7 @@ pub fn parse_view(value: &Value) -> Result<ViewRequest, DeriveError> {
     }
 }
 
-fn allow(obj: &Map<String, Value>, members: &[&str]) -> Result<(), DeriveError> {
+pub(crate) fn allow(obj: &Map<String, Value>, members: &[&str]) -> Result<(), DeriveError> {
     match obj.keys().find(|k| !members.contains(&k.as_str())) {
         Some(k) => Err(DeriveError::invalid_request(
             &format!("/{}", crate::pointer_token(k)),
@@ -158,7 +160,11 @@ fn allow(obj: &Map<String, Value>, members: &[&str]) -> Result<(), DeriveError> 
     }
 }
 
-fn index(obj: &Map<String, Value>, key: &str, default: usize) -> Result<usize, DeriveError> {
+pub(crate) fn index(
+    obj: &Map<String, Value>,
+    key: &str,
+    default: usize,
+) -> Result<usize, DeriveError> {
     match obj.get(key) {
         None => Ok(default),
         Some(v) => v
@@ -173,7 +179,7 @@ fn index(obj: &Map<String, Value>, key: &str, default: usize) -> Result<usize, D
     }
 }
 
-fn limit(obj: &Map<String, Value>, default: usize) -> Result<usize, DeriveError> {
+pub(crate) fn limit(obj: &Map<String, Value>, default: usize) -> Result<usize, DeriveError> {
     let n = index(obj, "limit", default)?;
     if n == 0 || n > MAX_LIMIT {
         return Err(DeriveError::invalid_request(

@@ -343,7 +343,7 @@ pub fn tools() -> Vec<Tool> {
     .with_annotations(read_only.clone());
     let view = Tool::new(
         VIEW_TOOL,
-        "Answer a derived view (api-surface, environment-manifest, environment-state, capture) over inspection Evidence: retained in this server, stored in a file, or given inline.",
+        "Answer a derived view (api-surface, environment-manifest, environment-state, capture, qlog) over inspection Evidence: retained in this server, stored in a file, or given inline.",
         schema(json!({
             "type": "object",
             "properties": {

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 pub(crate) struct Args {
     /// The capture file.
     capture_path: PathBuf,
-    /// The capture format: har (mitmproxy, saz and qlog are not decoded yet).
+    /// The capture format: har or qlog (mitmproxy and saz are not decoded yet).
     format: String,
     /// Select a record by zero-based producer ordinal; repeat to keep an order.
     #[arg(long = "record", value_name = "N", allow_hyphen_values = true)]
@@ -163,7 +163,8 @@ fn execute(args: Args) -> Result<(), ErrorReport> {
 fn human_summary(evidence: &Evidence, output: Option<&PathBuf>) -> String {
     let mut methods: BTreeMap<String, usize> = BTreeMap::new();
     let mut origins: BTreeMap<String, usize> = BTreeMap::new();
-    for record in &evidence.records {
+    // qlog events are not HTTP requests: their facts line is below.
+    for record in evidence.records.iter().filter(|_| evidence.qlog.is_none()) {
         let request = &record.reported["request"];
         let method = request["method"]
             .as_str()
@@ -225,6 +226,13 @@ fn human_summary(evidence: &Evidence, output: Option<&PathBuf>) -> String {
             format!(" ({})", list(&reasons))
         },
     );
+    if let Some(qlog) = &evidence.qlog {
+        let counts = qlog.counts();
+        out.push_str(&format!(
+            "\nqlog facts (every event): {} trace(s), {} stream(s), {} loss declaration(s), {} incomplete record(s)",
+            counts["trace_count"], counts["stream_count"], counts["loss_declaration_count"], counts["incomplete_record_count"]
+        ));
+    }
     if let Some(path) = output {
         out.push_str(&format!("\nevidence written to {}", path.display()));
     }

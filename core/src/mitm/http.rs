@@ -119,6 +119,7 @@ pub fn http_evidence(path: &Path) -> Result<Evidence, ErrorReport> {
         redactions,
         limitations,
         explanations: Vec::new(),
+        qlog: None,
     })
 }
 

@@ -192,6 +192,7 @@ pub fn inspect(
             .map(|t| scrub_text(t, values))
             .collect(),
         explanations: explanations.iter().map(|t| scrub_text(t, values)).collect(),
+        qlog: None,
     })
 }
 
