@@ -216,3 +216,43 @@ fn inspection_reads_native_flows_on_the_cli() {
     let err: Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(err["code"], "mitmproxy_invalid_tnetstring");
 }
+
+#[test]
+fn the_capture_view_pages_native_evidence_and_the_surface_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("ws-h2.evidence.json");
+    let path = common::repo_root().join("tests/fixtures/formats/ws-h2.mitm");
+    let out = std::process::Command::new(common::rea())
+        .arg("inspect-web-network-capture")
+        .arg(&path)
+        .args(["mitmproxy", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let view = |spec: &str| {
+        std::process::Command::new(common::rea())
+            .arg("inspect-analysis-view")
+            .arg("--source-file")
+            .arg(&saved)
+            .args(["--view", spec, "--json"])
+            .output()
+            .unwrap()
+    };
+    let out = view(r#"{"kind":"capture","detail":"preview","offset":1,"limit":2}"#);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(page["records"][0]["ordinal"], 1);
+    assert_eq!(page["records"][0]["location"]["kind"], "byte-range");
+    assert_eq!(page["records"][0]["method"], "GET");
+    assert_eq!(page["records"][0]["status"], 200);
+    assert_eq!(page["coverage"]["next_offset"], 3);
+    let out = view(r#"{"kind":"api-surface"}"#);
+    assert!(!out.status.success());
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["code"], "unsupported_parent");
+}
