@@ -185,9 +185,41 @@ fn human_output_names_records_methods_origins_and_redactions() {
     assert!(text.contains("redactions: "), "{text}");
     let bad = rea(&["no-such.har", "har"]);
     assert_eq!(bad.status.code(), Some(2));
-    let line = String::from_utf8(bad.stderr).unwrap();
-    assert_eq!(line.trim_end().lines().count(), 1, "{line}");
-    assert!(line.contains("capture_not_found"));
+    let text = String::from_utf8(bad.stderr).unwrap();
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    // The message, then the guidance on a line of its own.
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("error: capture_not_found (input): "),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("hint: "), "{text}");
+}
+
+#[test]
+fn text_errors_show_the_first_issues_and_count_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut entries = Vec::new();
+    for _ in 0..8 {
+        let mut e = entry();
+        e["request"].as_object_mut().unwrap().remove("method");
+        entries.push(e);
+    }
+    let path = write_capture(dir.path(), "bad.har", &har(entries));
+    let out = rea(&[path.to_str().unwrap(), "har"]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("error: har_validation_failed (input): "),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1],
+        "  /log/entries/0/request: required member \"method\" is missing"
+    );
+    assert!(lines[6].contains("and 3 more"), "{text}");
+    assert!(lines[7].starts_with("hint: "), "{text}");
 }
 
 #[test]
@@ -523,7 +555,7 @@ fn producer_profiles_relax_only_validation() {
     let ev = evidence(&[path.to_str().unwrap(), "har", "--json"]);
     assert_eq!(
         ev["capture"]["decoder"]["producer_profile"],
-        "mitmproxy-12.2.3-savehar"
+        "mitmproxy-savehar-10-12"
     );
     assert_eq!(
         record(&ev, 0)["reported"]["request"]["postData"]["text"],

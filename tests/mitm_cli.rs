@@ -15,7 +15,8 @@ fn evidence(name: &str, format: Option<&str>) -> Value {
 }
 
 fn evidence_at(path: &std::path::Path, format: Option<&str>) -> Value {
-    let e = rea_core::serving::capture_evidence(path, format).unwrap();
+    let (e, left_out) = rea_core::serving::capture_evidence(path, format, false).unwrap();
+    assert!(left_out.is_empty());
     serde_json::to_value(e).unwrap()
 }
 

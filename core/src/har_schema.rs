@@ -1,7 +1,7 @@
 //! HAR 1.2 schema validation: the unchanged `har-schema@2.0.0` draft-06
 //! schemas (embedded from `manifests/har-schema/`), checked with the formats
-//! ajv-formats 3.0.1 defines, and the two producer profiles that relax one
-//! field each in the validation copy only.
+//! ajv-formats 3.0.1 defines, and the producer profiles that relax known
+//! producer quirks in the validation copy only.
 //!
 //! The verdicts equal the reference validator's (ajv 8.20.0 + ajv-formats
 //! 3.0.1 on the same schemas); `tests/ajv_differential.rs` proves it on every
@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-pub use profile::{validation_copy, ProducerProfile};
+pub use profile::{numeric_version, validation_copy, ProducerProfile, Quirk, VersionRange};
 
 /// One reason a HAR document is not valid under the schemas.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,31 +34,102 @@ pub struct SchemaIssue {
 ///
 /// `doc` is the parsed HAR with unsafe numbers already replaced by null (a
 /// null in a standard numeric field then fails its `type`). Answers the
-/// producer profile the document declares (by `log.creator` name and
-/// version, exactly), or every schema issue in document order. The profile's
-/// relaxation applies to its validation copy only; `doc` is never changed
-/// and never cloned.
+/// producer profile the document declares (by `log.creator` name, exactly,
+/// and a version range), or every schema issue in document order. The
+/// profile's relaxations apply to its validation copy only (`doc` is never
+/// changed); only the entries that fail as written are copied.
 pub fn validate_har(doc: &Value) -> Result<Option<ProducerProfile>, Vec<SchemaIssue>> {
     let validator = har_validator();
     let profile = ProducerProfile::detect(doc);
     if validator.is_valid(doc) {
         return Ok(profile);
     }
-    // The relaxed fields are leaves whose only schema is at their own
-    // location (postData `text`: a type; entry `serverIPAddress`: a type and
-    // a oneOf of formats), with no combinator above them. So validating the
-    // relaxed copy fails exactly where validating `doc` fails, minus the
-    // errors located at a relaxed field, and `doc` need not be copied.
-    let relaxed = profile.map(|p| p.relaxed_pointers(doc)).unwrap_or_default();
-    let issues: Vec<SchemaIssue> = collect_issues(validator, doc)
-        .into_iter()
-        .filter(|issue| relaxed.binary_search(&issue.pointer).is_err())
-        .collect();
+    let quirks = profile::declared_quirks(doc);
+    let issues = if quirks.is_empty() {
+        collect_issues(validator, doc)
+    } else {
+        relaxed_issues(doc, &quirks)
+    };
     if issues.is_empty() {
         Ok(profile)
     } else {
         Err(issues)
     }
+}
+
+/// The issues of `validation_copy(doc)`, computed without copying the
+/// whole document: har-schema has no constraint across entries, so each
+/// entry that fails as written is relaxed and validated on its own (as
+/// `entry.json`), and the rest of the document, when it fails, is relaxed
+/// and validated with its entries left empty.
+fn relaxed_issues(doc: &Value, quirks: &[profile::Quirk]) -> Vec<SchemaIssue> {
+    let entries = doc
+        .get("log")
+        .and_then(|log| log.get("entries"))
+        .and_then(Value::as_array);
+    let mut out = Vec::new();
+    let entry_validator = entry_validator();
+    for (index, entry) in entries.into_iter().flatten().enumerate() {
+        if entry_validator.is_valid(entry) {
+            continue;
+        }
+        let mut entry = entry.clone();
+        profile::relax_one_entry(quirks, &mut entry);
+        if entry_validator.is_valid(&entry) {
+            continue;
+        }
+        let prefix = format!("/log/entries/{index}");
+        out.extend(
+            collect_issues(entry_validator, &entry)
+                .into_iter()
+                .map(|issue| SchemaIssue {
+                    pointer: format!("{prefix}{}", issue.pointer),
+                    ..issue
+                }),
+        );
+    }
+    let mut shell = without_entries(doc);
+    let validator = har_validator();
+    if !validator.is_valid(&shell) {
+        profile::relax_container(quirks, &mut shell);
+        if !validator.is_valid(&shell) {
+            out.extend(collect_issues(validator, &shell));
+        }
+    }
+    let mut keyed: Vec<(Vec<usize>, SchemaIssue)> = out
+        .into_iter()
+        .map(|issue| (document_position(doc, &issue.pointer), issue))
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, issue)| issue).collect()
+}
+
+/// `doc` with `log.entries` (when an array) replaced by `[]`, copying
+/// nothing else of the entries.
+fn without_entries(doc: &Value) -> Value {
+    let Value::Object(root) = doc else {
+        return doc.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in root {
+        let copied = match (key.as_str(), value) {
+            ("log", Value::Object(log)) => Value::Object(
+                log.iter()
+                    .map(|(k, v)| {
+                        let v = if k == "entries" && v.is_array() {
+                            Value::Array(Vec::new())
+                        } else {
+                            v.clone()
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), copied);
+    }
+    Value::Object(out)
 }
 
 /// Validates `doc` against the unchanged schemas, without any producer
@@ -181,20 +252,30 @@ impl Retrieve for EmbeddedSchemas {
 fn har_validator() -> &'static Validator {
     static VALIDATOR: OnceLock<Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let root = schema_file("har.json").expect("embedded har.json is JSON");
-        jsonschema::options()
-            .with_draft(Draft::Draft6)
-            .with_base_uri(BASE_URI)
-            .with_retriever(EmbeddedSchemas)
-            .should_validate_formats(true)
-            .with_pattern_options(PatternOptions::regex())
-            .with_format("date-time", formats::date_time)
-            .with_format("ipv4", formats::ipv4)
-            .with_format("ipv6", formats::ipv6)
-            .with_format("uri", formats::uri)
-            .build(&root)
-            .expect("the embedded har-schema 2.0.0 files compile")
+        build_validator(&schema_file("har.json").expect("embedded har.json is JSON"))
     })
+}
+
+/// A validator of one entry (`entry.json`), as `har.json` checks each item
+/// of `log.entries`, built once.
+fn entry_validator() -> &'static Validator {
+    static VALIDATOR: OnceLock<Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| build_validator(&serde_json::json!({"$ref": "entry.json#"})))
+}
+
+fn build_validator(root: &Value) -> Validator {
+    jsonschema::options()
+        .with_draft(Draft::Draft6)
+        .with_base_uri(BASE_URI)
+        .with_retriever(EmbeddedSchemas)
+        .should_validate_formats(true)
+        .with_pattern_options(PatternOptions::regex())
+        .with_format("date-time", formats::date_time)
+        .with_format("ipv4", formats::ipv4)
+        .with_format("ipv6", formats::ipv6)
+        .with_format("uri", formats::uri)
+        .build(root)
+        .expect("the embedded har-schema 2.0.0 files compile")
 }
 
 /// Every error of a full validation, as issues sorted in document order.

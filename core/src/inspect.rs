@@ -94,14 +94,30 @@ pub fn check_format(format: &str) -> Result<(), ErrorReport> {
 /// Inspects one capture. Errors never contain a declared value.
 pub fn inspect_web_network_capture(request: &InspectRequest) -> Result<Evidence, ErrorReport> {
     let declared = Declared::new(&request.sensitive_values);
-    inspect_inner(request, declared)
+    inspect_inner(request, declared, har::Mode::Strict)
+        .map(|(evidence, _)| evidence)
+        .map_err(|e| sanitize_error(e, declared, &request.sensitive_values))
+}
+
+/// Decodes a capture for serving and deriving: an entry that fails
+/// validation is left out (and listed) instead of refusing the capture;
+/// findings outside the entries still refuse it. With nothing left out the
+/// Evidence equals `inspect_web_network_capture`'s; otherwise it holds the
+/// kept records, in producer order with their original ordinals, as an
+/// inspection of that selection would. `record_ordinals` must be `None`.
+pub fn decode_for_serving(
+    request: &InspectRequest,
+) -> Result<(Evidence, Vec<har::LeftOutEntry>), ErrorReport> {
+    let declared = Declared::new(&request.sensitive_values);
+    inspect_inner(request, declared, har::Mode::PerEntry)
         .map_err(|e| sanitize_error(e, declared, &request.sensitive_values))
 }
 
 fn inspect_inner(
     request: &InspectRequest,
     declared: Declared<'_>,
-) -> Result<Evidence, ErrorReport> {
+    mode: har::Mode,
+) -> Result<(Evidence, Vec<har::LeftOutEntry>), ErrorReport> {
     check_format(&request.format)?;
     if request.sensitive_values.iter().any(String::is_empty) {
         return Err(ErrorReport::input(
@@ -122,18 +138,20 @@ fn inspect_inner(
     }
     let deadline = Instant::now().checked_add(Duration::from_millis(request.capture_timeout_ms));
     if request.format == "mitmproxy" {
-        return crate::mitm::inspect(request, declared, deadline);
+        return crate::mitm::inspect(request, declared, deadline).map(|e| (e, Vec::new()));
     }
 
     let snapshot = read::read_stable(&request.capture_path)?;
     har::check_deadline(deadline)?;
     if request.format == "saz" {
-        return crate::saz::evidence::inspect(request, declared, &snapshot, deadline);
+        return crate::saz::evidence::inspect(request, declared, &snapshot, deadline)
+            .map(|e| (e, Vec::new()));
     }
     if request.format == "qlog" {
-        return crate::qlog::evidence::inspect(request, snapshot, declared, deadline);
+        return crate::qlog::evidence::inspect(request, snapshot, declared, deadline)
+            .map(|e| (e, Vec::new()));
     }
-    let decoded = har::decode(&snapshot.bytes, deadline)?;
+    let (decoded, left_out) = har::decode_with(&snapshot.bytes, deadline, mode)?;
     let (container_doc, entries) = container::split(decoded.doc);
     let total = entries.len() as u64;
     if let Some(ordinals) = &request.record_ordinals {
@@ -145,7 +163,9 @@ fn inspect_inner(
 
     let order: Vec<u64> = match &request.record_ordinals {
         Some(ordinals) => ordinals.clone(),
-        None => (0..total).collect(),
+        None => (0..total)
+            .filter(|o| left_out.binary_search_by_key(o, |l| l.ordinal).is_err())
+            .collect(),
     };
     let mut entries: Vec<Option<Value>> = entries.into_iter().map(Some).collect();
     let mut per_record: Vec<Option<Vec<NumericLiteral>>> =
@@ -192,6 +212,14 @@ fn inspect_inner(
     };
 
     let retained = records.len() as u64;
+    if !left_out.is_empty() {
+        let pointers: Vec<&str> = left_out.iter().map(|l| l.pointer.as_str()).collect();
+        notes.explanations.push(format!(
+            "{} entries failed validation and were left out: {}.",
+            left_out.len(),
+            pointers.join(", ")
+        ));
+    }
     let limitations = limitations(
         decoded.producer_profile.is_some(),
         retained,
@@ -199,7 +227,7 @@ fn inspect_inner(
         request.capture_timeout_ms,
     );
     let values = &request.sensitive_values;
-    Ok(Evidence {
+    let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),
         subject: sha256.as_ref().map(|s| format!("sha256:{s}")),
@@ -238,7 +266,8 @@ fn inspect_inner(
             .map(|t| scrub_text(t, values))
             .collect(),
         qlog: None,
-    })
+    };
+    Ok((evidence, left_out))
 }
 
 /// Free-text notes gathered while excluding declared values.

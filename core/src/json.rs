@@ -131,11 +131,14 @@ pub fn parse_with(bytes: &[u8], options: Options) -> Result<Parsed, JsonError> {
     })
 }
 
-/// Whether an IEEE-754 double reproduces this JSON number lexeme, by the
-/// rule of `lossless-json` 4.3.1's `isSafeNumber`: an integer lexeme is
-/// safe when its magnitude is at most 2^53 − 1; any other lexeme is safe
-/// when the nearest double is finite and its shortest spelling has the same
-/// significant digits. Text that is not a JSON number is unsafe.
+/// Whether an IEEE-754 double reproduces this JSON number lexeme: an
+/// integer lexeme is safe when its magnitude is at most 2^53 − 1 (the rule
+/// of `lossless-json` 4.3.1's `isSafeNumber`); any other lexeme is safe when
+/// the nearest double is finite and holds it as spelled, that is when its
+/// shortest spelling has the same significant digits or, for spellings of
+/// at most 17 significant digits, printing the double with that many
+/// digits gives them back (`66.929100036621094`). Text that is not a JSON
+/// number is unsafe.
 pub fn is_safe_number(lexeme: &str) -> bool {
     let Some(shape) = number_shape(lexeme.as_bytes()) else {
         return false;
@@ -160,12 +163,30 @@ fn integer_is_safe(lexeme: &str) -> bool {
             .map_or(digits.is_empty(), |v| v <= MAX_SAFE_INTEGER)
 }
 
+/// The most significant digits a spelling may have and still be one a
+/// double holds: 17 always tell any two doubles apart.
+const MAX_DOUBLE_DIGITS: usize = 17;
+
+/// Whether the finite double `value`, parsed from `lexeme`, holds the number
+/// as spelled: its shortest spelling has the same significant digits, or
+/// printing the double with as many significant digits as the lexeme has
+/// (at most 17, e.g. `66.929100036621094`, the `%.17g` spelling) gives
+/// them back. Such a spelling parses back to the same double, so nothing
+/// is lost. Longer spellings name decimals no double holds.
 fn float_is_safe(lexeme: &str, value: f64, buffer: &mut zmij::Buffer) -> bool {
     if !value.is_finite() {
         return false;
     }
     let shortest = buffer.format_finite(value);
-    lexeme == shortest || significant_digits_equal(lexeme, shortest)
+    if lexeme == shortest || significant_digits_equal(lexeme, shortest) {
+        return true;
+    }
+    let digits = significant_range(lexeme).filter(|&c| c != b'.').count();
+    if digits == 0 || digits > MAX_DOUBLE_DIGITS {
+        return false;
+    }
+    let printed = format!("{:.*e}", digits - 1, value);
+    significant_digits_equal(lexeme, &printed)
 }
 
 /// Compares the significant digits of two number spellings: sign, leading

@@ -7,7 +7,7 @@
 //! - `read`: the stable, bounded, safe read of a capture file.
 //! - `har`: the HAR 1.2 decoder (records, sidecars, canonical base64).
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
-//!   schemas, with the two producer profiles.
+//!   schemas, with the producer profiles.
 //! - `mitm`: the native mitmproxy flow decoder (tnetstring, flow states).
 //! - `qlog`: the aioquic 1.5.0 JSON qlog 0.3 decoder and its `qlog` facet.
 //! - `redact`: credential and declared-sensitive-value exclusion.
@@ -34,3 +34,6 @@ pub use error::{Category, ErrorReport};
 pub use evidence::Evidence;
 pub use inspect::{inspect_web_network_capture, Detail, InspectRequest};
 pub use json::is_safe_number;
+
+/// The per-entry decode serving and the derived commands start from.
+pub use inspect::decode_for_serving;

@@ -4,7 +4,8 @@
 
 use crate::error::{Category, ErrorReport};
 use crate::evidence::Evidence;
-use crate::inspect::{inspect_web_network_capture, InspectRequest};
+use crate::har::LeftOutEntry;
+use crate::inspect::{decode_for_serving, inspect_web_network_capture, InspectRequest};
 use crate::mitm;
 use std::io::Read;
 use std::path::Path;
@@ -27,16 +28,25 @@ pub fn detect_format(path: &Path) -> &'static str {
     }
 }
 
-/// The HTTP record Evidence of a capture: HAR inspection Evidence, or the
-/// HAR-shaped records of a native mitmproxy file. `format` overrides detection.
-pub fn capture_evidence(path: &Path, format: Option<&str>) -> Result<Evidence, ErrorReport> {
+/// The HTTP record Evidence of a capture and the HAR entries left out of it:
+/// HAR Evidence decoded per entry (with `strict`, refused as inspection
+/// refuses it), or the HAR-shaped records of a native mitmproxy file (which
+/// leave nothing out). `format` overrides detection.
+pub fn capture_evidence(
+    path: &Path,
+    format: Option<&str>,
+    strict: bool,
+) -> Result<(Evidence, Vec<LeftOutEntry>), ErrorReport> {
     let format = match format {
         Some(f) => f,
         None => detect_format(path),
     };
     match format {
-        "har" => inspect_web_network_capture(&InspectRequest::har(path)),
-        "mitmproxy" => mitm::http::http_evidence(path),
+        "har" if strict => {
+            inspect_web_network_capture(&InspectRequest::har(path)).map(|e| (e, Vec::new()))
+        }
+        "har" => decode_for_serving(&InspectRequest::har(path)),
+        "mitmproxy" => mitm::http::http_evidence(path).map(|e| (e, Vec::new())),
         "saz" | "qlog" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
@@ -65,19 +75,24 @@ mod tests {
             .join("../tests/fixtures/formats/protobuf-http1.mitm");
         std::fs::copy(flows, &native).unwrap();
         assert_eq!(detect_format(&native), "mitmproxy");
-        let e = capture_evidence(&native, None).unwrap();
+        let (e, left_out) = capture_evidence(&native, None, false).unwrap();
         assert_eq!((e.capture.format.as_str(), e.records.len()), ("har", 2));
-        let err = capture_evidence(&native, Some("har")).unwrap_err();
-        assert!(err.code == "invalid_utf8" || err.code == "invalid_json");
+        assert!(left_out.is_empty());
+        let err = capture_evidence(&native, Some("har"), false).unwrap_err();
+        assert_eq!(err.code, "capture_format_mismatch");
         let json = dir.path().join("flows.mitm");
         std::fs::write(&json, b"{\"log\": {}}").unwrap();
         assert_eq!(detect_format(&json), "har");
         assert_eq!(
-            capture_evidence(&json, Some("mitmproxy")).unwrap_err().code,
+            capture_evidence(&json, Some("mitmproxy"), false)
+                .unwrap_err()
+                .code,
             "mitmproxy_invalid_tnetstring"
         );
         assert_eq!(
-            capture_evidence(&json, Some("pcap")).unwrap_err().code,
+            capture_evidence(&json, Some("pcap"), true)
+                .unwrap_err()
+                .code,
             "unknown_format"
         );
     }

@@ -190,6 +190,34 @@ fn fixtures_match_ajv() {
     assert_same_verdicts(&cases);
 }
 
+/// The real producers' HARs (`../shared/fixtures/producers/`, not committed):
+/// ajv agrees with rea on each file's validation copy, and on the file as
+/// written exactly when its profile relaxes nothing.
+#[test]
+fn producer_fixtures_match_ajv() {
+    let dir = repo_root().join("../shared/fixtures/producers");
+    let Ok(listing) = std::fs::read_dir(&dir) else {
+        eprintln!("SKIPPED: {} is absent", dir.display());
+        return;
+    };
+    let mut paths: Vec<PathBuf> = listing
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "har"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 13, "expected the 13 producer fixtures");
+    let mut cases = Vec::new();
+    for path in &paths {
+        let bytes = std::fs::read(path).expect("readable");
+        let doc = rea_core::json::parse(&bytes)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .value;
+        assert!(validate_har(&doc).is_ok(), "{}", path.display());
+        cases.push((path.display().to_string(), doc));
+    }
+    assert_same_verdicts(&cases);
+}
+
 fn for_each_entry(doc: &mut Value, mut f: impl FnMut(&mut Value)) {
     if let Some(Value::Array(entries)) = doc.pointer_mut("/log/entries") {
         entries.iter_mut().for_each(&mut f);

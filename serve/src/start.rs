@@ -8,6 +8,7 @@
 use crate::engine_model::EngineModel;
 use crate::environment::Environment;
 use crate::error::ServeError;
+use rea_core::har::LeftOutEntry;
 use rea_core::{Category, ErrorReport};
 use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_with_records;
@@ -28,6 +29,9 @@ pub struct StartOptions {
     pub name: Option<String>,
     /// The capture's format (`har`, `mitmproxy`); detected by content when `None`.
     pub format: Option<String>,
+    /// Refuse a capture with an entry that fails validation, as inspection
+    /// does; by default such an entry is left out and listed.
+    pub strict: bool,
 }
 
 impl StartOptions {
@@ -55,6 +59,16 @@ impl Environment {
         options: &StartOptions,
         progress: &mut dyn FnMut(&str),
     ) -> Result<Environment, ServeError> {
+        Environment::start(path, options, progress).map(|(env, _)| env)
+    }
+
+    /// `from_capture_with_progress`, also returning the entries left out
+    /// because they failed validation (always empty with `strict`).
+    pub fn start(
+        path: &Path,
+        options: &StartOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(Environment, Vec<LeftOutEntry>), ServeError> {
         build(path, options, progress).map_err(ServeError::Start)
     }
 }
@@ -63,14 +77,15 @@ fn build(
     capture: &Path,
     options: &StartOptions,
     progress: &mut dyn FnMut(&str),
-) -> Result<Environment, ErrorReport> {
+) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let size = std::fs::metadata(capture).map(|m| m.len()).unwrap_or(0);
     progress(&format!(
         "decoding {} ({:.1} MiB)",
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let evidence = rea_core::serving::capture_evidence(capture, options.format.as_deref())?;
+    let (evidence, left_out) =
+        rea_core::serving::capture_evidence(capture, options.format.as_deref(), options.strict)?;
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",
@@ -109,7 +124,7 @@ fn build(
         ));
         load_state(&env, path)?;
     }
-    Ok(env)
+    Ok((env, left_out))
 }
 
 /// `--state FILE`: a World in the `data/get` shape becomes the starting

@@ -24,6 +24,10 @@ pub(crate) struct Args {
     /// Print the manifest JSON instead of a table of tools.
     #[arg(long)]
     json: bool,
+    /// Refuse the capture when any entry fails validation, as inspection
+    /// does (default: leave such entries out and list them on stderr).
+    #[arg(long)]
+    strict: bool,
 }
 
 pub(crate) fn run(args: &Args) -> u8 {
@@ -52,7 +56,12 @@ pub(crate) fn run(args: &Args) -> u8 {
 fn derive(args: &Args) -> Result<Manifest, ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names)?;
-    let evidence = crate::cli::decode::evidence_of(&args.capture, args.format.as_deref())?;
+    let (evidence, left_out) = crate::cli::decode::evidence_for_serving(
+        &args.capture,
+        args.format.as_deref(),
+        args.strict,
+    )?;
+    crate::cli::decode::warn_left_out(&left_out, args.json);
     Ok(rea_derivation::environment_manifest(
         &evidence,
         &rules,

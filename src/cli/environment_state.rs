@@ -24,6 +24,10 @@ pub(crate) struct Args {
     /// Print the state document as JSON (errors as JSON on stderr).
     #[arg(long)]
     json: bool,
+    /// Refuse the capture when any entry fails validation, as inspection
+    /// does (default: leave such entries out and list them on stderr).
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Runs the command and returns the exit code.
@@ -37,7 +41,12 @@ pub(crate) fn run(args: Args) -> u8 {
 fn execute(args: &Args) -> Result<(), ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
-    let evidence = super::decode::evidence_of(&args.capture_path, args.format.as_deref())?;
+    let (evidence, left_out) = super::decode::evidence_for_serving(
+        &args.capture_path,
+        args.format.as_deref(),
+        args.strict,
+    )?;
+    super::decode::warn_left_out(&left_out, args.json);
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
     let text = if args.json {
         serde_json::to_string(&state).map_err(|e| {

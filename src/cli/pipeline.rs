@@ -1,25 +1,35 @@
 //! The start-up path of `environment-serve`: the CLI's options handed to
 //! `rea_serve::Environment::from_capture`, with progress on stderr.
 
+use rea_core::har::LeftOutEntry;
 use rea_core::ErrorReport;
 use rea_serve::{Environment, StartOptions};
 use std::path::Path;
 
 /// Builds the served environment, reporting each stage through `progress`.
 /// `name` is what the process environment says (`ENVIRONMENT_NAME`).
+/// Entries that fail validation are left out and returned (none with
+/// `strict`, which refuses the capture instead).
 pub(crate) fn build(
     capture: &Path,
     format: Option<&str>,
     rules: &[String],
     state: Option<&Path>,
     name: Option<String>,
+    strict: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<Environment, ErrorReport> {
+) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let options = StartOptions {
         template_rules: rules.to_vec(),
         state: state.map(Path::to_path_buf),
         name,
         format: format.map(str::to_string),
+        strict,
     };
-    Environment::from_capture_with_progress(capture, &options, progress).map_err(|e| e.report())
+    let (env, left_out) =
+        Environment::start(capture, &options, progress).map_err(|e| e.report())?;
+    for line in crate::cli::decode::left_out_lines(&left_out) {
+        progress(&line);
+    }
+    Ok((env, left_out))
 }

@@ -3,6 +3,7 @@
 //! the recorded API's own paths and the AgentEnv data plane.
 
 use crate::cli::pipeline;
+use rea_core::har::LeftOutEntry;
 use rea_core::ErrorReport;
 use rea_derivation::TemplateRule;
 use rea_serve::{Environment, ServeConfig, ToolKind};
@@ -47,6 +48,14 @@ pub(crate) struct ServeArgs {
     /// The only directory data/add may read file:// URIs from.
     #[arg(long, value_name = "DIR")]
     pub data_root: Option<PathBuf>,
+    /// Refuse the capture when any entry fails validation, as inspection
+    /// does (default: serve without such entries, listed at start-up).
+    #[arg(long)]
+    pub strict: bool,
+    /// Start-up failures as the JSON error object on stderr, and a JSON
+    /// start-up line (address, left-out entries) instead of the banner's.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The resolved configuration the libraries see.
@@ -62,6 +71,8 @@ struct Resolved {
     data_root: Option<PathBuf>,
     /// `ENVIRONMENT_NAME`, when set.
     name: Option<String>,
+    strict: bool,
+    json: bool,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -108,6 +119,8 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         name: std::env::var("ENVIRONMENT_NAME")
             .ok()
             .filter(|n| !n.trim().is_empty()),
+        strict: args.strict,
+        json: args.json,
     })
 }
 
@@ -148,24 +161,23 @@ pub(crate) fn resolve_rules(given: &[String]) -> Result<Vec<String>, ErrorReport
 
 /// Runs the command; returns the process exit code.
 pub(crate) fn run(args: ServeArgs) -> u8 {
+    let json = args.json;
     match run_inner(args) {
         Ok(()) => 0,
-        Err(report) => {
-            log(&format!("error: {} ({})", report.message, report.code));
-            u8::try_from(report.category.exit_code()).unwrap_or(1)
-        }
+        Err(report) => crate::cli::output::fail(&report, json),
     }
 }
 
 fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
     let cfg = resolve(args)?;
     let started = Instant::now();
-    let env = pipeline::build(
+    let (env, left_out) = pipeline::build(
         &cfg.capture,
         cfg.format.as_deref(),
         &cfg.rules,
         cfg.state.as_deref(),
         cfg.name.clone(),
+        cfg.strict,
         &mut |stage| {
             log(&format!(
                 "[{:>6.2}s] {stage}",
@@ -186,6 +198,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         })?;
     if cfg.stdio {
         print_summary(&env, &cfg, None);
+        started_json(&cfg, None, &left_out);
         log(&format!(
             "ready in {:.2}s; serving MCP on stdio",
             started.elapsed().as_secs_f64()
@@ -223,6 +236,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             ));
         }
         print_summary(&env, &cfg, Some(local));
+        started_json(&cfg, Some(local), &left_out);
         log(&format!(
             "ready in {:.2}s; listening on http://{local}",
             started.elapsed().as_secs_f64()
@@ -340,6 +354,24 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
         log(&format!(
             "HTTP:       {base}/  (the recorded API's own paths)"
         ));
+    }
+}
+
+/// With `--json`: one JSON line saying the environment started, where it
+/// listens and which entries were left out; on stdout over HTTP, on stderr
+/// under `--stdio` (stdout carries MCP there).
+fn started_json(cfg: &Resolved, addr: Option<SocketAddr>, left_out: &[LeftOutEntry]) {
+    if !cfg.json {
+        return;
+    }
+    let mut value = crate::cli::decode::left_out_json(left_out);
+    value["event"] = "started".into();
+    value["listening"] = addr.map(|a| format!("http://{a}")).into();
+    value["strict"] = cfg.strict.into();
+    if cfg.stdio {
+        log(&value.to_string());
+    } else {
+        let _ = crate::cli::output::print_text(&format!("{value}\n"));
     }
 }
 

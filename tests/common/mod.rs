@@ -71,6 +71,20 @@ impl Server {
         Server { child, addr, log }
     }
 
+    /// The first line the server printed on stdout (its command must have
+    /// piped stdout), waiting at most 30 seconds.
+    pub(crate) fn first_stdout_line(&mut self) -> String {
+        let stdout = self.child.stdout.take().expect("stdout was piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("a line on stdout")
+    }
+
     pub(crate) fn log_text(&self) -> String {
         self.log.lock().unwrap().join("\n")
     }
@@ -147,6 +161,13 @@ impl Response {
     }
     pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
+    }
+    /// The JSON body read with the serving origin `served` spelled as the
+    /// recorded `origin` again: the fake rewrites the app's own origin.
+    #[allow(dead_code)]
+    pub(crate) fn json_as_recorded(&self, served: SocketAddr, origin: &str) -> Value {
+        let text = self.text().replace(&format!("http://{served}"), origin);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
     }
 }
 

@@ -211,9 +211,44 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "wrong HAR version",
-            input: Bytes(edited(|d| d["log"]["version"] = json!("1.1"))),
+            input: Bytes(edited(|d| d["log"]["version"] = json!("1.3"))),
             args: &[],
             expect: Error("har_version_unsupported", "unsupported"),
+        },
+        Case {
+            name: "HAR 1.1 is read under the 1.2 schemas",
+            input: Bytes(edited(|d| d["log"]["version"] = json!("1.1"))),
+            args: &[],
+            expect: Evidence(|doc| {
+                assert_eq!(doc["capture"]["container"]["log"]["version"], "1.1");
+                assert_eq!(doc["capture"]["retained_records"], 3);
+            }),
+        },
+        Case {
+            name: "a producer profile does not let through another producer's quirk",
+            input: Bytes(edited(|d| {
+                d["log"]["creator"] = json!({"name": "Charles Proxy", "version": "4.6.3"});
+                d["log"]["entries"][1]["request"]["headersSize"] = Value::Null;
+            })),
+            args: &[],
+            expect: Error("har_validation_failed", "input"),
+        },
+        Case {
+            name: "an unsafe number is not an unknown size, even for Firefox",
+            input: Bytes({
+                let mut doc = har(vec![entry()]);
+                doc["log"]["creator"] = json!({"name": "Firefox", "version": "111.0.1"});
+                doc["log"]["entries"][0]["response"]["headersSize"] = json!("@RAW@");
+                spliced(&doc, "9007199254740993")
+            }),
+            args: &[],
+            expect: Error("har_validation_failed", "input"),
+        },
+        Case {
+            name: "a mitmproxy flow file given as HAR is named",
+            input: Bytes(b"14:4:type;4:http;}".to_vec()),
+            args: &[],
+            expect: Error("capture_format_mismatch", "input"),
         },
         Case {
             name: "missing request in an unselected entry",

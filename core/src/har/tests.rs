@@ -35,13 +35,75 @@ fn non_canonical_base64_is_a_validation_error() {
 }
 
 #[test]
-fn other_versions_are_unsupported() {
-    let text = har("").replace("\"1.2\"", "\"1.1\"");
+fn har_1_1_is_read_and_other_versions_are_unsupported() {
+    for version in ["1.1", ""] {
+        let text = har(&entry("")).replace("\"1.2\"", &format!("{version:?}"));
+        assert!(decode(text.as_bytes(), None).is_ok(), "{version:?}");
+    }
+    for version in ["1.3", "2.0", "1.1 ", "1"] {
+        let text = har("").replace("\"1.2\"", &format!("{version:?}"));
+        let e = decode(text.as_bytes(), None).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.category),
+            ("har_version_unsupported", Category::Unsupported),
+            "{version:?}"
+        );
+    }
+}
+
+#[test]
+fn per_entry_mode_leaves_out_only_the_bad_entries() {
+    let bad = entry("").replace(r#""method":"GET","#, "");
+    let text = har(&format!("{},{bad},{}", entry(""), entry("")));
+    let strict = decode(text.as_bytes(), None).unwrap_err();
+    assert_eq!(strict.code, "har_validation_failed");
+    let (decoded, left_out) = decode_with(text.as_bytes(), None, Mode::PerEntry).unwrap();
+    assert_eq!(decoded.doc["log"]["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(left_out.len(), 1);
+    assert_eq!(left_out[0].ordinal, 1);
+    assert_eq!(left_out[0].pointer, "/log/entries/1");
+    assert_eq!(left_out[0].issues[0].pointer, "/log/entries/1/request");
+    assert!(
+        left_out[0].reason().contains("\"method\" is missing"),
+        "{}",
+        left_out[0].reason()
+    );
+    // A finding outside the entries still refuses the capture.
+    let text = text.replace(r#""creator":{"name":"t","version":"1"},"#, "");
+    let e = decode_with(text.as_bytes(), None, Mode::PerEntry).unwrap_err();
+    assert_eq!(e.code, "har_validation_failed");
+}
+
+#[test]
+fn an_unsafe_number_is_never_an_unknown_size() {
+    // Firefox's profile reads `headersSize: null` as unknown; an unsafe
+    // number read as null in that field still fails (EVD-09).
+    let text = har(&entry(""))
+        .replace(
+            r#""name":"t","version":"1""#,
+            r#""name":"Firefox","version":"111.0""#,
+        )
+        .replacen(
+            r#""headersSize":-1"#,
+            r#""headersSize":9007199254740993"#,
+            1,
+        );
     let e = decode(text.as_bytes(), None).unwrap_err();
     assert_eq!(
-        (e.code.as_str(), e.category),
-        ("har_version_unsupported", Category::Unsupported)
+        e.details["issues"][0]["pointer"],
+        "/log/entries/0/request/headersSize"
     );
+    let text = text.replace("9007199254740993", "null");
+    assert!(decode(text.as_bytes(), None).is_ok());
+}
+
+#[test]
+fn non_har_files_are_named() {
+    let e = decode(b"PK\x03\x04\x14\x00raw/1_c.txt", None).unwrap_err();
+    assert_eq!(e.code, "capture_format_mismatch");
+    assert_eq!(e.details["detected_format"], "saz");
+    let e = decode(&[0x0a, 0x0d, 0x0d, 0x0a, 1, 2, 3], None).unwrap_err();
+    assert_eq!(e.details["detected_format"], "pcapng");
 }
 
 #[test]

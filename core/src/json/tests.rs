@@ -121,6 +121,11 @@ fn safety_follows_lossless_json() {
         "123456789012345.6",
         "1E5",
         "0e-400",
+        "66.929100036621094",
+        "66.92910003662109400",
+        "0.10000000000000001",
+        "4.9406564584124654e-324",
+        "1.7976931348623157e308",
     ] {
         assert!(is_safe_number(safe), "{safe} should be safe");
     }
@@ -134,6 +139,8 @@ fn safety_follows_lossless_json() {
         "0.1000000000000000055511",
         "123456789012345678901",
         "1.00000000000000000001",
+        "66.9291000366210937500001",
+        "0.1000000000000000055",
         "abc",
         "",
         "1.",
@@ -178,6 +185,25 @@ fn every_other_number_keeps_its_spelling() {
         parsed.numeric_literals
     );
     assert_eq!(serde_json::to_string(&parsed.value).unwrap(), text);
+}
+
+#[test]
+fn seventeen_digit_spelling_of_a_double_survives_with_its_lexeme() {
+    // Some exports write timings with 17 significant digits; ajv +
+    // har-schema accept them.
+    let parsed = ok(r#"{"time":66.929100036621094}"#);
+    assert_eq!(
+        parsed.value["time"],
+        json!("66.929100036621094".parse::<f64>().unwrap())
+    );
+    assert_eq!(
+        parsed.numeric_literals,
+        vec![NumericLiteral {
+            pointer: "/time".to_string(),
+            lexeme: "66.929100036621094".to_string(),
+            safe: true,
+        }]
+    );
 }
 
 #[test]
@@ -232,6 +258,29 @@ proptest! {
             prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
             let _ = parsed;
         }
+    }
+
+    /// Every number serde_json writes and reads back unchanged is kept, as
+    /// the same double, with no unsafe sidecar.
+    #[test]
+    fn serde_json_round_trips_are_kept(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
+        let text = serde_json::to_string(&f).unwrap();
+        let back: f64 = serde_json::from_str(&text).unwrap();
+        prop_assume!(back.to_bits() == f.to_bits());
+        let parsed = parse(text.as_bytes()).unwrap();
+        prop_assert_eq!(parsed.value.as_f64().map(f64::to_bits), Some(f.to_bits()));
+        prop_assert!(parsed.numeric_literals.iter().all(|l| l.safe), "{:?}", parsed.numeric_literals);
+    }
+
+    /// The 17-significant-digit spelling of any double is safe and parses
+    /// back to that double, its lexeme kept.
+    #[test]
+    fn seventeen_digit_spellings_are_kept(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
+        let text = format!("{f:.16e}");
+        prop_assert!(is_safe_number(&text), "{}", text);
+        let parsed = parse(text.as_bytes()).unwrap();
+        prop_assert_eq!(parsed.value.as_f64().map(f64::to_bits), Some(f.to_bits()));
+        prop_assert!(parsed.numeric_literals.iter().all(|l| l.safe && l.lexeme == text));
     }
 
     #[test]
