@@ -5,6 +5,9 @@
 # start-up time on the 30 MiB capture ../shared/fixtures/kinto/large.har.
 #
 # usage: benches/serve.sh [SECONDS]      (default 5 s per measurement)
+#        REA_BIN=path/to/rea benches/serve.sh   measures that binary instead of
+#        the release build (e.g. a baseline build, for before/after ratios in
+#        one session); CEILING_BIN=path/to/hyper_ceiling likewise skips its build.
 # needs: wrk (apt-get install wrk), curl. Binds 127.0.0.1 only; stops what it starts.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,10 +19,14 @@ capture="tests/fixtures/kinto/dev-a.har"
 large="${REA_LARGE_HAR:-../shared/fixtures/kinto/large.har}"
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 
-cargo build --release --quiet --bin rea
-cargo build --release --quiet -p rea-serve --example hyper_ceiling
-rea="$root/target/release/rea"
-ceiling="$root/target/release/examples/hyper_ceiling"
+if [ -z "${REA_BIN:-}" ]; then
+  cargo build --release --quiet --bin rea
+fi
+if [ -z "${CEILING_BIN:-}" ]; then
+  cargo build --release --quiet -p rea-serve --example hyper_ceiling
+fi
+rea="${REA_BIN:-$root/target/release/rea}"
+ceiling="${CEILING_BIN:-$root/target/release/examples/hyper_ceiling}"
 work="$(mktemp -d)"
 pids=()
 cleanup() {

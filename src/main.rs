@@ -31,6 +31,8 @@ enum Command {
     EnvironmentServe(cli::serve::ServeArgs),
     /// Serve inspect-web-network-capture and inspect-analysis-view as MCP tools over stdio.
     InspectMcp(cli::inspect_mcp::Args),
+    /// Build the fake from TRAIN and score a session replayed through it in-process.
+    EnvironmentCheck(cli::check::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::EnvironmentState(args) => cli::environment_state::run(args),
         Command::EnvironmentServe(args) => cli::serve::run(args),
         Command::InspectMcp(args) => cli::inspect_mcp::run(&args),
+        Command::EnvironmentCheck(args) => cli::check::run(&args),
     };
     ExitCode::from(code)
 }

@@ -418,3 +418,37 @@ fn environment_name_overrides_the_card_name() {
         "127-0-0-1-37713"
     );
 }
+
+/// A next-page link the fake answers points at the fake itself: followed
+/// (with curl when the machine has it, else with the test's own client) it
+/// reaches the next page of the same list.
+#[test]
+fn a_next_page_link_followed_reaches_the_fake() {
+    let server = Server::start(&fixture("dev-a.har"), &[]);
+    let first = server.get(&format!("{PRODUCTS}?_limit=2"));
+    assert_eq!(first.status, 200);
+    let next = first
+        .header("next-page")
+        .expect("a next-page link")
+        .to_string();
+    let origin = format!("http://{}", server.addr);
+    assert!(next.starts_with(&origin), "{next}");
+    let ids = |v: &Value| -> Vec<String> {
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let curl = std::process::Command::new("curl")
+        .args(["-sf", "--max-time", "10", &next])
+        .output();
+    let second: Value = match curl {
+        Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).unwrap(),
+        _ => server.get(&next[origin.len()..]).json(),
+    };
+    let (a, b) = (ids(&first.json()), ids(&second));
+    assert_eq!(b.len(), 2);
+    assert!(b.iter().all(|id| !a.contains(id)), "{a:?} then {b:?}");
+}

@@ -238,3 +238,36 @@ fn unserved_write_plans_are_not_mcp_tools() {
     assert!(reply["error"]["code"].is_i64(), "{reply}");
     assert_eq!(server.data(), before);
 }
+
+/// A tool call is answered by the tool it names: the recorded by-uuid read
+/// (which replays) answers its recorded line, although the World-rendering
+/// item tool also matches that path and, over HTTP, answers it from the
+/// World (where the entity, created later in the recording, is not held).
+#[test]
+fn a_tool_call_is_answered_by_the_recorded_tool_it_names() {
+    let server = Server::start(&fixture("dev-a.har"), &[]);
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let by_uuid = tool(&tools, "GET", &format!("{PRODUCTS}/{{uuid}}"));
+    let name = by_uuid["name"].as_str().unwrap().to_string();
+    // The latest recording of the line is the one a recorded tool replays.
+    let entry = recorded("dev-a.har")
+        .into_iter()
+        .rev()
+        .find(|e| {
+            e.method == "GET"
+                && e.status == 200
+                && e.target.starts_with(&format!("{PRODUCTS}/"))
+                && e.target.len() == PRODUCTS.len() + 37
+        })
+        .expect("a recorded by-uuid read");
+    let uuid = &entry.target[PRODUCTS.len() + 1..];
+    let result = mcp.call(&name, json!({ "uuid": uuid }));
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(
+        Some(result["structuredContent"].clone()),
+        entry.response_served_at(server.addr)
+    );
+    // Over HTTP the same line reaches the World-rendering item tool.
+    assert_eq!(server.get(&entry.target).status, 404);
+}

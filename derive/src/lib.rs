@@ -19,6 +19,7 @@ pub mod budget;
 pub mod capture_view;
 pub mod error;
 pub mod manifest;
+pub mod model;
 pub mod qlog_view;
 pub mod source;
 pub mod state;

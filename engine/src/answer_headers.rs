@@ -4,6 +4,8 @@
 //!   recorded ETag spelled, else a digest of the body) and a
 //!   `Last-Modified` only when that member is a clock; count headers are
 //!   set by the list render (`count_headers`);
+//! - credentials, framing and hop-by-hop headers are never replayed
+//!   (`replayable`);
 //! - `Date` is never replayed (the HTTP server stamps the current one);
 //! - a recorded conditional answer (`304`, `412`) is replayed only to a
 //!   request carrying the matching precondition (`precondition_fits`);
@@ -15,11 +17,49 @@ use crate::{Answer, AnswerBody, Call, Engine};
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
+/// Whether a recorded response header may be replayed: never credentials,
+/// never headers describing a body encoding or framing that is not served.
+pub fn replayable(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    if n.starts_with(':') {
+        return false;
+    }
+    const NEVER: &[&str] = &[
+        "set-cookie",
+        "set-cookie2",
+        "cookie",
+        "authorization",
+        "proxy-authorization",
+        "proxy-authenticate",
+        "content-encoding",
+        "transfer-encoding",
+        "content-length",
+        "content-type",
+        "connection",
+        "keep-alive",
+        "upgrade",
+        "trailer",
+        "te",
+        "alt-svc",
+        "strict-transport-security",
+    ];
+    if NEVER.contains(&n.as_str()) {
+        return false;
+    }
+    let secret_like = [
+        "token", "api-key", "apikey", "secret", "session", "csrf", "xsrf",
+    ];
+    if secret_like.iter().any(|s| n.contains(s)) {
+        return false;
+    }
+    n == "www-authenticate" || !n.contains("auth")
+}
+
 /// Validators recomputed for a rendered body.
 const VALIDATORS: [&str; 2] = ["etag", "last-modified"];
 
 /// Step 3 of dispatch: the answer's headers made to describe it.
-pub fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
+pub(crate) fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
     answer
         .headers
         .retain(|(n, _)| !n.eq_ignore_ascii_case("date"));
@@ -39,7 +79,7 @@ pub fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answer {
 /// Whether a recorded answer with `status` may answer `call`: a `304` only
 /// a request with `If-None-Match`/`If-Modified-Since`, a `412` only one
 /// with `If-Match`/`If-Unmodified-Since`.
-pub fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
+pub(crate) fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
     match status {
         Some(304) => {
             call.header("if-none-match").is_some() || call.header("if-modified-since").is_some()
@@ -54,7 +94,7 @@ pub fn precondition_fits(status: Option<u16>, call: &Call) -> bool {
 /// Sets every count header of a rendered list: a recorded header whose
 /// value is the number of entities the recorded body listed (`recorded`)
 /// now says `count`.
-pub fn count_headers(answer: &mut Answer, recorded: usize, count: usize) {
+pub(crate) fn count_headers(answer: &mut Answer, recorded: usize, count: usize) {
     let recorded = recorded.to_string();
     for (_, value) in answer.headers.iter_mut() {
         if value.trim() == recorded {

@@ -9,9 +9,10 @@
 use crate::codec::body_entity;
 use crate::codec::{path_segments, percent_decode};
 use crate::insert::insert_index;
+use crate::refusal::Refusal;
 use crate::render::{answer_from_record, parent_collection, recorded_not_found};
 use crate::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
-use crate::state::{Entity, FieldRule, ViewPlan, WritePlan};
+use crate::state::{Effect, Entity, FieldRule, ViewPlan, WritePlan};
 use crate::world::same_id;
 use crate::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::{json, Map, Value};
@@ -30,7 +31,7 @@ pub enum PatchMeaning {
 /// Applies one write plan to `world` and answers as the recording would,
 /// storing sent members as sent. Leaves `world` unchanged unless it
 /// answers `applied: Yes`.
-pub fn apply_write(
+pub(crate) fn apply_write(
     engine: &Engine,
     plan: &WritePlan,
     world: &mut World,
@@ -50,7 +51,7 @@ pub fn apply_write(
 }
 
 /// `apply_write` with the given meaning of an update's sent members.
-pub fn apply_write_with(
+pub(crate) fn apply_write_with(
     engine: &Engine,
     plan: &WritePlan,
     world: &mut World,
@@ -61,25 +62,29 @@ pub fn apply_write_with(
 ) -> Answer {
     let merge = meaning == PatchMeaning::MergePatch && call.method.eq_ignore_ascii_case("PATCH");
     let pointer = body_pointer(engine, plan);
-    let body = match plan.effect.as_str() {
-        "create" | "update" | "document" => match validate(plan, call, pointer.as_deref()) {
-            Ok(body) => body,
-            Err(answer) => return *answer,
-        },
+    let body = match plan.effect {
+        Effect::Create | Effect::Update | Effect::Document => {
+            match validate(plan, call, pointer.as_deref()) {
+                Ok(body) => body,
+                Err(answer) => return *answer,
+            }
+        }
         _ => Map::new(),
     };
-    match plan.effect.as_str() {
-        "create" => create(engine, plan, world, call, params, &body, gen),
-        "update" => update(engine, plan, world, call, params, &body, gen, merge),
-        "delete" => delete(engine, plan, world, call, params, gen),
-        "document" => document(engine, plan, world, call, &body, gen, merge),
-        _ => Answer::error(
-            501,
-            "write_not_served",
-            &format!("`{}` changes no state the environment models", plan.tool),
-            Some(&plan.tool),
-            None,
-        ),
+    match plan.effect {
+        Effect::Create => create(engine, plan, world, call, params, &body, gen),
+        Effect::Update => update(engine, plan, world, call, params, &body, gen, merge),
+        Effect::Delete => delete(engine, plan, world, call, params, gen),
+        Effect::Document => document(engine, plan, world, call, &body, gen, merge),
+        Effect::None => Refusal::NotServed {
+            tool: plan.tool.clone(),
+            method: call.method.clone(),
+            template: engine
+                .tool(&plan.tool)
+                .map_or_else(|| call.path.clone(), |t| t.path_template.clone()),
+            reason: "no-state-target".to_string(),
+        }
+        .answer(),
     }
 }
 
@@ -95,14 +100,18 @@ fn body_pointer(engine: &Engine, plan: &WritePlan) -> Option<String> {
     from_view.or_else(|| plan.answer.as_ref().and_then(|a| a.pointer.clone()))
 }
 
-fn refuse(plan: &WritePlan, code: &str, message: &str, details: Value) -> Box<Answer> {
-    Box::new(Answer::error(
-        400,
-        code,
-        message,
-        Some(&plan.tool),
-        Some(json!({ "details": details })),
-    ))
+fn refuse(plan: &WritePlan, code: &'static str, message: &str, details: Value) -> Box<Answer> {
+    let mut extra = Map::new();
+    extra.insert("details".to_string(), details);
+    Box::new(
+        Refusal::InvalidBody {
+            tool: plan.tool.clone(),
+            code,
+            message: message.to_string(),
+            extra,
+        }
+        .answer(),
+    )
 }
 
 /// The body's entity object, or the 400 answer that refuses the call.
@@ -224,13 +233,7 @@ fn create(
         .as_deref()
         .and_then(|t| engine.entity_type(t))
     else {
-        return Answer::error(
-            500,
-            "write_not_served",
-            "the plan names no entity type",
-            Some(&plan.tool),
-            None,
-        );
+        return internal(plan, "the plan names no entity type");
     };
     let collection = crate::normalize_path(&call.path);
     let now = gen.now_ms();
@@ -320,22 +323,14 @@ fn create(
         }
     }
     let Some(id) = fields.get(&t.id_field).cloned() else {
-        return Answer::error(
-            500,
-            "write_not_served",
-            "the created entity has no identity",
-            Some(&plan.tool),
-            None,
-        );
+        return internal(plan, "the created entity has no identity");
     };
     if held.iter().any(|e| same_id(&e.id, &id)) {
-        return Answer::error(
-            409,
-            "already_exists",
-            "an entity with this identity already exists in the collection",
-            Some(&plan.tool),
-            Some(json!({ "id": id })),
-        );
+        return Refusal::AlreadyExists {
+            tool: plan.tool.clone(),
+            id,
+        }
+        .answer();
     }
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
@@ -462,7 +457,7 @@ fn apply_update_rules(
 }
 
 /// RFC 7396 JSON merge patch of `patch` into `target`.
-pub fn merge_patch(target: &mut Value, patch: &Value) {
+pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
     let Value::Object(patch) = patch else {
         *target = patch.clone();
         return;
@@ -544,9 +539,9 @@ fn document(
 /// The example's recorded answer with `entity` at the answer pointer
 /// (members in the recorded entity's order, then the rest), `applied: Yes`.
 fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Value>>) -> Answer {
-    let Some(spec) = plan.answer.as_ref() else {
-        return applied(Answer {
-            status: 200,
+    let empty = |status: u16| {
+        applied(Answer {
+            status,
             content_type: None,
             headers: Vec::new(),
             body: AnswerBody::Empty,
@@ -554,19 +549,13 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
             applied: Applied::Yes,
             error_code: None,
             rendered: None,
-        });
+        })
+    };
+    let Some(spec) = plan.answer.as_ref() else {
+        return empty(200);
     };
     let Some(rec) = engine.record(spec.envelope_ordinal) else {
-        return applied(Answer {
-            status: spec.status,
-            content_type: None,
-            headers: Vec::new(),
-            body: AnswerBody::Empty,
-            tool: Some(plan.tool.clone()),
-            applied: Applied::Yes,
-            error_code: None,
-            rendered: None,
-        });
+        return empty(spec.status);
     };
     let mut answer = answer_from_record(rec, &plan.tool);
     answer.status = spec.status;
@@ -630,11 +619,18 @@ fn not_found(engine: &Engine, plan: &WritePlan, id: &str) -> Answer {
     if let Some(rec) = tool_record.or(view_record) {
         return recorded_not_found(rec, &plan.tool, id);
     }
-    Answer::error(
-        404,
-        "not_found",
-        &format!("no entity `{id}` is held"),
-        Some(&plan.tool),
-        None,
-    )
+    Refusal::NotFound {
+        tool: plan.tool.clone(),
+        id: id.to_string(),
+    }
+    .answer()
+}
+
+/// rea failed to build the answer a plan promises.
+fn internal(plan: &WritePlan, message: &str) -> Answer {
+    Refusal::Internal {
+        tool: Some(plan.tool.clone()),
+        message: message.to_string(),
+    }
+    .answer()
 }

@@ -2,6 +2,7 @@
 //! canonical spelling, percent-decoding and -encoding, query encoding,
 //! path-template parameters and JSON pointers.
 
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::{Map, Value};
 
 /// Splits a raw path into its non-empty segments (empty segments are
@@ -24,88 +25,63 @@ pub fn normalize_path(path: &str) -> String {
     out
 }
 
-/// Percent-decodes one path segment (invalid escapes stay as written).
+/// Characters a path segment keeps unescaped: RFC 3986 `pchar` minus `%`
+/// (unreserved and sub-delims, `:` and `@`).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=');
+
+/// Characters a query name or value keeps unescaped.
+const QUERY: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b',')
+    .remove(b':');
+
+/// Percent-decodes one path segment (invalid escapes stay as written; a
+/// result that is not UTF-8 keeps the raw spelling).
 pub fn percent_decode(segment: &str) -> String {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| segment.to_string())
+    percent_decode_str(segment)
+        .decode_utf8()
+        .map_or_else(|_| segment.to_string(), |s| s.into_owned())
+}
+
+/// Decodes one query name or value: `+` is a space, then percent escapes.
+pub fn query_decode(text: &str) -> String {
+    percent_decode(&text.replace('+', " "))
 }
 
 /// Percent-encodes a value for use as one path segment.
 pub fn percent_encode_segment(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b':'
-                    | b'@'
-                    | b'!'
-                    | b'$'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-            )
-        {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(value, SEGMENT).to_string()
 }
 
-/// Percent-encodes a query name or value (`application/x-www-form-urlencoded` style, spaces as `%20`).
+/// Percent-encodes a query name or value (spaces as `%20`).
 pub fn query_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b',' | b':') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, QUERY).to_string()
 }
 
 /// The path parameter values of `path` under `template`, by name,
 /// percent-decoded. `None` when the path does not fit the template.
 pub fn path_params(template: &str, path: &str) -> Option<Vec<(String, String)>> {
-    let t: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
-    let p: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    if t.len() != p.len() {
-        return None;
-    }
-    let mut out = Vec::new();
-    for (seg, lit) in t.iter().zip(&p) {
-        if let Some(name) = seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            out.push((name.to_string(), percent_decode(lit)));
-        } else if seg != lit {
-            return None;
-        }
-    }
-    Some(out)
+    crate::route::bind(&crate::route::compile(template), &path_segments(path))
+        .map(|params| params.into_iter().collect())
 }
 
 /// `/a/b/c` → `/a/b`: the collection path of an item path (empty segments dropped).
@@ -152,4 +128,22 @@ pub fn body_entity<'a>(body: &'a Value, pointer: Option<&str>) -> Option<&'a Map
 /// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codecs_round_trip_and_keep_what_they_cannot_decode() {
+        assert_eq!(percent_decode("a%2Fb%zz%4"), "a/b%zz%4");
+        assert_eq!(percent_decode("%41"), "A");
+        assert_eq!(percent_decode("%FF"), "%FF");
+        assert_eq!(percent_encode_segment("a/b c+é"), "a%2Fb%20c+%C3%A9");
+        assert_eq!(query_encode("a b,c&d"), "a%20b,c%26d");
+        assert_eq!(query_decode("a+b%2Bc"), "a b+c");
+        assert_eq!(pointer_token("a/b~c"), "a~1b~0c");
+        assert_eq!(normalize_path("/a//b/"), "/a/b");
+        assert_eq!(normalize_path(""), "/");
+    }
 }

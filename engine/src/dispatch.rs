@@ -9,7 +9,7 @@ use crate::apply::PatchMeaning;
 use crate::generalize::{self, ItemTarget};
 use crate::manifest::Tool;
 use crate::refusal::Refusal;
-use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
+use crate::state::{EntityType, ItemPlan, PlanStatus, ViewPlan, WritePlan};
 use crate::{answer_headers, apply, render, Answer, Call, Engine, Generator, Params, World};
 use serde_json::{Map, Value};
 
@@ -61,6 +61,26 @@ pub struct Routed<'e> {
     pub patch: PatchMeaning,
 }
 
+impl<'e> Routed<'e> {
+    /// A routed request as the server answers it.
+    fn served(
+        tool: &'e Tool,
+        params: Params,
+        plan: Plan<'e>,
+        call: Call,
+        item: Option<ItemTarget<'e>>,
+    ) -> Routed<'e> {
+        Routed {
+            tool,
+            params,
+            plan,
+            call,
+            item,
+            patch: PatchMeaning::MergePatch,
+        }
+    }
+}
+
 impl Engine {
     /// Routes a request exactly once. An HTTP request goes to the tool the
     /// router picks (see `route::Router::route`), or to a family sibling
@@ -96,14 +116,7 @@ impl Engine {
                     if let Some(tool) = self.tool(tool_name) {
                         let mut params = Params::new();
                         params.insert("id".to_string(), target.id.clone());
-                        return Ok(Routed {
-                            tool,
-                            params,
-                            plan,
-                            call,
-                            item,
-                            patch: PatchMeaning::MergePatch,
-                        });
+                        return Ok(Routed::served(tool, params, plan, call, item));
                     }
                 }
             }
@@ -114,15 +127,7 @@ impl Engine {
                 line: call.line(),
             });
         };
-        let plan = self.plan_of(tool);
-        Ok(Routed {
-            tool,
-            params,
-            plan,
-            call,
-            item,
-            patch: PatchMeaning::MergePatch,
-        })
+        Ok(Routed::served(tool, params, self.plan_of(tool), call, item))
     }
 
     /// Pins a call to one tool: its path params under that tool's template
@@ -140,14 +145,7 @@ impl Engine {
             });
         };
         let item = generalize::item_target(self, &call.path);
-        Ok(Routed {
-            tool,
-            params,
-            plan: self.plan_of(tool),
-            call,
-            item,
-            patch: PatchMeaning::MergePatch,
-        })
+        Ok(Routed::served(tool, params, self.plan_of(tool), call, item))
     }
 
     /// Pins a call to a tool for the replay check: like a tool call, but a
@@ -165,7 +163,7 @@ impl Engine {
     /// The plan that answers a tool's requests.
     fn plan_of<'e>(&'e self, tool: &'e Tool) -> Plan<'e> {
         if let Some(plan) = self.write_of(&tool.name) {
-            if plan.status != "served" {
+            if plan.status != PlanStatus::Served {
                 return Plan::Refused(Refusal::NotServed {
                     tool: tool.name.clone(),
                     method: tool.method.clone(),

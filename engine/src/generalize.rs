@@ -3,14 +3,15 @@
 //! item reads and writes the recording only showed for a sibling type, and
 //! not-found answers take the recorded not-found shape of the type's family.
 
+use crate::codec::{normalize_path, path_segments, percent_decode};
 use crate::dispatch::Routed;
 use crate::manifest::Tool;
 use crate::refusal::Refusal;
 use crate::render::{
     answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
 };
-use crate::route::{normalize_path, path_segments, percent_decode, Segment};
-use crate::state::{EntityType, ItemPlan, ViewPlan, WritePlan};
+use crate::route::Segment;
+use crate::state::{Effect, EntityType, ItemPlan, PlanStatus, ViewPlan, WritePlan};
 use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::Value;
 
@@ -25,13 +26,13 @@ pub struct ItemTarget<'e> {
 
 /// The item target of a path: the first type whose (compiled) collection
 /// template matches the path minus its last segment.
-pub fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarget<'e>> {
+pub(crate) fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarget<'e>> {
     let segs = path_segments(path);
     let (last, parent) = segs.split_last()?;
     let i = engine
         .type_templates
         .iter()
-        .position(|template| template_matches(template, parent))?;
+        .position(|template| crate::route::fits(template, parent))?;
     Some(ItemTarget {
         entity: &engine.state.types[i],
         collection: parent_collection(path),
@@ -39,23 +40,16 @@ pub fn item_target<'e>(engine: &'e Engine, path: &str) -> Option<ItemTarget<'e>>
     })
 }
 
-fn template_matches(template: &[Segment], segs: &[&str]) -> bool {
-    template.len() == segs.len()
-        && template.iter().zip(segs).all(|(t, s)| match t {
-            Segment::Literal(l) => l == s,
-            Segment::Param(_) => true,
-        })
-}
-
 /// True when the routed `tool` answers this line for type `t` by itself:
 /// an item view or served write of `t`, any unserved write plan (it
 /// answers its reason), a document at this very path, or a recording of
 /// this very line.
-pub fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> bool {
+pub(crate) fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> bool {
     if let Some(plan) = engine.write_of(&tool.name) {
         // A plan the replay check did not confirm answers its own reason:
         // a sibling's plan never overrides that evidence.
-        return plan.status != "served" || plan.type_name.as_deref() == Some(t.name.as_str());
+        return plan.status != PlanStatus::Served
+            || plan.type_name.as_deref() == Some(t.name.as_str());
     }
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(p)) => p.type_name == t.name,
@@ -77,7 +71,7 @@ pub fn covered(engine: &Engine, call: &Call, tool: &Tool, t: &EntityType) -> boo
 
 /// Step 2 of dispatch: a not-found answer rea made up itself, for an item
 /// path of a type, takes the family's recorded not-found shape.
-pub fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer) -> Answer {
+pub(crate) fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer) -> Answer {
     let Some(target) = &routed.item else {
         return answer;
     };
@@ -99,7 +93,7 @@ pub fn not_found_in_family(engine: &Engine, routed: &Routed<'_>, answer: Answer)
 
 /// The types whose collection template differs from `t`'s in exactly one
 /// literal segment (same length, same parent), in state order.
-pub fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
+pub(crate) fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
     let Some(own) = engine.type_index(&t.name) else {
         return Vec::new();
     };
@@ -111,7 +105,7 @@ pub fn family<'e>(engine: &'e Engine, t: &EntityType) -> Vec<&'e EntityType> {
 
 /// The family of every type (by index): the types whose collection
 /// template differs in exactly one literal segment. Computed at start-up.
-pub fn families(templates: &[Vec<Segment>]) -> Vec<Vec<usize>> {
+pub(crate) fn families(templates: &[Vec<Segment>]) -> Vec<Vec<usize>> {
     templates
         .iter()
         .enumerate()
@@ -149,7 +143,7 @@ fn item_tool_of(engine: &Engine, tool: &str, s: &EntityType) -> bool {
 }
 
 /// The item view plan of the first family sibling that has one.
-pub fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPlan> {
+pub(crate) fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPlan> {
     family(engine, t).into_iter().find_map(|s| {
         engine.state.views.iter().find_map(|v| match v {
             ViewPlan::Item(p) if p.type_name == s.name && item_tool_of(engine, &p.tool, s) => {
@@ -162,16 +156,16 @@ pub fn sibling_view<'e>(engine: &'e Engine, t: &EntityType) -> Option<&'e ItemPl
 
 /// The served update/delete plan for `method` of the first family sibling
 /// that has one at `<collection>/{param}`.
-pub fn sibling_write<'e>(
+pub(crate) fn sibling_write<'e>(
     engine: &'e Engine,
     t: &EntityType,
     method: &str,
 ) -> Option<&'e WritePlan> {
     family(engine, t).into_iter().find_map(|s| {
         engine.state.writes.iter().find(|w| {
-            w.status == "served"
+            w.status == PlanStatus::Served
                 && w.method.eq_ignore_ascii_case(method)
-                && matches!(w.effect.as_str(), "update" | "delete")
+                && matches!(w.effect, Effect::Update | Effect::Delete)
                 && w.type_name.as_deref() == Some(s.name.as_str())
                 && item_tool_of(engine, &w.tool, s)
         })
@@ -179,7 +173,7 @@ pub fn sibling_write<'e>(
 }
 
 /// A family sibling's item view renders an entity of `target`'s type.
-pub fn sibling_read(
+pub(crate) fn sibling_read(
     engine: &Engine,
     world: &World,
     plan: &ItemPlan,
@@ -222,7 +216,7 @@ pub fn sibling_read(
 /// type (its field rules for fields the type has), applies to an entity of
 /// that type. The plan means what it means on its own route: the same
 /// `apply_write` runs.
-pub fn sibling_write_answer(
+pub(crate) fn sibling_write_answer(
     engine: &Engine,
     world: &mut World,
     routed: &Routed<'_>,
@@ -271,7 +265,7 @@ pub fn sibling_write_answer(
 /// view's not-found recording, else any 404/410 recording of an item path
 /// of the family), every string equal to the recorded identity replaced by
 /// `id`.
-pub fn family_not_found(
+pub(crate) fn family_not_found(
     engine: &Engine,
     t: &EntityType,
     id: &str,
@@ -304,7 +298,7 @@ pub fn family_not_found(
                         && r.path.as_deref().is_some_and(|p| {
                             let segs = path_segments(p);
                             segs.split_last()
-                                .is_some_and(|(_, parent)| template_matches(template, parent))
+                                .is_some_and(|(_, parent)| crate::route::fits(template, parent))
                         })
                 })
         })
@@ -318,7 +312,7 @@ pub fn family_not_found(
 /// path is an item path of a type whose initial entities hold that
 /// identity, with the entity's object at the top of the document's value
 /// or one member down.
-pub fn entity_documents(
+pub(crate) fn entity_documents(
     engine: &Engine,
 ) -> std::collections::HashMap<String, crate::DocumentEntity> {
     let mut out = std::collections::HashMap::new();

@@ -1,7 +1,7 @@
 //! Where a created entity goes among its collection (`insert`: sorted by a
 //! field, else last), and the value order that placement uses.
 
-use crate::state::Insert;
+use crate::state::{Insert, InsertPosition, SortOrder};
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -26,15 +26,15 @@ where
 {
     let mut existing = existing.into_iter();
     let len = existing.len();
-    let (Some(value), Some(order)) = (value, insert.order.as_deref()) else {
+    let (Some(value), Some(order)) = (value, insert.order) else {
         return len;
     };
-    if insert.position != "sorted" {
+    if insert.position != InsertPosition::Sorted {
         return len;
     }
     let goes_before = |other: &Value| match compare(value, other) {
-        Some(Ordering::Less) => order == "ascending",
-        Some(Ordering::Greater) => order == "descending",
+        Some(Ordering::Less) => order == SortOrder::Ascending,
+        Some(Ordering::Greater) => order == SortOrder::Descending,
         _ => false,
     };
     existing

@@ -23,6 +23,9 @@
 //!   {path: value}}` and one JSON Schema per collection.
 //!
 //! # Layout
+//! Modules are private (their items re-exported below) except the shared
+//! model and helper modules `manifest`, `state`, `records`, `usable`,
+//! `codec`, `insert` and `shapes`.
 //! - `dispatch`: `Request`, `Routed`, `Plan`; `resolve` and `dispatch`.
 //! - `refusal`: rea's own answers (`Refusal`, with `status()` and `code()`).
 //! - `route`: compiled templates and precedence; `codec`: path, percent,
@@ -38,35 +41,41 @@
 //! - `manifest`, `state`, `records`, `usable`: the model types shared with
 //!   the derivation (the spec's documents and the record model).
 
-pub mod answer_headers;
-pub mod apply;
+mod answer_headers;
+mod apply;
 pub mod codec;
-pub mod dispatch;
-pub mod generalize;
+mod dispatch;
+mod generalize;
 pub mod insert;
-pub mod listing;
+mod listing;
+pub mod lists;
 pub mod manifest;
 pub mod records;
-pub mod refusal;
-pub mod render;
-pub mod route;
+mod refusal;
+mod render;
+mod route;
 pub mod shapes;
 pub mod state;
 pub mod usable;
-pub mod world;
+mod world;
 
 use crate::manifest::{Manifest, Tool};
 use crate::records::{records_of, Record};
 use crate::state::{EntityType, State, ViewPlan, WritePlan};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
-pub use dispatch::{Plan, Request, Routed};
+pub use answer_headers::replayable;
+pub use apply::PatchMeaning;
+pub use codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};
+pub use dispatch::{is_read_method, Plan, Request, Routed};
+pub use generalize::ItemTarget;
+pub use listing::understands as understands_list_query;
 pub use refusal::Refusal;
-pub use route::{normalize_path, path_segments, percent_decode, percent_encode_segment, Params};
-pub use world::{World, COLLECTION_MEMBER};
+pub use route::{compile, Params, Segment};
+pub use world::{id_matches, path_fits_template, same_id, World, COLLECTION_MEMBER};
 
 /// One HTTP-shaped request to the environment.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,33 +159,6 @@ pub struct Answer {
     pub rendered: Option<u64>,
 }
 
-impl Answer {
-    /// An error answer produced by rea itself, with a JSON body
-    /// `{"error": code, "message": message, ...extra}`.
-    pub fn error(
-        status: u16,
-        code: &str,
-        message: &str,
-        tool: Option<&str>,
-        extra: Option<Value>,
-    ) -> Answer {
-        let mut body = json!({"error": code, "message": message});
-        if let (Some(Value::Object(extra)), Value::Object(map)) = (extra, &mut body) {
-            map.extend(extra);
-        }
-        Answer {
-            status,
-            content_type: Some("application/json".to_string()),
-            headers: Vec::new(),
-            body: AnswerBody::Json(body),
-            tool: tool.map(str::to_string),
-            applied: Applied::No,
-            error_code: Some(code.to_string()),
-            rendered: None,
-        }
-    }
-}
-
 /// A document the capture also recorded as an entity: held once, as the
 /// entity, and read back into the document's recorded shape.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,9 +198,18 @@ pub struct Engine {
     views: HashMap<String, usize>,
     writes: HashMap<String, usize>,
     tools: HashMap<String, usize>,
+    /// The inferred list semantics (`rea-derivation`'s `model::lists`),
+    /// when the caller supplied them: lists are then served from them.
+    pub lists: Option<lists::ListSemantics>,
 }
 
 impl Engine {
+    /// The engine serving lists from inferred list semantics.
+    pub fn with_list_semantics(mut self, lists: lists::ListSemantics) -> Engine {
+        self.lists = Some(lists);
+        self
+    }
+
     /// Builds the engine from the Evidence JSON, its manifest and its state.
     pub fn new(evidence: &Value, manifest: Manifest, state: State) -> Result<Engine, ErrorReport> {
         let records = records_of(evidence)
@@ -285,6 +276,7 @@ impl Engine {
             views,
             writes,
             tools,
+            lists: None,
         };
         engine.entity_documents = generalize::entity_documents(&engine);
         Ok(engine)
@@ -396,10 +388,26 @@ impl Engine {
                 ))
             }
         };
+        // The list arguments the inferred semantics understand (query ones).
+        let (list_args, list_in_body) = lists::schema::arguments(self, tool);
+        let mut query_names: Vec<&str> = t
+            .query_parameter_names
+            .iter()
+            .map(|q| q.name.as_str())
+            .collect();
+        if !list_in_body {
+            for name in list_args.keys() {
+                if !query_names.contains(&name.as_str())
+                    && !t.params.iter().any(|p| &p.name == name)
+                {
+                    query_names.push(name);
+                }
+            }
+        }
         for key in args.keys() {
             let known = key == "body"
                 || t.params.iter().any(|p| &p.name == key)
-                || t.query_parameter_names.iter().any(|q| &q.name == key);
+                || query_names.contains(&key.as_str());
             if !known {
                 return Err(invalid(
                     Some(key),
@@ -431,8 +439,8 @@ impl Engine {
             path.push('/');
         }
         let mut pairs = Vec::new();
-        for q in &t.query_parameter_names {
-            let Some(v) = args.get(&q.name) else { continue };
+        for name in &query_names {
+            let Some(v) = args.get(*name) else { continue };
             let values: Vec<&Value> = match v {
                 Value::Array(items) => items.iter().collect(),
                 other => vec![other],
@@ -444,17 +452,14 @@ impl Engine {
                     Value::Bool(b) => b.to_string(),
                     _ => {
                         return Err(invalid(
-                            Some(&q.name),
-                            format!(
-                                "query argument `{}` must be a string, number or boolean",
-                                q.name
-                            ),
+                            Some(name),
+                            format!("query argument `{name}` must be a string, number or boolean"),
                         ))
                     }
                 };
                 pairs.push(format!(
                     "{}={}",
-                    codec::query_encode(&q.name),
+                    codec::query_encode(name),
                     codec::query_encode(&text)
                 ));
             }

@@ -3,15 +3,15 @@
 //! default render order a write plan's `insert` rule names (see
 //! docs/serving.md, "Beyond the recording").
 
-use crate::route::{normalize_path, percent_decode};
-use crate::state::Entity;
+use crate::codec::{normalize_path, query_decode};
+use crate::state::{Entity, InsertPosition, PlanStatus, SortOrder};
 use crate::{Call, Engine};
 use base64::Engine as _;
 use serde_json::Value;
 use std::cmp::Ordering;
 
 /// Query names read as a page size.
-pub const LIMIT_NAMES: &[&str] = &[
+pub(crate) const LIMIT_NAMES: &[&str] = &[
     "_limit",
     "limit",
     "per_page",
@@ -21,27 +21,48 @@ pub const LIMIT_NAMES: &[&str] = &[
     "size",
 ];
 /// Query names read as a number of entities to skip.
-pub const OFFSET_NAMES: &[&str] = &["offset", "_offset", "start", "_start"];
+pub(crate) const OFFSET_NAMES: &[&str] = &["offset", "_offset", "start", "_start"];
 /// Query names read as sort keys (comma lists, leading `-` = descending).
-pub const SORT_NAMES: &[&str] = &["_sort", "sort", "order_by"];
+pub(crate) const SORT_NAMES: &[&str] = &["_sort", "sort", "order_by"];
 /// The continuation-token name used when the recording shows none.
-pub const DEFAULT_TOKEN: &str = "_token";
-/// Filter prefixes: `not_` (differs), `in_` (one of a comma list),
-/// `min_`/`max_` (inclusive bounds), `gt_`/`lt_` (exclusive bounds).
-const PREFIXES: &[&str] = &["not_", "in_", "min_", "max_", "gt_", "lt_"];
+pub(crate) const DEFAULT_TOKEN: &str = "_token";
+/// A filter's operator: equality, or the one a name prefix spells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FilterOp {
+    Eq,
+    /// `not_`: differs.
+    Not,
+    /// `in_`: one of a comma list.
+    In,
+    /// `min_`/`max_`: inclusive bounds.
+    Min,
+    Max,
+    /// `gt_`/`lt_`: exclusive bounds.
+    Gt,
+    Lt,
+}
+
+/// Filter name prefixes and their operators.
+const PREFIXES: &[(&str, FilterOp)] = &[
+    ("not_", FilterOp::Not),
+    ("in_", FilterOp::In),
+    ("min_", FilterOp::Min),
+    ("max_", FilterOp::Max),
+    ("gt_", FilterOp::Gt),
+    ("lt_", FilterOp::Lt),
+];
 
 /// One filter on an entity field.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Filter {
+pub(crate) struct Filter {
     pub field: String,
-    /// `eq`, `not`, `in`, `min`, `max`, `gt` or `lt`.
-    pub op: String,
+    pub op: FilterOp,
     pub text: String,
 }
 
 /// A list query, parsed against the type's fields.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ListQuery {
+pub(crate) struct ListQuery {
     pub filters: Vec<Filter>,
     /// Sort keys: field and descending flag.
     pub sort: Vec<(String, bool)>,
@@ -55,29 +76,18 @@ pub struct ListQuery {
     pub understood: bool,
 }
 
-impl ListQuery {
-    /// True when the query changes nothing (no filter, sort, limit or token).
-    pub fn is_plain(&self) -> bool {
-        self.filters.is_empty() && self.sort.is_empty() && self.limit.is_none() && self.offset == 0
-    }
-}
-
-fn decode_component(text: &str) -> String {
-    percent_decode(&text.replace('+', " "))
-}
-
 /// Parses a raw query string. A name that is neither paging, sorting, the
 /// token nor (after an optional filter prefix) a field of `fields` makes
 /// the query not understood.
-pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
+pub(crate) fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
     let mut q = ListQuery {
         understood: true,
         ..ListQuery::default()
     };
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = decode_component(raw_name);
-        let value = decode_component(raw_value);
+        let name = query_decode(raw_name);
+        let value = query_decode(raw_value);
         if name == token_name {
             q.offset = read_token(&value).unwrap_or(0);
             continue;
@@ -105,17 +115,17 @@ pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
         } else if fields.contains(&name) {
             q.filters.push(Filter {
                 field: name,
-                op: "eq".into(),
+                op: FilterOp::Eq,
                 text: value,
             });
-        } else if let Some((prefix, field)) = PREFIXES
+        } else if let Some((op, field)) = PREFIXES
             .iter()
-            .find_map(|p| name.strip_prefix(p).map(|f| (*p, f)))
+            .find_map(|(p, op)| name.strip_prefix(p).map(|f| (*op, f)))
             .filter(|(_, f)| fields.iter().any(|x| x == f))
         {
             q.filters.push(Filter {
                 field: field.to_string(),
-                op: prefix.trim_end_matches('_').to_string(),
+                op,
                 text: value,
             });
         } else {
@@ -126,12 +136,12 @@ pub fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
 }
 
 /// Our own opaque continuation token for `offset`.
-pub fn make_token(offset: usize) -> String {
+pub(crate) fn make_token(offset: usize) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{{\"offset\":{offset}}}"))
 }
 
 /// The offset a token of ours carries.
-pub fn read_token(token: &str) -> Option<usize> {
+pub(crate) fn read_token(token: &str) -> Option<usize> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(token.trim_end_matches('='))
         .ok()?;
@@ -140,7 +150,7 @@ pub fn read_token(token: &str) -> Option<usize> {
 }
 
 /// True when a field value equals the query text, coerced to the value's type.
-pub fn value_matches(value: Option<&Value>, text: &str) -> bool {
+pub(crate) fn value_matches(value: Option<&Value>, text: &str) -> bool {
     match value {
         Some(Value::String(s)) => s == text,
         Some(Value::Number(n)) => text
@@ -171,15 +181,14 @@ fn text_value(like: Option<&Value>, text: &str) -> Value {
 fn keep(entity: &Entity, f: &Filter) -> bool {
     let v = entity.fields.get(&f.field);
     let cmp = || v.map(|v| compare(Some(v), Some(&text_value(Some(v), &f.text))));
-    match f.op.as_str() {
-        "eq" => value_matches(v, &f.text),
-        "not" => !value_matches(v, &f.text),
-        "in" => f.text.split(',').any(|t| value_matches(v, t)),
-        "min" => cmp().is_some_and(|o| o != Ordering::Less),
-        "max" => cmp().is_some_and(|o| o != Ordering::Greater),
-        "gt" => cmp() == Some(Ordering::Greater),
-        "lt" => cmp() == Some(Ordering::Less),
-        _ => true,
+    match f.op {
+        FilterOp::Eq => value_matches(v, &f.text),
+        FilterOp::Not => !value_matches(v, &f.text),
+        FilterOp::In => f.text.split(',').any(|t| value_matches(v, t)),
+        FilterOp::Min => cmp().is_some_and(|o| o != Ordering::Less),
+        FilterOp::Max => cmp().is_some_and(|o| o != Ordering::Greater),
+        FilterOp::Gt => cmp() == Some(Ordering::Greater),
+        FilterOp::Lt => cmp() == Some(Ordering::Less),
     }
 }
 
@@ -196,7 +205,7 @@ fn rank(v: Option<&Value>) -> u8 {
 
 /// Total order on field values: absent/null, booleans, numbers, strings,
 /// then arrays and objects (by their JSON text).
-pub fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+pub(crate) fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     match (a, b) {
         (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
         (Some(Value::Number(x)), Some(Value::Number(y))) => x
@@ -213,7 +222,7 @@ pub fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 }
 
 /// Stable sort by keys (field, descending).
-pub fn sort_by(entities: &mut [&Entity], keys: &[(String, bool)]) {
+pub(crate) fn sort_by(entities: &mut [&Entity], keys: &[(String, bool)]) {
     entities.sort_by(|a, b| {
         keys.iter()
             .map(|(f, desc)| {
@@ -231,7 +240,7 @@ pub fn sort_by(entities: &mut [&Entity], keys: &[(String, bool)]) {
 
 /// Filters, sorts and pages `entities`; returns the page, the offset of
 /// the next page when more remain, and how many the filters kept.
-pub fn apply<'a>(
+pub(crate) fn apply<'a>(
     q: &ListQuery,
     entities: Vec<&'a Entity>,
 ) -> (Vec<&'a Entity>, Option<usize>, usize) {
@@ -249,14 +258,15 @@ pub fn apply<'a>(
 
 /// The recorded order of a type's lists: the sort key a served write
 /// plan's `insert` rule names (`sorted` by a field), if any.
-pub fn default_order(engine: &Engine, type_name: &str) -> Option<(String, bool)> {
+pub(crate) fn default_order(engine: &Engine, type_name: &str) -> Option<(String, bool)> {
     engine.state.writes.iter().find_map(|w| {
         let insert = w.insert.as_ref()?;
-        (w.status == "served" && w.type_name.as_deref() == Some(type_name)).then_some(())?;
-        (insert.position == "sorted").then_some(())?;
+        (w.status == PlanStatus::Served && w.type_name.as_deref() == Some(type_name))
+            .then_some(())?;
+        (insert.position == InsertPosition::Sorted).then_some(())?;
         Some((
             insert.field.clone()?,
-            insert.order.as_deref() == Some("descending"),
+            insert.order == Some(SortOrder::Descending),
         ))
     })
 }
@@ -264,7 +274,7 @@ pub fn default_order(engine: &Engine, type_name: &str) -> Option<(String, bool)>
 /// How the recording paged a list: the response header naming the next
 /// page, the origin its URLs carried and the token's query name.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Paging {
+pub(crate) struct Paging {
     pub header: String,
     pub origin: String,
     pub token: String,
@@ -273,7 +283,7 @@ pub struct Paging {
 /// Learns the paging header from the list tool's recordings: a response
 /// header whose value is a URL (absolute or `/`-rooted) to the same path
 /// whose query holds every request query pair plus exactly one new name.
-pub fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
+pub(crate) fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
     for rec in ordinals.iter().filter_map(|&o| engine.record(o)) {
         let Some(path) = rec.path.as_deref() else {
             continue;
@@ -312,7 +322,7 @@ pub fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
                 return Some(Paging {
                     header: name.clone(),
                     origin,
-                    token: decode_component(new[0]),
+                    token: query_decode(new[0]),
                 });
             }
         }
@@ -322,7 +332,7 @@ pub fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
 
 /// The next-page link for a call: its path, its query without the token,
 /// and our token for `offset`, behind the recorded origin.
-pub fn next_link(paging: &Paging, call: &Call, kept: &[String], offset: usize) -> String {
+pub(crate) fn next_link(paging: &Paging, call: &Call, kept: &[String], offset: usize) -> String {
     let mut query = kept.join("&");
     if !query.is_empty() {
         query.push('&');
@@ -346,7 +356,7 @@ pub fn understands(
 
 /// What a list render from the World shows: the entities, in order, and
 /// the paging header to answer with (name, value), if any.
-pub struct Shaped<'a> {
+pub(crate) struct Shaped<'a> {
     pub entities: Vec<&'a Entity>,
     /// How many entities the query kept before paging.
     pub total: usize,
@@ -361,7 +371,7 @@ pub struct Shaped<'a> {
 /// `recorded_line`: `Some(true)` for a recorded line listing every entity,
 /// `Some(false)` for a recorded line with its own membership (left as
 /// recorded), `None` for a line the plan never saw.
-pub fn shape<'a>(
+pub(crate) fn shape<'a>(
     engine: &Engine,
     tool: &crate::manifest::Tool,
     type_name: &str,
@@ -466,5 +476,26 @@ mod tests {
         assert_eq!(ids("total=9.5"), vec![json!(2)]);
         assert!(!parse("weird=1", &fields, DEFAULT_TOKEN).understood);
         assert!(!parse("_limit=x", &fields, DEFAULT_TOKEN).understood);
+    }
+
+    #[test]
+    fn query_parts_are_pure() {
+        let fields = vec!["a".to_string(), "b".to_string()];
+        let q = parse("a=1&_sort=-b,a&_limit=x&zz=3&_token=bad", &fields, "_token");
+        assert_eq!(q.filters.len(), 1);
+        assert_eq!(
+            q.sort,
+            vec![("b".to_string(), true), ("a".to_string(), false)]
+        );
+        assert_eq!(q.limit, None);
+        assert_eq!(q.offset, 0);
+        assert!(!q.understood);
+        let q = parse("limit=2&offset=1&min_a=3", &fields, "_token");
+        assert!(q.understood);
+        assert_eq!((q.limit, q.offset, q.filters.len()), (Some(2), 1, 1));
+        assert_eq!(read_token(&make_token(7)), Some(7));
+        assert!(value_matches(Some(&json!(1.0)), "1"));
+        assert!(!value_matches(Some(&json!("1")), "01"));
+        assert!(value_matches(Some(&json!(false)), "false"));
     }
 }

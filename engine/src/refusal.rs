@@ -31,7 +31,7 @@ pub enum Refusal {
     /// The World holds no entity with this identity.
     NotFound { tool: String, id: String },
     /// A create names an identity the World already holds.
-    AlreadyExists { tool: String, id: String },
+    AlreadyExists { tool: String, id: Value },
     /// Tool arguments that do not fit the tool's input schema.
     InvalidArguments {
         tool: String,
@@ -121,6 +121,9 @@ impl Refusal {
                 out.insert("tool".into(), json!(tool));
             }
             Refusal::InvalidBody { extra, .. } => out.extend(extra.clone()),
+            Refusal::AlreadyExists { id, .. } => {
+                out.insert("id".into(), id.clone());
+            }
             _ => {}
         }
         out
@@ -166,7 +169,9 @@ impl fmt::Display for Refusal {
                 write!(f, "`{tool}` has no recording of {method} {line}")
             }
             Refusal::NotFound { id, .. } => write!(f, "no entity `{id}` is held"),
-            Refusal::AlreadyExists { id, .. } => write!(f, "an entity `{id}` is already held"),
+            Refusal::AlreadyExists { .. } => {
+                f.write_str("an entity with this identity already exists in the collection")
+            }
             Refusal::InvalidArguments { message, .. }
             | Refusal::BodyNotJson { message }
             | Refusal::InvalidBody { message, .. }

@@ -11,21 +11,24 @@
 //!   its collection in state order into the envelope of the plan's first
 //!   line.
 
+use crate::codec::{normalize_path, path_segments, percent_decode};
 use crate::manifest::Tool;
 use crate::records::{Body, Record};
-use crate::route::{normalize_path, path_segments, percent_decode};
-use crate::state::{Entity, ItemPlan, ListPlan, ViewPlan};
+use crate::state::{Entity, ItemPlan, ListPlan, Membership, ViewPlan};
 use crate::{Answer, AnswerBody, Applied, Engine, Params, World};
 use serde_json::{Map, Value};
 
 /// Answers a read call.
-pub fn read(
+pub(crate) fn read(
     engine: &Engine,
     world: &World,
     tool: &Tool,
     params: &Params,
     call: &crate::Call,
 ) -> Answer {
+    if let Some(answer) = crate::lists::serve::answer(engine, world, tool, call) {
+        return answer;
+    }
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
         Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),
@@ -106,7 +109,7 @@ fn normalize_line(line: &str) -> String {
 }
 
 /// The collection path of an item path: the path minus its last segment.
-pub fn parent_collection(path: &str) -> String {
+pub(crate) fn parent_collection(path: &str) -> String {
     let segs = path_segments(path);
     let n = segs.len().saturating_sub(1);
     normalize_path(&segs[..n].join("/"))
@@ -116,7 +119,7 @@ pub fn parent_collection(path: &str) -> String {
 /// holds, in the view's order (a view's own differing values from
 /// `view_fields`), then fields no view of the type ever showed (written or
 /// loaded since), in the entity's order.
-pub fn render_entity(
+pub(crate) fn render_entity(
     entity: &Entity,
     view_fields: &[String],
     type_fields: &[String],
@@ -161,13 +164,11 @@ fn render_item(
         return not_found(engine, tool, plan.not_found_ordinal, &id);
     };
     let Some(base) = engine.record(plan.envelope_ordinal) else {
-        return Answer::error(
-            500,
-            "not_recorded",
-            "the item view's envelope recording is missing",
-            Some(&tool.name),
-            None,
-        );
+        return crate::Refusal::Internal {
+            tool: Some(tool.name.clone()),
+            message: "the item view's envelope recording is missing".to_string(),
+        }
+        .answer();
     };
     let rendered = render_entity(entity, &plan.fields, type_fields, &tool.name);
     let mut answer = answer_from_record(base, &tool.name);
@@ -176,13 +177,11 @@ fn render_item(
         _ => Value::Null,
     };
     if !set_pointer(&mut envelope, &plan.pointer, rendered) {
-        return Answer::error(
-            500,
-            "not_recorded",
-            "the item view's envelope has no entity at its pointer",
-            Some(&tool.name),
-            None,
-        );
+        return crate::Refusal::Internal {
+            tool: Some(tool.name.clone()),
+            message: "the item view's envelope has no entity at its pointer".to_string(),
+        }
+        .answer();
     }
     answer.body = AnswerBody::Json(envelope);
     answer.rendered = Some(base.ordinal);
@@ -220,7 +219,7 @@ fn render_list(
         .unwrap_or(&[]);
     let held = world.list(&plan.type_name, &collection);
     let entities: Vec<&Entity> = match recorded_line {
-        Some(l) if l.membership != "all" => l
+        Some(l) if l.membership != Membership::All => l
             .listed
             .iter()
             .filter_map(|id| held.iter().find(|e| crate::world::same_id(&e.id, id)))
@@ -233,7 +232,7 @@ fn render_list(
         tool,
         &plan.type_name,
         call,
-        recorded_line.map(|l| l.membership == "all"),
+        recorded_line.map(|l| l.membership == Membership::All),
         entities,
     );
     let total = shaped.total;
@@ -286,18 +285,16 @@ fn not_found(engine: &Engine, tool: &Tool, ordinal: Option<u64>, id: &str) -> An
     if let Some(rec) = ordinal.and_then(|o| engine.record(o)) {
         return recorded_not_found(rec, &tool.name, id);
     }
-    Answer::error(
-        404,
-        "not_found",
-        &format!("no entity `{id}` is held"),
-        Some(&tool.name),
-        None,
-    )
+    crate::Refusal::NotFound {
+        tool: tool.name.clone(),
+        id: id.to_string(),
+    }
+    .answer()
 }
 
 /// Replays a recorded not-found answer for another identity: every string
 /// equal to the recorded request's last path segment becomes `id`.
-pub fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
+pub(crate) fn recorded_not_found(rec: &Record, tool: &str, id: &str) -> Answer {
     let mut answer = answer_from_record(rec, tool);
     let recorded_id = rec
         .path
@@ -321,7 +318,7 @@ fn replace_strings(value: &mut Value, from: &str, to: &str) {
 
 /// Replays the latest recording of the same request line (an equal JSON
 /// body preferred), else answers `not_recorded`.
-pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
+pub(crate) fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
     let line = normalize_line(&call.line());
     let same_line: Vec<&Record> = tool
         .record_ordinals
@@ -344,47 +341,21 @@ pub fn replay(engine: &Engine, tool: &Tool, call: &crate::Call) -> Answer {
     });
     match with_body.or(same_line.last()) {
         Some(rec) => answer_from_record(rec, &tool.name),
-        None => Answer::error(
-            404,
-            "not_recorded",
-            &format!(
-                "`{}` has no recording of {} {}",
-                tool.name,
-                call.method,
-                call.line()
-            ),
-            Some(&tool.name),
-            None,
-        ),
+        None => crate::Refusal::NotRecorded {
+            tool: tool.name.clone(),
+            method: call.method.clone(),
+            line: call.line(),
+        }
+        .answer(),
     }
 }
 
-/// Headers never replayed: credentials, hop-by-hop and body-framing headers.
-const DROPPED_HEADERS: &[&str] = &[
-    "content-type",
-    "content-length",
-    "content-encoding",
-    "transfer-encoding",
-    "connection",
-    "keep-alive",
-    "upgrade",
-    "trailer",
-    "te",
-    "set-cookie",
-    "set-cookie2",
-    "cookie",
-    "authorization",
-    "proxy-authorization",
-    "proxy-authenticate",
-    "www-authenticate",
-];
-
 /// A recording as an answer (status, content type, replayable headers, body).
-pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
+pub(crate) fn answer_from_record(rec: &Record, tool: &str) -> Answer {
     let headers = rec
         .response_headers
         .iter()
-        .filter(|(n, _)| !DROPPED_HEADERS.iter().any(|d| n.eq_ignore_ascii_case(d)))
+        .filter(|(n, _)| crate::answer_headers::replayable(n))
         .cloned()
         .collect();
     let json_like = rec
@@ -416,7 +387,7 @@ pub fn answer_from_record(rec: &Record, tool: &str) -> Answer {
 }
 
 /// Replaces the value at a JSON pointer; false when the pointer names nothing.
-pub fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
+pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
     match target.pointer_mut(pointer) {
         Some(slot) => {
             *slot = value;

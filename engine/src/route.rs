@@ -1,7 +1,7 @@
 //! Routing: matches an HTTP request line to a manifest tool by its path
 //! template, with a fixed precedence (see `Router::route`).
 
-pub use crate::codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};
+use crate::codec::{path_segments, percent_decode};
 use crate::manifest::Tool;
 use indexmap::IndexMap;
 
@@ -17,7 +17,7 @@ pub enum Segment {
 
 /// One tool's compiled route.
 #[derive(Debug, Clone)]
-pub struct Route {
+pub(crate) struct Route {
     pub tool: usize,
     pub method: String,
     pub segments: Vec<Segment>,
@@ -25,7 +25,7 @@ pub struct Route {
 
 /// The compiled route table.
 #[derive(Debug, Clone, Default)]
-pub struct Router {
+pub(crate) struct Router {
     routes: Vec<Route>,
 }
 
@@ -43,7 +43,7 @@ pub fn compile(template: &str) -> Vec<Segment> {
 }
 
 impl Router {
-    pub fn new(tools: &[Tool]) -> Router {
+    pub(crate) fn new(tools: &[Tool]) -> Router {
         let routes = tools
             .iter()
             .enumerate()
@@ -57,7 +57,7 @@ impl Router {
     }
 
     /// The compiled template of tool `index`.
-    pub fn segments(&self, index: usize) -> &[Segment] {
+    pub(crate) fn segments(&self, index: usize) -> &[Segment] {
         self.routes
             .get(index)
             .map_or(&[][..], |r| r.segments.as_slice())
@@ -65,13 +65,13 @@ impl Router {
 
     /// The path params of `path` under tool `index`'s template (method
     /// aside), or `None` when the path does not fit it.
-    pub fn params(&self, index: usize, path: &str) -> Option<Params> {
+    pub(crate) fn params(&self, index: usize, path: &str) -> Option<Params> {
         let route = self.routes.get(index)?;
         bind(&route.segments, &path_segments(path))
     }
 
     /// Every route matching `method` and `path`, with its params.
-    pub fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
+    pub(crate) fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
         let segments = path_segments(path);
         let method = method.to_ascii_uppercase();
         self.routes
@@ -86,7 +86,7 @@ impl Router {
     /// 2. then, comparing segment by segment from the left, a literal beats
     ///    a parameter at the first position where the two differ,
     /// 3. then manifest order.
-    pub fn route(
+    pub(crate) fn route(
         &self,
         method: &str,
         path: &str,
@@ -104,9 +104,19 @@ impl Router {
     }
 }
 
+/// True when a path's segments fit a compiled template (every literal
+/// equal, any value for a parameter).
+pub(crate) fn fits(template: &[Segment], segments: &[&str]) -> bool {
+    template.len() == segments.len()
+        && template.iter().zip(segments).all(|(t, s)| match t {
+            Segment::Literal(l) => l == s,
+            Segment::Param(_) => true,
+        })
+}
+
 /// Binds a path's segments to a compiled template: the params, or `None`
 /// when a literal differs or the lengths do.
-fn bind(template: &[Segment], segments: &[&str]) -> Option<Params> {
+pub(crate) fn bind(template: &[Segment], segments: &[&str]) -> Option<Params> {
     if template.len() != segments.len() {
         return None;
     }
@@ -193,13 +203,5 @@ mod tests {
                 .map(|r| r.0),
             Some(0)
         );
-    }
-
-    #[test]
-    fn percent_coding_round_trips() {
-        assert_eq!(percent_decode("a%2Fb%zz%4"), "a/b%zz%4");
-        assert_eq!(percent_encode_segment("a/b c"), "a%2Fb%20c");
-        assert_eq!(normalize_path("/a//b/"), "/a/b");
-        assert_eq!(normalize_path(""), "/");
     }
 }

@@ -179,7 +179,7 @@ pub struct ListPlan {
     pub pointer: String,
     pub fields: Vec<String>,
     /// `"all"` or `"recorded"`.
-    pub membership: String,
+    pub membership: Membership,
     /// Envelope members (pointers) whose value equals the number listed.
     pub counters: Vec<String>,
     /// Each initial request line: its base recording and what it listed.
@@ -200,7 +200,7 @@ pub struct ListLine {
     pub collection: String,
     /// `"all"` when this line listed exactly every entity in state order with
     /// no filtering query, no differing total and no next-page marker.
-    pub membership: String,
+    pub membership: Membership,
     /// The identities the base recording listed, in its order.
     pub listed: Vec<Value>,
 }
@@ -235,14 +235,14 @@ pub struct WritePlan {
     pub tool: String,
     pub method: String,
     /// `create`, `update`, `delete`, `document` or `none`.
-    pub effect: String,
+    pub effect: Effect,
     /// The entity type written (create/update/delete).
     #[serde(rename = "type")]
     pub type_name: Option<String>,
     /// The document path written (`effect: "document"`).
     pub document_path: Option<String>,
     /// `"served"` or `"unserved"`.
-    pub status: String,
+    pub status: PlanStatus,
     /// Why the plan is not served: `no-state-target`, `no-call`,
     /// `body-unusable`, `no-observation`, `unexplained-change`,
     /// `contradicted`, `side-effect`, `unconfirmed`, `incomplete-entities`.
@@ -291,11 +291,11 @@ pub struct FieldRule {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Insert {
     /// `"sorted"` or `"last"`.
-    pub position: String,
+    pub position: InsertPosition,
     /// The field the recorded order sorts by (for `sorted`).
     pub field: Option<String>,
     /// `"ascending"` or `"descending"` (for `sorted`).
-    pub order: Option<String>,
+    pub order: Option<SortOrder>,
 }
 
 /// How a write answers.
@@ -307,3 +307,69 @@ pub struct WriteAnswer {
     /// Where the written entity sits in the envelope, if it is shown.
     pub pointer: Option<String>,
 }
+
+/// A plan-vocabulary enum spelled in the state document as its serde
+/// name: `as_str`, `Display` and comparison with that spelling.
+macro_rules! spelled {
+    ($(#[$meta:meta])* $name:ident, $case:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = $case)]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            /// The spelling in the state document.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+spelled!(
+    /// What a write plan does to the state.
+    Effect, "kebab-case", {
+        Create => "create",
+        Update => "update",
+        Delete => "delete",
+        Document => "document",
+        None => "none",
+    }
+);
+
+spelled!(
+    /// Whether the replay check confirmed a write plan.
+    PlanStatus, "lowercase", { Served => "served", Unserved => "unserved" }
+);
+
+spelled!(
+    /// Which entities a list shows: `all` of its collection in state order,
+    /// or the ones its recording listed.
+    Membership, "lowercase", { All => "all", Recorded => "recorded" }
+);
+
+spelled!(
+    /// Where a created entity goes: `sorted` by a field, or `last`.
+    InsertPosition, "lowercase", { Sorted => "sorted", Last => "last" }
+);
+
+spelled!(
+    /// A sort direction.
+    SortOrder, "lowercase", { Ascending => "ascending", Descending => "descending" }
+);

@@ -8,7 +8,8 @@
 //! collection paths) each row also carries `_collection`, the concrete
 //! collection path it belongs to (e.g. `/v1/buckets/shop/collections/products/records`).
 
-use crate::route::{compile, normalize_path, path_segments, Segment};
+use crate::codec::{normalize_path, path_segments};
+use crate::route::{compile, Segment};
 use crate::state::{Entity, EntityType, State};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
@@ -268,13 +269,7 @@ fn template_has_param(template: &str) -> bool {
 
 /// True when a concrete collection path fits a collection template.
 pub fn path_fits_template(path: &str, template: &str) -> bool {
-    let segs = path_segments(path);
-    let tpl = compile(template);
-    segs.len() == tpl.len()
-        && tpl.iter().zip(&segs).all(|(t, s)| match t {
-            Segment::Literal(l) => l == s,
-            Segment::Param(_) => true,
-        })
+    crate::route::fits(&compile(template), &path_segments(path))
 }
 
 fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorReport> {
@@ -373,7 +368,7 @@ fn invalid(
 /// One JSON Schema (draft 2020-12) per collection, inferred from the
 /// initial entities' fields: each field's observed JSON types; the
 /// identity field (and `_collection` where a type spans collections) required.
-pub fn tables(state: &State) -> IndexMap<String, Value> {
+pub(crate) fn tables(state: &State) -> IndexMap<String, Value> {
     let mut out = IndexMap::new();
     for t in &state.types {
         let mut properties = Map::new();

@@ -15,9 +15,9 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub const INTAKE_URI: &str = "urn:agentenv:intake/v1";
+pub(crate) const INTAKE_URI: &str = "urn:agentenv:intake/v1";
 /// The table holding documents (reads that are not entities) as `{path, value}` rows.
-pub const DOCUMENTS_TABLE: &str = "documents";
+pub(crate) const DOCUMENTS_TABLE: &str = "documents";
 const OPERATIONS: [&str; 3] = ["data/reset", "data/add", "data/get"];
 /// The largest file a `file://` part may name.
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -31,13 +31,13 @@ pub struct DataPlaneConfig {
 
 /// Shared state of the data-plane handlers.
 #[derive(Clone)]
-pub struct Plane {
+pub(crate) struct Plane {
     pub env: Arc<Environment>,
     pub config: Arc<DataPlaneConfig>,
 }
 
 /// The table schemas: one per entity collection plus the documents table.
-pub fn tables(env: &Environment) -> Map<String, Value> {
+pub(crate) fn tables(env: &Environment) -> Map<String, Value> {
     let mut out: Map<String, Value> = env.tables().into_iter().collect();
     out.insert(
         documents_table_name(env),
@@ -65,7 +65,7 @@ fn documents_table_name(env: &Environment) -> String {
 }
 
 /// The environment card.
-pub fn card(env: &Environment) -> Value {
+pub(crate) fn card(env: &Environment) -> Value {
     let tables = Value::Object(tables(env));
     let add_data = json!({"part": "data", "format": "json", "load": "replace", "tables": tables});
     let add_file = json!({
@@ -91,12 +91,12 @@ pub fn card(env: &Environment) -> Value {
     })
 }
 
-pub async fn card_handler(State(plane): State<Plane>) -> Response {
+pub(crate) async fn card_handler(State(plane): State<Plane>) -> Response {
     json_response(&card(&plane.env))
 }
 
 /// `POST /agentenv`.
-pub async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Response {
+pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Response {
     let reply = {
         let plane = plane.clone();
         // data/add may read a file and validate a large World: keep it off the
@@ -110,7 +110,7 @@ pub async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Response {
 }
 
 /// Answers one JSON-RPC request body.
-pub fn rpc(plane: &Plane, body: &[u8]) -> Value {
+pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
     let request: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => return rpc_error(Value::Null, -32700, "parse error", None),
@@ -225,7 +225,7 @@ fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
 }
 
 /// Reads a `file://` URI, only below `data_root`; never fetches anything else.
-pub fn read_file_uri(data_root: Option<&Path>, uri: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn read_file_uri(data_root: Option<&Path>, uri: &str) -> Result<Vec<u8>, String> {
     let lower = uri.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
         return Err(
@@ -268,7 +268,7 @@ pub fn read_file_uri(data_root: Option<&Path>, uri: &str) -> Result<Vec<u8>, Str
 }
 
 /// The engine's `{"collections", "documents"}` → the flat table shape.
-pub fn to_tables(world: &Value, documents_table: &str) -> Value {
+pub(crate) fn to_tables(world: &Value, documents_table: &str) -> Value {
     let mut out = Map::new();
     if let Some(Value::Object(collections)) = world.get("collections") {
         for (name, rows) in collections {
@@ -287,7 +287,7 @@ pub fn to_tables(world: &Value, documents_table: &str) -> Value {
 
 /// The flat table shape → the engine's shape, checked against the tables.
 /// Errors name the collection, the row and the field.
-pub fn world_from_tables(env: &Environment, data: &Value) -> Result<Value, String> {
+pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value, String> {
     let Value::Object(data) = data else {
         return Err("data: a JSON object of collection -> rows is required".into());
     };

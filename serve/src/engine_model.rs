@@ -30,18 +30,21 @@ impl EngineModel {
 }
 
 fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
+    let (list_arguments, list_in_body) = rea_engine::lists::schema::arguments(engine, &tool.name);
     if let Some(plan) = engine.write_of(&tool.name) {
-        let served = plan.status == "served";
+        let served = plan.status == rea_engine::state::PlanStatus::Served;
         return ToolInfo {
             tool: tool.clone(),
             kind: ToolKind::Write,
-            plan: plan.effect.clone(),
+            plan: plan.effect.as_str().to_string(),
             reason: (!served).then(|| {
                 plan.reason
                     .clone()
                     .unwrap_or_else(|| "unserved".to_string())
             }),
             served,
+            list_arguments,
+            list_in_body,
         };
     }
     if let Some(view) = engine.view_of(&tool.name) {
@@ -55,6 +58,8 @@ fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
             plan: view.shape().to_string(),
             reason,
             served: true,
+            list_arguments,
+            list_in_body,
         };
     }
     // A tool with no plan: reads replay, anything else is not served.
@@ -69,6 +74,8 @@ fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
         plan: if read { "recorded" } else { "none" }.to_string(),
         reason: Some(if read { "no-plan" } else { "no-state-target" }.to_string()),
         served: read,
+        list_arguments,
+        list_in_body,
     }
 }
 

@@ -8,11 +8,12 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
+use rea_engine::replayable;
 use rea_engine::{Answer, Call, Refusal};
 use std::sync::Arc;
 
 /// The fallback handler: every request no other route took.
-pub async fn fallback(
+pub(crate) async fn fallback(
     State(env): State<Arc<Environment>>,
     method: Method,
     uri: Uri,
@@ -66,7 +67,7 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
 }
 
 /// Builds the HTTP response for a reply.
-pub fn to_response(reply: &Reply, head: bool) -> Response {
+pub(crate) fn to_response(reply: &Reply, head: bool) -> Response {
     let status =
         StatusCode::from_u16(reply.answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let bytes = if head {
@@ -82,7 +83,7 @@ pub fn to_response(reply: &Reply, head: bool) -> Response {
 
 /// The headers an answer is served with: the replayable recorded ones and
 /// the content type.
-pub fn response_headers(answer: &Answer) -> HeaderMap {
+pub(crate) fn response_headers(answer: &Answer) -> HeaderMap {
     let mut out = HeaderMap::new();
     for (name, value) in &answer.headers {
         if !replayable(name) {
@@ -101,44 +102,6 @@ pub fn response_headers(answer: &Answer) -> HeaderMap {
         }
     }
     out
-}
-
-/// Whether a recorded response header may be replayed: never credentials,
-/// never headers describing a body encoding or framing that is not served.
-pub fn replayable(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    if n.starts_with(':') {
-        return false;
-    }
-    const NEVER: &[&str] = &[
-        "set-cookie",
-        "set-cookie2",
-        "cookie",
-        "authorization",
-        "proxy-authorization",
-        "proxy-authenticate",
-        "content-encoding",
-        "transfer-encoding",
-        "content-length",
-        "content-type",
-        "connection",
-        "keep-alive",
-        "upgrade",
-        "trailer",
-        "te",
-        "alt-svc",
-        "strict-transport-security",
-    ];
-    if NEVER.contains(&n.as_str()) {
-        return false;
-    }
-    let secret_like = [
-        "token", "api-key", "apikey", "secret", "session", "csrf", "xsrf",
-    ];
-    if secret_like.iter().any(|s| n.contains(s)) {
-        return false;
-    }
-    n == "www-authenticate" || !n.contains("auth")
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
-//! rea-serve: the served environment and its adapters.
+//! rea-serve: the served environment and its adapters. Modules are
+//! private; what other crates use is re-exported here (`inspect_mcp` stays
+//! public for the CLI's `inspect-mcp`).
 //!
 //! # Layout
 //! - `model`: the port to the engine (`Model`), implemented by `engine_model`.
@@ -13,23 +15,29 @@
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
+//! - `check`: `environment-check`, the fidelity rules replayed in-process.
 
-pub mod dataplane;
-pub mod engine_model;
-pub mod environment;
-pub mod error;
-pub mod generator;
-pub mod http;
+pub mod check;
+mod dataplane;
+mod engine_model;
+mod environment;
+mod error;
+mod generator;
+mod http;
 pub mod inspect_mcp;
-pub mod mcp;
-pub mod model;
-pub mod outcome;
-pub mod server;
-pub mod start;
-pub mod tools;
+mod mcp;
+mod model;
+mod outcome;
+mod server;
+mod start;
+mod tools;
 
-pub use environment::{Environment, Request};
+pub use dataplane::DataPlaneConfig;
+pub use engine_model::EngineModel;
+pub use environment::{Environment, Reply, Request};
 pub use error::ServeError;
+pub use generator::SystemGenerator;
+pub use mcp::McpSurface;
 pub use model::{ImportError, Model, ToolInfo, ToolKind};
 pub use server::{app, run, run_stdio, ServeConfig};
 pub use start::StartOptions;

@@ -39,7 +39,7 @@ impl McpSurface {
 }
 
 /// The MCP tool for one served tool.
-pub fn to_mcp_tool(info: &ToolInfo) -> Tool {
+pub(crate) fn to_mcp_tool(info: &ToolInfo) -> Tool {
     let h = hints(info);
     let annotations = ToolAnnotations::new()
         .read_only(h.read_only)
@@ -56,7 +56,7 @@ pub fn to_mcp_tool(info: &ToolInfo) -> Tool {
 }
 
 /// The tool result for a reply.
-pub fn to_result(reply: &Reply) -> CallToolResult {
+pub(crate) fn to_result(reply: &Reply) -> CallToolResult {
     let answer = &reply.answer;
     let text = reply_text(reply);
     if is_failure(answer) {

@@ -28,6 +28,11 @@ pub struct ToolInfo {
     pub reason: Option<String>,
     /// Whether the tool is offered: every read, and writes whose plan is `served`.
     pub served: bool,
+    /// The list arguments the inferred list semantics understand (name →
+    /// JSON Schema), offered beside the observed query names.
+    pub list_arguments: serde_json::Map<String, serde_json::Value>,
+    /// True when those arguments are members of the request `body`.
+    pub list_in_body: bool,
 }
 
 /// Why a replacement World was refused; names where (collection, row, field).

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 /// The body bytes served for an answer. JSON is written compactly, in the
 /// member order the engine produced.
-pub fn body_bytes(answer: &Answer) -> Vec<u8> {
+pub(crate) fn body_bytes(answer: &Answer) -> Vec<u8> {
     match &answer.body {
         AnswerBody::Json(value) => serde_json::to_vec(value).unwrap_or_default(),
         AnswerBody::Text(text) => text.as_bytes().to_vec(),
@@ -16,7 +16,7 @@ pub fn body_bytes(answer: &Answer) -> Vec<u8> {
 }
 
 /// The body as text, for MCP text blocks (binary bodies are described, not dumped).
-pub fn body_text(answer: &Answer) -> String {
+pub(crate) fn body_text(answer: &Answer) -> String {
     match &answer.body {
         AnswerBody::Json(value) => value.to_string(),
         AnswerBody::Text(text) => text.clone(),
@@ -29,7 +29,7 @@ pub fn body_text(answer: &Answer) -> String {
 }
 
 /// The content type served: the recorded one, else JSON for a JSON body.
-pub fn content_type(answer: &Answer) -> Option<String> {
+pub(crate) fn content_type(answer: &Answer) -> Option<String> {
     match (&answer.content_type, &answer.body) {
         (Some(ct), _) => Some(ct.clone()),
         (None, AnswerBody::Json(_)) => Some("application/json".to_string()),
@@ -38,7 +38,7 @@ pub fn content_type(answer: &Answer) -> Option<String> {
     }
 }
 
-pub fn applied_str(applied: Applied) -> &'static str {
+pub(crate) fn applied_str(applied: Applied) -> &'static str {
     match applied {
         Applied::Yes => "yes",
         Applied::No => "no",
@@ -47,14 +47,14 @@ pub fn applied_str(applied: Applied) -> &'static str {
 }
 
 /// Whether an answer is a failure (4xx or 5xx).
-pub fn is_failure(answer: &Answer) -> bool {
+pub(crate) fn is_failure(answer: &Answer) -> bool {
     answer.status >= 400
 }
 
 /// The failure object for a 4xx/5xx answer: a stable code (rea's own, else
 /// named after the status), the application's message where its body has
 /// one, whether retrying may help, whether the effect happened, and a hint.
-pub fn failure(answer: &Answer) -> Value {
+pub(crate) fn failure(answer: &Answer) -> Value {
     let code = answer
         .error_code
         .clone()

@@ -42,7 +42,7 @@ impl ServeConfig {
 }
 
 /// Whether a host name or address is loopback.
-pub fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
     h.eq_ignore_ascii_case("localhost")
         || h.parse::<IpAddr>()

@@ -9,7 +9,9 @@ use crate::engine_model::EngineModel;
 use crate::environment::Environment;
 use crate::error::ServeError;
 use rea_core::har::LeftOutEntry;
-use rea_core::{Category, ErrorReport};
+use rea_core::{
+    decode_for_serving, inspect_web_network_capture, Category, ErrorReport, InspectRequest,
+};
 use rea_derivation::manifest::environment_manifest;
 use rea_derivation::state::environment_state_with_records;
 use rea_derivation::TemplateRule;
@@ -32,6 +34,9 @@ pub struct StartOptions {
     /// Refuse a capture with an entry that fails validation, as inspection
     /// does; by default such an entry is left out and listed.
     pub strict: bool,
+    /// Build from these records only (zero-based producer ordinals), as
+    /// inspection selects them; every record when `None`.
+    pub records: Option<Vec<u64>>,
 }
 
 impl StartOptions {
@@ -84,8 +89,23 @@ fn build(
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let (evidence, left_out) =
-        rea_core::serving::capture_evidence(capture, options.format.as_deref(), options.strict)?;
+    // A native mitmproxy file (by content, or named) serves from its HTTP
+    // records; a HAR as below (per entry, or one selection of records).
+    let format = match &options.format {
+        Some(f) => f.clone(),
+        None => rea_core::serving::detect_format(capture).to_string(),
+    };
+    let (evidence, left_out) = if format != "har" {
+        rea_core::serving::capture_evidence(capture, Some(&format), options.strict)?
+    } else {
+        let mut request = InspectRequest::har(capture);
+        request.record_ordinals = options.records.clone();
+        if options.strict || options.records.is_some() {
+            (inspect_web_network_capture(&request)?, Vec::new())
+        } else {
+            decode_for_serving(&request)?
+        }
+    };
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",
@@ -108,6 +128,7 @@ fn build(
     let state = environment_state_with_records(&evidence, &manifest, &records)
         .map_err(ErrorReport::from)?;
     drop(evidence);
+    let lists = rea_derivation::model::lists::infer(&records, &manifest, &state);
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",
         state.entities.len(),
@@ -115,7 +136,7 @@ fn build(
         state.writes.len()
     ));
     let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
-    let engine = Engine::from_records(records, manifest, state)?;
+    let engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
     let env = Environment::new(EngineModel::new(engine), None, options.name.as_deref());
     if let Some(path) = &options.state {
         progress(&format!(

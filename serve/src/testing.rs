@@ -49,6 +49,8 @@ fn tool(
         plan: plan.into(),
         reason: (!served).then(|| "unconfirmed".to_string()),
         served,
+        list_arguments: serde_json::Map::new(),
+        list_in_body: false,
     }
 }
 

@@ -6,7 +6,7 @@ use crate::model::{ToolInfo, ToolKind};
 use serde_json::{json, Map, Value};
 
 /// The JSON Schema of a tool's arguments.
-pub fn input_schema(info: &ToolInfo) -> Map<String, Value> {
+pub(crate) fn input_schema(info: &ToolInfo) -> Map<String, Value> {
     let tool = &info.tool;
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -38,6 +38,23 @@ pub fn input_schema(info: &ToolInfo) -> Map<String, Value> {
             json!({
                 "type": ["string", "number", "integer", "boolean"],
                 "description": format!("query parameter {} (observed in the recording)", query.name),
+            }),
+        );
+    }
+    if !info.list_in_body {
+        for (name, schema) in &info.list_arguments {
+            if !tool.params.iter().any(|p| p.name == *name) && name != "body" {
+                properties.insert(name.clone(), schema.clone());
+            }
+        }
+    } else if !info.list_arguments.is_empty() {
+        properties.insert(
+            "body".to_string(),
+            json!({
+                "type": "object",
+                "description": "the search request body; the members the inferred list semantics understand are listed",
+                "properties": Value::Object(info.list_arguments.clone()),
+                "additionalProperties": true,
             }),
         );
     }
@@ -78,7 +95,7 @@ fn type_schema(type_name: &str) -> Value {
 }
 
 /// A description telling a model what the tool does and returns.
-pub fn description(info: &ToolInfo) -> String {
+pub(crate) fn description(info: &ToolInfo) -> String {
     let tool = &info.tool;
     let line = format!("{} {}", tool.method, tool.path_template);
     let what = match (info.kind, info.plan.as_str()) {
@@ -116,14 +133,14 @@ pub fn description(info: &ToolInfo) -> String {
 }
 
 /// The MCP behaviour hints, all set explicitly.
-pub struct Hints {
+pub(crate) struct Hints {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
     pub open_world: bool,
 }
 
-pub fn hints(info: &ToolInfo) -> Hints {
+pub(crate) fn hints(info: &ToolInfo) -> Hints {
     let method = info.tool.method.as_str();
     let read_only = info.kind == ToolKind::Read;
     Hints {
@@ -135,7 +152,7 @@ pub fn hints(info: &ToolInfo) -> Hints {
 }
 
 /// The card's tool entry.
-pub fn card_entry(info: &ToolInfo) -> Value {
+pub(crate) fn card_entry(info: &ToolInfo) -> Value {
     json!({
         "name": info.tool.name,
         "description": description(info),

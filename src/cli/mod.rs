@@ -3,6 +3,7 @@
 //! into the same contract.
 
 pub(crate) mod analysis_view;
+pub(crate) mod check;
 pub(crate) mod decode;
 pub(crate) mod environment_manifest;
 pub(crate) mod environment_state;

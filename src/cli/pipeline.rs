@@ -25,6 +25,7 @@ pub(crate) fn build(
         name,
         format: format.map(str::to_string),
         strict,
+        records: None,
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;

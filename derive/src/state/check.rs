@@ -5,9 +5,9 @@
 //! answer from state with its recording (as the whole rendered response),
 //! and marks each write plan `served` or gives its first reason.
 
-use crate::engine::world::same_id;
+use crate::engine::same_id;
 use crate::engine::{AnswerBody, Call, Engine, Generator, Params, World};
-use crate::state::model::{ViewPlan, WritePlan};
+use crate::state::model::{Effect, PlanStatus, ViewPlan, WritePlan};
 use crate::state::writes::build::Built;
 use crate::state::writes::classify::may_change_state;
 use crate::state::writes::input::{
@@ -39,7 +39,7 @@ impl Target {
 struct Pending {
     plan: usize,
     target: Target,
-    effect: String,
+    effect: Effect,
     /// The body members it sent.
     sent: Vec<String>,
     /// An unmodelled write came after it.
@@ -92,11 +92,10 @@ pub fn check(engine: &Engine, timeline: &[TimelineRecord], built: &[Built]) -> V
                 };
             }
             plan.status = if plan.reason.is_none() {
-                "served"
+                PlanStatus::Served
             } else {
-                "unserved"
-            }
-            .into();
+                PlanStatus::Unserved
+            };
             plan
         })
         .collect()
@@ -240,7 +239,7 @@ impl<'a> Replay<'a> {
         self.pending.push(Pending {
             plan: i,
             target,
-            effect: plan.effect.clone(),
+            effect: plan.effect,
             sent,
             after_unmodelled: false,
             item_open: true,
@@ -284,10 +283,12 @@ impl<'a> Replay<'a> {
         }
         let target = held.unwrap_or_else(|| {
             let own = normalize_path(path);
-            let is_collection =
-                self.engine.state.types.iter().any(|t| {
-                    crate::engine::world::path_fits_template(&own, &t.collection_template)
-                });
+            let is_collection = self
+                .engine
+                .state
+                .types
+                .iter()
+                .any(|t| crate::engine::path_fits_template(&own, &t.collection_template));
             Target::Collection(if is_collection {
                 own
             } else {
@@ -356,7 +357,7 @@ impl<'a> Replay<'a> {
                     .map(|t| t.fields.clone())
                     .unwrap_or_default();
                 let understood = rec.query.as_deref().is_none_or(|q| {
-                    crate::engine::listing::understands(self.engine, tool, q, &fields)
+                    crate::engine::understands_list_query(self.engine, tool, q, &fields)
                 });
                 if !recorded_line && !understood {
                     return;
@@ -789,7 +790,7 @@ impl Diff {
     fn explained_by(&self, p: &Pending, plan: &WritePlan) -> bool {
         match &p.target {
             Target::Entity(_, id) if !self.ids.is_empty() => self.ids.contains(id),
-            Target::Entity(..) if p.effect == "create" || p.effect == "delete" => true,
+            Target::Entity(..) if matches!(p.effect, Effect::Create | Effect::Delete) => true,
             Target::Entity(..) => {
                 self.envelope
                     || self.fields.iter().any(|f| {

@@ -3,8 +3,8 @@
 //! the engine), documents, budget, unknowns.
 
 use crate::budget::{Budget, PROJECTION_BUDGET, SLOT};
-use crate::engine::render::parent_collection;
-use crate::engine::route::{compile, normalize_path, path_segments, percent_decode, Segment};
+use crate::engine::codec::parent_path as parent_collection;
+use crate::engine::{compile, normalize_path, path_segments, percent_decode, Segment};
 use crate::error::DeriveError;
 use crate::manifest::manifest_budgeted;
 use crate::manifest::Manifest;
@@ -64,6 +64,12 @@ pub fn environment_state_budgeted(
 /// The state for a manifest the caller already derived from `evidence`
 /// (with the same template rules); the manifest is charged at its size.
 pub fn environment_state_for(evidence: &Value, manifest: &Manifest) -> Result<State, DeriveError> {
+    let mut budget = manifest_admitted(evidence, manifest)?;
+    state_after_manifest(evidence, manifest, &mut budget)
+}
+
+/// The state budget with `evidence` admitted and `manifest` charged at its size.
+fn manifest_admitted(evidence: &Value, manifest: &Manifest) -> Result<Budget, DeriveError> {
     let mut budget = Budget::new(PROJECTION_BUDGET);
     admit_parent(evidence)?;
     budget.charge(
@@ -71,7 +77,7 @@ pub fn environment_state_for(evidence: &Value, manifest: &Manifest) -> Result<St
             .map(|s| s.len() as u64)
             .unwrap_or(0),
     )?;
-    state_after_manifest(evidence, manifest, &mut budget)
+    Ok(budget)
 }
 
 /// `environment_state_for` over records the caller already read from
@@ -82,13 +88,7 @@ pub fn environment_state_with_records(
     manifest: &Manifest,
     records: &[Record],
 ) -> Result<State, DeriveError> {
-    let mut budget = Budget::new(PROJECTION_BUDGET);
-    admit_parent(evidence)?;
-    budget.charge(
-        serde_json::to_string(manifest)
-            .map(|s| s.len() as u64)
-            .unwrap_or(0),
-    )?;
+    let mut budget = manifest_admitted(evidence, manifest)?;
     state_from_records(records, manifest, &mut budget)
 }
 

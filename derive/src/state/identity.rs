@@ -2,7 +2,7 @@
 //! it (`path-parameter`), where a list response holds its list, and which
 //! field identifies listed items (`field-name`).
 
-use crate::engine::world::id_matches;
+use crate::engine::id_matches;
 use serde_json::{Map, Value};
 
 /// Identity names, in the order they are tried.

@@ -563,7 +563,7 @@ fn state_31_item_plan_fields_and_envelope() {
 
 fn membership(s: &State) -> String {
     match view(s, "get_items") {
-        ViewPlan::List(p) => p.membership.clone(),
+        ViewPlan::List(p) => p.membership.to_string(),
         other => panic!("{other:?}"),
     }
 }

@@ -2,7 +2,7 @@
 //! any start time is missing), which requests may change state, and the
 //! roots whose first write ends a type's initial state.
 
-use crate::engine::route::{compile, path_segments, Segment};
+use crate::engine::{compile, path_segments, Segment};
 use crate::manifest::Tool;
 use crate::state::records::Record;
 use std::collections::HashMap;

@@ -4,13 +4,14 @@
 //! of the tool's request lines.
 
 use crate::budget::Budget;
-use crate::engine::route::normalize_path;
-use crate::engine::world::id_matches;
+use crate::engine::id_matches;
+use crate::engine::normalize_path;
 use crate::engine::{AnswerBody, Call, Engine, World};
 use crate::error::DeriveError;
 use crate::state::derive::kept_charge;
 use crate::state::derive::Ctx;
 use crate::state::identity::list_at;
+use crate::state::model::Membership;
 use crate::state::usable::BODY_LIMIT;
 use crate::state::writes::replay_gen::RecordedGenerator;
 use crate::state::{
@@ -112,7 +113,7 @@ fn query_names(line: &str) -> Vec<String> {
     };
     q.split('&')
         .filter(|p| !p.is_empty())
-        .map(|p| crate::engine::route::percent_decode(p.split('=').next().unwrap_or("")))
+        .map(|p| crate::engine::percent_decode(p.split('=').next().unwrap_or("")))
         .collect()
 }
 
@@ -307,7 +308,7 @@ pub(crate) fn plan_views(
                             && held
                                 .iter()
                                 .zip(&listed)
-                                .all(|(a, b)| crate::engine::world::same_id(a, b));
+                                .all(|(a, b)| crate::engine::same_id(a, b));
                         let paging_only = query_names(&o.line)
                             .iter()
                             .all(|n| PAGING_PARAMETERS.contains(&n.as_str()));
@@ -324,21 +325,25 @@ pub(crate) fn plan_views(
                             line: o.line.clone(),
                             base_ordinal: o.ordinal,
                             collection: o.collection.clone(),
-                            membership: if all { "all" } else { "recorded" }.to_string(),
+                            membership: if all {
+                                Membership::All
+                            } else {
+                                Membership::Recorded
+                            },
                             listed,
                         });
                     }
-                    let membership = if list_lines.iter().all(|l| l.membership == "all") {
-                        "all"
+                    let membership = if list_lines.iter().all(|l| l.membership == Membership::All) {
+                        Membership::All
                     } else {
-                        "recorded"
+                        Membership::Recorded
                     };
                     ViewPlan::List(ListPlan {
                         tool: name.to_string(),
                         type_name: t.name.clone(),
                         pointer: pointer.clone(),
                         fields,
-                        membership: membership.to_string(),
+                        membership,
                         counters,
                         lines: list_lines,
                         not_found_ordinal: not_found_of(&[r.index]),

@@ -14,7 +14,8 @@ use super::shapes::clock_near;
 use super::updated::{explain_update, UpdateObservation};
 use crate::manifest::Tool;
 use crate::state::model::{
-    Document, Entity, EntityType, FieldRule, Insert, ViewPlan, WriteAnswer, WritePlan,
+    Document, Entity, EntityType, FieldRule, Insert, InsertPosition, PlanStatus, ViewPlan,
+    WriteAnswer, WritePlan,
 };
 use serde_json::{json, Map, Value};
 
@@ -104,20 +105,13 @@ pub fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
 }
 
 fn empty_plan(tool: &Tool, effect: Effect) -> WritePlan {
-    let effect = match effect {
-        Effect::Create => "create",
-        Effect::Update => "update",
-        Effect::Delete => "delete",
-        Effect::Document => "document",
-        Effect::None => "none",
-    };
     WritePlan {
         tool: tool.name.clone(),
         method: tool.method.clone(),
-        effect: effect.into(),
+        effect,
         type_name: None,
         document_path: None,
-        status: "unserved".into(),
+        status: PlanStatus::Unserved,
         reason: None,
         contradicted_by: Vec::new(),
         checked_record_ordinals: Vec::new(),
@@ -516,7 +510,7 @@ fn reposition(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> 
         return None;
     }
     let insert = choose_insert(collections, &clocks);
-    (insert.position == "sorted").then_some(insert)
+    (insert.position == InsertPosition::Sorted).then_some(insert)
 }
 
 /// Rules for the entity a delete answers with: a field equal to the stored

@@ -1,8 +1,6 @@
 //! Which recorded requests may change state, and which effect a write tool's
 //! template has on the state (create, update, delete, document or none).
 
-use serde::{Deserialize, Serialize};
-
 /// The methods that may change state.
 pub const WRITE_METHODS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 
@@ -31,16 +29,7 @@ pub fn is_write_tool(method: &str, path_template: &str) -> bool {
     WRITE_METHODS.contains(&method) && !is_query_post(method, path_template)
 }
 
-/// What a write plan does to the state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Effect {
-    Create,
-    Update,
-    Delete,
-    Document,
-    None,
-}
+pub use crate::state::model::Effect;
 
 /// One segment of a path template: a literal or a parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]

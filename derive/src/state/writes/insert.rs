@@ -1,7 +1,7 @@
 //! Where created entities go (`insert`: sorted by a field the collection's
 //! recorded order reveals, else last) and the state's `write_clock`.
 
-use crate::state::model::{FieldRule, Insert};
+use crate::state::model::{FieldRule, Insert, InsertPosition, SortOrder};
 pub use rea_engine::insert::{compare, insert_index};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
@@ -40,21 +40,18 @@ pub fn choose_insert(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRul
     for rule in preferred.chain(others) {
         if let Some(dir) = field_direction(collections, &rule.field) {
             return Insert {
-                position: "sorted".into(),
+                position: InsertPosition::Sorted,
                 field: Some(rule.field.clone()),
-                order: Some(
-                    if dir == Ordering::Less {
-                        "ascending"
-                    } else {
-                        "descending"
-                    }
-                    .into(),
-                ),
+                order: Some(if dir == Ordering::Less {
+                    SortOrder::Ascending
+                } else {
+                    SortOrder::Descending
+                }),
             };
         }
     }
     Insert {
-        position: "last".into(),
+        position: InsertPosition::Last,
         field: None,
         order: None,
     }
@@ -115,7 +112,7 @@ mod tests {
         let insert = choose_insert(std::slice::from_ref(&refs), &rules);
         assert_eq!(insert.position, "sorted");
         assert_eq!(insert.field.as_deref(), Some("created_at"));
-        assert_eq!(insert.order.as_deref(), Some("descending"));
+        assert_eq!(insert.order, Some(SortOrder::Descending));
         let existing: Vec<Option<&Value>> = refs.iter().map(|e| e.get("created_at")).collect();
         assert_eq!(
             insert_index(
@@ -144,8 +141,8 @@ mod tests {
         let refs: Vec<&Map<String, Value>> = by_name.iter().collect();
         let insert = choose_insert(&[refs], &[rule("name", "echo", json!({}))]);
         assert_eq!(
-            (insert.field.as_deref(), insert.order.as_deref()),
-            (Some("name"), Some("ascending"))
+            (insert.field.as_deref(), insert.order),
+            (Some("name"), Some(SortOrder::Ascending))
         );
         // Directions must agree across collections.
         let up = objs(&[json!({"n": 1}), json!({"n": 2})]);

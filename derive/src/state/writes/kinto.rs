@@ -17,7 +17,7 @@ fn outcome(plans: &[WritePlan], tool: &str) -> (String, Option<String>, Vec<u64>
         .find(|p| p.tool == tool)
         .unwrap_or_else(|| panic!("no plan {tool}"));
     (
-        p.status.clone(),
+        p.status.as_str().to_string(),
         p.reason.clone(),
         p.checked_record_ordinals.clone(),
         p.contradicted_by.clone(),
@@ -72,7 +72,7 @@ fn dev_a_every_write_a_later_read_shows_is_served() {
     );
     let insert = create.insert.as_ref().unwrap();
     assert_eq!(
-        (insert.field.as_deref(), insert.order.as_deref()),
+        (insert.field.as_deref(), insert.order.map(|o| o.as_str())),
         (Some("last_modified"), Some("descending"))
     );
 }
@@ -171,7 +171,7 @@ fn large_capture_timing() {
         state.writes.len()
     );
     for p in &state.writes {
-        eprintln!("  {} {} {:?}", p.tool, p.status, p.reason);
+        eprintln!("  {} {} {:?}", p.tool, p.status.as_str(), p.reason);
     }
     let manifest = crate::manifest::environment_manifest(&evidence, &TemplateRule::ALL, true)
         .expect("manifest");

@@ -2,7 +2,7 @@
 //! manifest tools that hold them, and a one-type state (`items` at
 //! `/api/items`, identity `id`) whose initial reads are given.
 
-use crate::engine::route::compile;
+use crate::engine::compile;
 use crate::manifest::{Manifest, Param, Tool};
 use crate::state::records::Record;
 use crate::state::{Entity, EntityType, ItemPlan, ListLine, ListPlan, State, ViewPlan, WritePlan};
@@ -108,7 +108,7 @@ impl Scenario {
                     .iter()
                     .enumerate()
                     .filter_map(|(i, s)| match s {
-                        crate::engine::route::Segment::Param(n) => Some(Param {
+                        crate::engine::Segment::Param(n) => Some(Param {
                             name: n.clone(),
                             segment_index: i,
                             rule: "numeric".into(),
@@ -172,13 +172,13 @@ impl Scenario {
                 type_name: "items".into(),
                 pointer: String::new(),
                 fields: fields.clone(),
-                membership: "all".into(),
+                membership: crate::state::model::Membership::All,
                 counters: vec![],
                 lines: vec![ListLine {
                     line: "/api/items".into(),
                     base_ordinal: first_of("list_items").unwrap_or(0),
                     collection: "/api/items".into(),
-                    membership: "all".into(),
+                    membership: crate::state::model::Membership::All,
                     listed: entities.iter().map(|e| e.id.clone()).collect(),
                 }],
                 not_found_ordinal: None,

@@ -1,0 +1,899 @@
+//! Inference: hypotheses for each recorded list parameter (from the
+//! convention library or from the data), the defaults (order, page size,
+//! filters), the app's spelling of totals and next pages — kept only when
+//! re-rendering every recorded initial instance from the World with the
+//! shared evaluator reproduces the recorded answer.
+
+use crate::model::lists::conventions::{self, Role};
+use crate::model::lists::eval::{app_token, evaluate, select, sort_spellings, NotUnderstood, Page};
+use crate::model::lists::fields::{resolve, scalar, Collation, FieldPath};
+use crate::model::lists::filter_lang;
+use crate::model::lists::instances::{Endpoint, Instance};
+use crate::model::lists::semantics::{
+    DefaultFilter, EndpointSemantics, InstanceCheck, Meaning, Op, ParamMeaning, SortKey, Spelling,
+    TokenFormat,
+};
+use base64::Engine as _;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// What re-rendering one instance showed.
+#[derive(Debug, Clone, PartialEq)]
+enum Verdict {
+    Reproduced,
+    /// The request is not understood (a parameter without a kept meaning).
+    NotUnderstood(String),
+    /// The answer differs: which part.
+    Differs(String),
+}
+
+fn header<'a>(inst: &'a Instance, name: &str) -> Option<&'a str> {
+    inst.headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// The URLs of a `Link` header by relation.
+fn link_rel<'a>(value: &'a str, rel: &str) -> Option<&'a str> {
+    value.split(',').find_map(|part| {
+        let (url, params) = part.trim().split_once(';')?;
+        params
+            .contains(&format!("rel=\"{rel}\""))
+            .then(|| url.trim().trim_start_matches('<').trim_end_matches('>'))
+    })
+}
+
+/// The next-page URL an instance's answer names in `spelling`'s header.
+fn next_url<'a>(inst: &'a Instance, s: &Spelling) -> Option<&'a str> {
+    let v = header(inst, s.next_header.as_deref()?)?;
+    if s.link_rel {
+        link_rel(v, "next")
+    } else {
+        Some(v)
+    }
+}
+
+/// Tokens an answer hands out: the query values of its next URL that the
+/// request did not send, and its string member named like a token.
+fn handed_out(inst: &Instance, s: &Spelling) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(url) = next_url(inst, s) {
+        if let Some((_, q)) = url.split_once('?') {
+            out.extend(
+                url::form_urlencoded::parse(q.as_bytes())
+                    .filter(|(n, v)| {
+                        !inst
+                            .params
+                            .iter()
+                            .any(|(m, w)| m == n && w.as_str() == Some(v.as_ref()))
+                    })
+                    .map(|(_, v)| v.into_owned()),
+            );
+        }
+    }
+    if let Some(m) = &s.next_member {
+        if let Some(t) = inst.body.get(m).and_then(Value::as_str) {
+            out.push(t.to_string());
+        }
+    }
+    out
+}
+
+fn is_integer(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.is_u64(),
+        Value::String(s) => !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// The response spelling: total and page-count headers, the next-page
+/// header or body member, a total member, the token format.
+fn spelling_of(ep: &Endpoint) -> Spelling {
+    let mut s = Spelling::default();
+    let initial: Vec<&Instance> = ep.instances.iter().collect();
+    let mut names: Vec<String> = Vec::new();
+    for i in &initial {
+        for (n, _) in &i.headers {
+            if !names.iter().any(|m| m.eq_ignore_ascii_case(n)) {
+                names.push(n.clone());
+            }
+        }
+    }
+    let path = |u: &str| -> Option<String> {
+        let after = u.split_once("://").map_or(u, |(_, r)| r);
+        let p = if u.starts_with('/') {
+            u
+        } else {
+            &after[after.find('/')?..]
+        };
+        Some(
+            p.split('?')
+                .next()
+                .unwrap_or(p)
+                .trim_end_matches('/')
+                .to_string(),
+        )
+    };
+    for n in &names {
+        let lower = n.to_ascii_lowercase();
+        let values: Vec<&str> = initial.iter().filter_map(|i| header(i, n)).collect();
+        if values
+            .iter()
+            .all(|v| is_integer(&Value::String(v.to_string())))
+            && lower.contains("total")
+        {
+            if lower.contains("page") {
+                s.pages_header.get_or_insert(n.clone());
+            } else {
+                s.total_header.get_or_insert(n.clone());
+            }
+            continue;
+        }
+        let same_path = |u: &str| {
+            path(u).is_some_and(|p| {
+                initial
+                    .iter()
+                    .any(|i| p.ends_with(i.path.trim_end_matches('/')) && !i.path.is_empty())
+            })
+        };
+        if values
+            .iter()
+            .any(|v| link_rel(v, "next").is_some_and(same_path))
+        {
+            s.next_header.get_or_insert(n.clone());
+            s.link_rel = true;
+        } else if values
+            .iter()
+            .any(|v| (v.starts_with("http") || v.starts_with('/')) && same_path(v))
+            && s.next_header.is_none()
+        {
+            s.next_header = Some(n.clone());
+        }
+    }
+    // Body members: a next token and a total.
+    for i in &initial {
+        let Some(obj) = i.body.as_object() else {
+            continue;
+        };
+        for (k, v) in obj {
+            let lower = k.to_ascii_lowercase();
+            if v.is_string()
+                && conventions::NEXT_MEMBER_WORDS
+                    .iter()
+                    .any(|w| lower.contains(w))
+            {
+                s.next_member.get_or_insert(k.clone());
+            }
+            if v.is_number() && conventions::TOTAL_MEMBERS.contains(&lower.as_str()) {
+                s.total_member.get_or_insert(k.clone());
+            }
+        }
+    }
+    // The token format: the app's base64 offset when every handed-out body
+    // token decodes to a text with exactly one number.
+    let tokens: Vec<String> = initial
+        .iter()
+        .filter_map(|i| {
+            s.next_member
+                .as_ref()
+                .and_then(|m| i.body.get(m)?.as_str().map(String::from))
+        })
+        .collect();
+    let mut format: Option<TokenFormat> = None;
+    for t in &tokens {
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(t) else {
+            format = None;
+            break;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            break;
+        };
+        let digits: Vec<(usize, usize)> = number_spans(&text);
+        if digits.len() != 1 {
+            format = None;
+            break;
+        }
+        let (a, b) = digits[0];
+        let template = format!("{}{{offset}}{}", &text[..a], &text[b..]);
+        let f = TokenFormat::Base64Offset {
+            template,
+            padded: t.ends_with('='),
+        };
+        match &format {
+            Some(prev) if *prev != f => {
+                format = None;
+                break;
+            }
+            _ => format = Some(f),
+        }
+    }
+    s.token = Some(format.unwrap_or(TokenFormat::Own));
+    s
+}
+
+fn number_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            out.push((start, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// True when every recorded use of `name` continues an earlier answer: its
+/// value is a token that answer handed out, and the request repeats that
+/// answer's request in every other parameter.
+fn continues(ep: &Endpoint, s: &Spelling, name: &str) -> bool {
+    let others = |i: &Instance| -> Vec<(String, Value)> {
+        let mut v: Vec<(String, Value)> = i
+            .params
+            .iter()
+            .filter(|(n, _)| n != name)
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.to_string().cmp(&b.1.to_string()))
+        });
+        v
+    };
+    let mut any = false;
+    for (k, i) in ep.instances.iter().enumerate() {
+        for (_, v) in i.params.iter().filter(|(n, _)| n == name) {
+            any = true;
+            let Some(t) = v.as_str() else { return false };
+            let ok = ep.instances[..k]
+                .iter()
+                .any(|j| others(j) == others(i) && handed_out(j, s).iter().any(|h| h == t));
+            if !ok {
+                return false;
+            }
+        }
+    }
+    any
+}
+
+/// Candidate meanings of one parameter, most specific first.
+fn candidates(
+    name: &str,
+    values: &[Value],
+    ep: &Endpoint,
+    handed: bool,
+) -> Vec<(Meaning, &'static str)> {
+    let universe: Vec<&Value> = ep.universe.iter().collect();
+    let mut out = Vec::new();
+    let texts: Vec<String> = values
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
+    let integers = values.iter().all(is_integer);
+    let handed = handed && !texts.is_empty();
+    // An opaque value an earlier answer handed out is a cursor first; a
+    // number (a page number a next link spells) only after the conventions.
+    if handed && !integers {
+        out.push((Meaning::Cursor, "data"));
+    }
+    for role in conventions::roles(name) {
+        let m = match role {
+            Role::PageSize if integers => Meaning::PageSize,
+            Role::PageNumber if integers => Meaning::PageNumber,
+            Role::Offset if integers => Meaning::Offset,
+            Role::Cursor => Meaning::Cursor,
+            Role::Sort if values.iter().all(|v| sorts_resolve(v, &universe)) => Meaning::Sort,
+            Role::Direction if values.iter().all(conventions::is_direction) => Meaning::Direction {
+                sort_param: String::new(),
+            },
+            Role::Fields => Meaning::Fields,
+            Role::Search => Meaning::Search,
+            Role::FilterLanguage
+                if values
+                    .iter()
+                    .all(|v| v.as_str().is_some_and(|t| filter_lang::parse(t).is_some())) =>
+            {
+                Meaning::FilterLanguage
+            }
+            _ => continue,
+        };
+        if !out.iter().any(|(x, _)| *x == m) {
+            out.push((m, "convention"));
+        }
+    }
+    if let Some(field) = resolve(name, &universe) {
+        out.push((Meaning::Filter { field, op: Op::Eq }, "data"));
+    }
+    if let Some((field_name, op)) = conventions::operator_spelling(name) {
+        if let Some(field) = resolve(field_name, &universe) {
+            out.push((Meaning::Filter { field, op }, "convention"));
+        }
+    }
+    if handed && integers {
+        out.push((Meaning::Cursor, "data"));
+    }
+    out
+}
+
+fn sorts_resolve(v: &Value, universe: &[&Value]) -> bool {
+    let keys = sort_spellings(std::slice::from_ref(v));
+    !keys.is_empty() && keys.iter().all(|(k, _)| resolve(k, universe).is_some())
+}
+
+fn identity_value(ep: &Endpoint, item: &Value) -> Value {
+    match &ep.identity {
+        Some(p) => p.get(item).cloned().unwrap_or(Value::Null),
+        None => item.clone(),
+    }
+}
+
+/// Re-renders one instance and compares it with its recording.
+fn check(
+    sem: &EndpointSemantics,
+    ep: &Endpoint,
+    inst: &Instance,
+    recorded: &HashMap<String, usize>,
+) -> (Verdict, Option<Page>) {
+    let universe: Vec<&Value> = ep.universe.iter().collect();
+    let page = match evaluate(sem, &inst.params, &universe, recorded) {
+        Ok(p) => p,
+        Err(NotUnderstood::Parameter(n)) => {
+            return (Verdict::NotUnderstood(format!("parameter {n}")), None)
+        }
+        Err(NotUnderstood::Value(n)) => {
+            return (Verdict::NotUnderstood(format!("value of {n}")), None)
+        }
+    };
+    let want: Vec<Value> = inst.items.iter().map(|i| identity_value(ep, i)).collect();
+    let got: Vec<Value> = page
+        .indices
+        .iter()
+        .map(|&i| identity_value(ep, universe[i]))
+        .collect();
+    if want != got {
+        return (Verdict::Differs("items".into()), Some(page));
+    }
+    if let Some(f) = &page.fields {
+        for (item, &i) in inst.items.iter().zip(&page.indices) {
+            let shown = select(universe[i], Some(f));
+            let keys = |v: &Value| {
+                let mut k: Vec<String> = v
+                    .as_object()
+                    .map(|o| o.keys().cloned().collect())
+                    .unwrap_or_default();
+                k.sort();
+                k
+            };
+            if keys(item) != keys(&shown) {
+                return (Verdict::Differs("fields".into()), Some(page));
+            }
+        }
+    }
+    let s = &sem.spelling;
+    let more = page.next_offset.is_some();
+    // The World holds a subset of the app's entities, so a recorded next
+    // page the World cannot fill is partiality, not a contradiction; a next
+    // page the app did not have is.
+    if s.next_header.is_some() && more && next_url(inst, s).is_none() {
+        return (Verdict::Differs("next-header".into()), Some(page));
+    }
+    if let Some(m) = &s.next_member {
+        let token = inst.body.get(m).and_then(Value::as_str);
+        if more && token.is_none() {
+            return (Verdict::Differs("next-member".into()), Some(page));
+        }
+        if let (Some(t), Some(TokenFormat::Base64Offset { template, padded }), Some(o)) =
+            (token, &s.token, page.next_offset)
+        {
+            if app_token(template, *padded, o) != t {
+                return (Verdict::Differs("next-token".into()), Some(page));
+            }
+        }
+    }
+    (Verdict::Reproduced, Some(page))
+}
+
+/// Totals are checked apart, and like next pages: a World that knows
+/// fewer entities than the app (a partial recording) may count fewer, never
+/// more. (total header, page-count header, total member) hold.
+fn totals_hold(sem: &EndpointSemantics, inst: &Instance, page: &Page) -> (bool, bool, bool) {
+    let s = &sem.spelling;
+    let num = |h: &Option<String>| {
+        h.as_ref()
+            .and_then(|h| header(inst, h))
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let total_ok = num(&s.total_header).is_none_or(|n| page.total <= n);
+    let pages = page
+        .size
+        .map_or(1, |z| if z == 0 { 0 } else { page.total.div_ceil(z) });
+    let pages_ok = num(&s.pages_header).is_none_or(|n| pages <= n);
+    let member_ok = s
+        .total_member
+        .as_ref()
+        .and_then(|m| inst.body.get(m))
+        .and_then(Value::as_u64)
+        .is_none_or(|n| page.total <= n as usize);
+    (total_ok, pages_ok, member_ok)
+}
+
+struct Run {
+    verdicts: Vec<(u64, Verdict)>,
+    pages: HashMap<u64, Page>,
+}
+
+/// At most this many distinct initial instances are re-rendered per
+/// hypothesis (a long capture repeats its list requests).
+const MAX_CHECKED: usize = 64;
+
+/// The initial instances to re-render: one per distinct request and
+/// answer, the first `MAX_CHECKED` of them.
+fn checked_instances(ep: &Endpoint) -> Vec<usize> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (k, i) in ep.instances.iter().enumerate() {
+        if !i.initial || out.len() >= MAX_CHECKED {
+            continue;
+        }
+        let ids: Vec<Value> = i.items.iter().map(|it| identity_value(ep, it)).collect();
+        let key = format!(
+            "{}|{}",
+            Value::from(
+                i.params
+                    .iter()
+                    .map(|(n, v)| Value::Array(vec![Value::from(n.as_str()), v.clone()]))
+                    .collect::<Vec<_>>()
+            ),
+            Value::Array(ids)
+        );
+        if !seen.contains(&key) {
+            seen.push(key);
+            out.push(k);
+        }
+    }
+    out
+}
+
+fn run(sem: &EndpointSemantics, ep: &Endpoint, checked: &[usize]) -> Run {
+    let mut recorded: HashMap<String, usize> = HashMap::new();
+    let mut verdicts = Vec::new();
+    let mut pages = HashMap::new();
+    for inst in checked.iter().map(|&k| &ep.instances[k]) {
+        let (v, page) = check(sem, ep, inst, &recorded);
+        let offset = page.as_ref().map_or(0, |p| p.offset);
+        for t in handed_out(inst, &sem.spelling) {
+            recorded.entry(t).or_insert(offset + inst.items.len());
+        }
+        if let Some(p) = page {
+            pages.insert(inst.ordinal, p);
+        }
+        verdicts.push((inst.ordinal, v));
+    }
+    Run { verdicts, pages }
+}
+
+fn score(r: &Run) -> usize {
+    r.verdicts
+        .iter()
+        .filter(|(_, v)| *v == Verdict::Reproduced)
+        .count()
+}
+
+/// Sort keys the default order may be: each member of the universe whose
+/// values compare as scalars, ascending and descending.
+/// Candidate default orders, in preference order among equally good ones:
+/// time-like members (the usual default), then id-like ones, then the
+/// state order (first sighting), then every other member: scalars, objects
+/// of one scalar member (`{"rendered": …}`) and scalars one level down.
+fn order_candidates(ep: &Endpoint) -> Vec<Vec<SortKey>> {
+    let mut paths: Vec<FieldPath> = Vec::new();
+    let is_scalar = |v: &Value| !v.is_array() && !v.is_object();
+    for e in &ep.universe {
+        let Some(o) = e.as_object() else { continue };
+        for (k, v) in o {
+            let mut push = |p: FieldPath| {
+                if !paths.contains(&p) {
+                    paths.push(p);
+                }
+            };
+            match v {
+                Value::Object(inner)
+                    if inner.len() == 1 && scalar(Some(v)).is_some_and(is_scalar) =>
+                {
+                    push(FieldPath::member(k))
+                }
+                Value::Object(inner) if inner.len() == 1 => {}
+                Value::Object(inner) => {
+                    for (k2, v2) in inner {
+                        if is_scalar(v2) {
+                            push(FieldPath(vec![
+                                crate::model::lists::fields::Step::Member { name: k.clone() },
+                                crate::model::lists::fields::Step::Member { name: k2.clone() },
+                            ]));
+                        }
+                    }
+                }
+                v if is_scalar(v) => push(FieldPath::member(k)),
+                _ => {}
+            }
+        }
+    }
+    let last = |p: &FieldPath| match p.0.last() {
+        Some(crate::model::lists::fields::Step::Member { name }) => name.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    let rank = |p: &FieldPath| {
+        let n = last(p);
+        if conventions::TIME_WORDS.iter().any(|w| n.contains(w)) {
+            0
+        } else if n == "id" || n.ends_with("_id") || n.ends_with("id") {
+            1
+        } else {
+            3
+        }
+    };
+    paths.sort_by_key(|p| rank(p));
+    let mut out: Vec<Vec<SortKey>> = Vec::new();
+    let mut state_placed = false;
+    for p in paths {
+        if rank(&p) == 3 && !state_placed {
+            out.push(Vec::new());
+            state_placed = true;
+        }
+        for descending in [true, false] {
+            out.push(vec![SortKey {
+                field: p.clone(),
+                descending,
+            }]);
+        }
+    }
+    if !state_placed {
+        out.push(Vec::new());
+    }
+    out
+}
+
+/// The default page size: the largest answer among initial instances
+/// without a page-size parameter whose answer says more remain.
+fn default_page_size(ep: &Endpoint, s: &Spelling, size_params: &[String]) -> Option<usize> {
+    ep.instances
+        .iter()
+        .filter(|i| i.initial && !i.params.iter().any(|(n, _)| size_params.contains(n)))
+        .filter(|i| {
+            next_url(i, s).is_some()
+                || s.next_member
+                    .as_ref()
+                    .is_some_and(|m| i.body.get(m).is_some())
+        })
+        .map(|i| i.items.len())
+        .max()
+}
+
+/// Infers one endpoint's semantics.
+pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
+    let spelling = spelling_of(ep);
+    let mut names: Vec<String> = Vec::new();
+    let mut observed: HashMap<String, Vec<Value>> = HashMap::new();
+    for i in &ep.instances {
+        for (n, v) in &i.params {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+            let o = observed.entry(n.clone()).or_default();
+            if !o.contains(v) {
+                o.push(v.clone());
+            }
+        }
+    }
+    let options: Vec<Vec<(Meaning, &'static str)>> = names
+        .iter()
+        .map(|n| candidates(n, &observed[n], ep, continues(ep, &spelling, n)))
+        .collect();
+    let mut choice: Vec<usize> = vec![0; names.len()];
+    // The list view's members: those unselected answers showed.
+    let selecting: Vec<&String> = names
+        .iter()
+        .zip(&options)
+        .filter(|(_, o)| matches!(o.first(), Some((Meaning::Fields, _))))
+        .map(|(n, _)| n)
+        .collect();
+    let mut item_fields: Vec<String> = Vec::new();
+    for i in ep
+        .instances
+        .iter()
+        .filter(|i| !i.params.iter().any(|(n, _)| selecting.contains(&n)))
+    {
+        for item in &i.items {
+            for k in item
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+            {
+                if !item_fields.contains(&k) {
+                    item_fields.push(k);
+                }
+            }
+        }
+    }
+    let base_ordinal = ep
+        .instances
+        .iter()
+        .find(|i| i.initial && i.params.is_empty())
+        .or_else(|| ep.instances.iter().find(|i| i.initial))
+        .or(ep.instances.first())
+        .map(|i| i.ordinal);
+    let build =
+        |choice: &[usize], order: &[SortKey], collation: Collation, defaults: &[DefaultFilter]| {
+            let sort_param = names
+                .iter()
+                .zip(choice)
+                .zip(&options)
+                .find_map(|((n, &c), o)| {
+                    matches!(o.get(c), Some((Meaning::Sort, _))).then(|| n.clone())
+                })
+                .unwrap_or_default();
+            let params: Vec<ParamMeaning> = names
+                .iter()
+                .zip(choice)
+                .zip(&options)
+                .filter_map(|((n, &c), o)| {
+                    let (m, basis) = o.get(c)?;
+                    let m = match m {
+                        Meaning::Direction { .. } => Meaning::Direction {
+                            sort_param: sort_param.clone(),
+                        },
+                        other => other.clone(),
+                    };
+                    Some(ParamMeaning {
+                        name: n.clone(),
+                        meaning: m,
+                        basis: basis.to_string(),
+                        status: "kept".into(),
+                        observed: observed[n].clone(),
+                        confirmed_by: vec![],
+                        contradicted_by: vec![],
+                    })
+                })
+                .collect();
+            let size_params: Vec<String> = params
+                .iter()
+                .filter(|p| p.meaning == Meaning::PageSize)
+                .map(|p| p.name.clone())
+                .collect();
+            EndpointSemantics {
+                tool: ep.tool.name.clone(),
+                method: ep.tool.method.clone(),
+                path_template: ep.tool.path_template.clone(),
+                carrier: ep.carrier,
+                items_pointer: ep.items_pointer.clone(),
+                identity: ep.identity.clone(),
+                universe: ep.universe_kind.clone(),
+                collation,
+                default_order: order.to_vec(),
+                default_order_evidence: vec![],
+                default_page_size: default_page_size(ep, &spelling, &size_params),
+                default_filters: defaults.to_vec(),
+                field_name_filters: false,
+                params,
+                unexplained: names
+                    .iter()
+                    .zip(&options)
+                    .filter(|(_, o)| o.is_empty())
+                    .map(|(n, _)| n.clone())
+                    .collect(),
+                adopted: vec![],
+                item_fields: item_fields.clone(),
+                base_ordinal,
+                answers: if ep.universe_kind == "answers" {
+                    ep.universe.clone()
+                } else {
+                    Vec::new()
+                },
+                spelling: spelling.clone(),
+                instances: vec![],
+            }
+        };
+    let checked = checked_instances(ep);
+    let orders = order_candidates(ep);
+    let mut order: Vec<SortKey> = Vec::new();
+    let mut collation = Collation::Binary;
+    let mut defaults: Vec<DefaultFilter> = Vec::new();
+    let mut best = score(&run(
+        &build(&choice, &order, collation, &defaults),
+        ep,
+        &checked,
+    ));
+    for _round in 0..2 {
+        // The first of the best default orders, in preference order, when
+        // some instance lists without a sort parameter (else the state order).
+        let sorted_by = |c: &[usize]| -> Vec<&String> {
+            names
+                .iter()
+                .zip(c)
+                .zip(&options)
+                .filter(|((_, &k), o)| matches!(o.get(k), Some((Meaning::Sort, _))))
+                .map(|((n, _), _)| n)
+                .collect()
+        };
+        let sorts = sorted_by(&choice);
+        let unsorted = ep
+            .instances
+            .iter()
+            .any(|i| i.initial && !i.params.iter().any(|(n, _)| sorts.contains(&n)));
+        let orders: &[Vec<SortKey>] = if unsorted { &orders } else { &orders[..0] };
+        let scored: Vec<usize> = orders
+            .iter()
+            .map(|o| score(&run(&build(&choice, o, collation, &defaults), ep, &checked)))
+            .collect();
+        if let Some(top) = scored.iter().copied().max().filter(|t| *t >= best) {
+            let at = scored.iter().position(|s| *s == top).unwrap_or(0);
+            best = top;
+            order = orders[at].clone();
+        }
+        for c in [Collation::Binary, Collation::CaseInsensitive] {
+            let s = score(&run(&build(&choice, &order, c, &defaults), ep, &checked));
+            if s > best {
+                best = s;
+                collation = c;
+            }
+        }
+        for p in 0..names.len() {
+            for c in 0..options[p].len() {
+                let mut trial = choice.clone();
+                trial[p] = c;
+                let s = score(&run(
+                    &build(&trial, &order, collation, &defaults),
+                    ep,
+                    &checked,
+                ));
+                if s > best {
+                    best = s;
+                    choice = trial;
+                }
+            }
+        }
+        // A default value for an equality filter: the value every item of
+        // the instances without that parameter shares.
+        for (p, n) in names.iter().enumerate() {
+            let Some((Meaning::Filter { field, op: Op::Eq }, _)) = options[p].get(choice[p]) else {
+                continue;
+            };
+            if defaults.iter().any(|d| d.param == *n) {
+                continue;
+            }
+            let mut values: Vec<&Value> = Vec::new();
+            for i in ep
+                .instances
+                .iter()
+                .filter(|i| i.initial && !i.params.iter().any(|(m, _)| m == n))
+            {
+                for item in &i.items {
+                    if let Some(v) = field.get(item) {
+                        if !values.contains(&v) {
+                            values.push(v);
+                        }
+                    }
+                }
+            }
+
+            if values.len() != 1 {
+                continue;
+            }
+            let mut trial = defaults.clone();
+            trial.push(DefaultFilter {
+                param: n.clone(),
+                field: field.clone(),
+                value: values[0].clone(),
+            });
+            let s = score(&run(
+                &build(&choice, &order, collation, &trial),
+                ep,
+                &checked,
+            ));
+            if s > best {
+                best = s;
+                defaults = trial;
+            }
+        }
+    }
+    let mut sem = build(&choice, &order, collation, &defaults);
+    let result = run(&sem, ep, &checked);
+    // Per parameter: kept when an instance using it re-rendered and none differed.
+    for p in &mut sem.params {
+        for (o, v) in &result.verdicts {
+            let uses = ep
+                .instances
+                .iter()
+                .find(|i| i.ordinal == *o)
+                .is_some_and(|i| i.params.iter().any(|(n, _)| *n == p.name));
+            if !uses {
+                continue;
+            }
+            match v {
+                Verdict::Reproduced => p.confirmed_by.push(*o),
+                Verdict::Differs(_) => p.contradicted_by.push(*o),
+                Verdict::NotUnderstood(_) => {}
+            }
+        }
+        if p.confirmed_by.is_empty() || !p.contradicted_by.is_empty() {
+            p.status = "dropped".into();
+        }
+    }
+    let sort_names: Vec<String> = sem
+        .params
+        .iter()
+        .filter(|p| p.meaning == Meaning::Sort)
+        .map(|p| p.name.clone())
+        .collect();
+    sem.default_order_evidence = result
+        .verdicts
+        .iter()
+        .filter(|(_, v)| *v == Verdict::Reproduced)
+        .filter(|(o, _)| {
+            ep.instances
+                .iter()
+                .find(|i| i.ordinal == *o)
+                .is_some_and(|i| !i.params.iter().any(|(n, _)| sort_names.contains(n)))
+        })
+        .map(|(o, _)| *o)
+        .collect();
+    // The field-name convention: every kept data filter named as its member.
+    let data_filters: Vec<&ParamMeaning> = sem
+        .params
+        .iter()
+        .filter(|p| p.basis == "data" && matches!(p.meaning, Meaning::Filter { .. }))
+        .collect();
+    sem.field_name_filters = data_filters.iter().any(|p| p.status == "kept")
+        && data_filters.iter().all(|p| p.contradicted_by.is_empty());
+    // Totals: a spelling any instance contradicts is dropped.
+    let (mut total_ok, mut pages_ok, mut member_ok) = (true, true, true);
+    for inst in ep.instances.iter().filter(|i| i.initial) {
+        if let Some(page) = result.pages.get(&inst.ordinal) {
+            let (a, b, c) = totals_hold(&sem, inst, page);
+            total_ok &= a;
+            pages_ok &= b;
+            member_ok &= c;
+        }
+    }
+    if !total_ok {
+        sem.spelling.total_header = None;
+    }
+    if !pages_ok {
+        sem.spelling.pages_header = None;
+    }
+    if !member_ok {
+        sem.spelling.total_member = None;
+    }
+    sem.instances = ep
+        .instances
+        .iter()
+        .map(|i| {
+            let v = result
+                .verdicts
+                .iter()
+                .find(|(o, _)| *o == i.ordinal)
+                .map(|(_, v)| v.clone());
+            let (verdict, reason) = match v {
+                None if i.initial => ("unchecked".to_string(), None),
+                None => ("after-write".to_string(), None),
+                Some(Verdict::Reproduced) => ("reproduced".into(), None),
+                Some(Verdict::NotUnderstood(r)) => ("not-understood".into(), Some(r)),
+                Some(Verdict::Differs(r)) => ("contradicted".into(), Some(r)),
+            };
+            InstanceCheck {
+                ordinal: i.ordinal,
+                verdict,
+                reason,
+            }
+        })
+        .collect();
+    sem
+}

@@ -1,0 +1,117 @@
+//! List semantics inferred from recorded query/answer pairs: what each list
+//! parameter does (filters, operators, sort, paging, field selection,
+//! search, filter languages in a search body), the defaults, and how the app
+//! spells totals and next pages — each kept only when re-rendering every
+//! recorded initial instance from the World reproduces the recording.
+//!
+//! - `conventions`: the library of common spellings (hypotheses only);
+//! - `fields`: field paths in entities and value comparison;
+//! - `filter_lang`: `a = 'x' AND b > 1` filter expressions;
+//! - `eval`: the one evaluator inference and serving share (in `rea-engine`);
+//! - `instances`: the recorded list instances and their universes;
+//! - `infer`: hypotheses and their confirmation;
+//! - `semantics`: the serialized document.
+
+pub mod conventions;
+pub mod infer;
+pub mod instances;
+
+/// The document, field paths, filter expressions and the evaluator live
+/// in `rea-engine` (serving uses them); inference re-exports them.
+pub use rea_engine::lists::{eval, fields, filter_lang, semantics};
+
+pub use eval::{evaluate, NotUnderstood, Page};
+pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};
+
+use crate::manifest::Manifest;
+use crate::state::records::Record;
+use crate::state::State;
+
+/// Infers the list semantics of every list endpoint of a capture, from its
+/// records, manifest and environment state. Deterministic.
+pub fn infer(records: &[Record], manifest: &Manifest, state: &State) -> ListSemantics {
+    let endpoints = instances::endpoints(records, manifest, state);
+    let mut inferred: Vec<EndpointSemantics> =
+        endpoints.iter().map(infer::infer_endpoint).collect();
+    adopt_siblings(&mut inferred);
+    ListSemantics {
+        view: "list-semantics".into(),
+        endpoints: inferred,
+    }
+}
+
+/// The app's conventions carry over between its list endpoints: a meaning
+/// that names no field (paging, sort, cursor, field selection, search, a
+/// filter language), kept on one endpoint, is adopted by another endpoint
+/// whose own recording has no kept meaning for that name (`basis:
+/// "sibling"`, citing the endpoint's confirming records); the field-name
+/// filter convention is adopted when some endpoint kept it and none of the
+/// app's data filters was contradicted.
+fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
+    let donors: Vec<(String, ParamMeaning)> = endpoints
+        .iter()
+        .flat_map(|e| {
+            e.params
+                .iter()
+                .filter(|p| {
+                    p.status == "kept"
+                        && p.basis != "sibling"
+                        && !matches!(p.meaning, Meaning::Filter { .. })
+                })
+                .map(move |p| (e.tool.clone(), p.clone()))
+        })
+        .collect();
+    let convention = endpoints.iter().any(|e| e.field_name_filters)
+        && endpoints.iter().all(|e| {
+            e.params.iter().all(|p| {
+                !(p.basis == "data"
+                    && matches!(p.meaning, Meaning::Filter { .. })
+                    && !p.contradicted_by.is_empty())
+            })
+        });
+    // Default orders some endpoint's unsorted answers confirmed.
+    let orders: Vec<(String, Vec<crate::model::lists::semantics::SortKey>)> = endpoints
+        .iter()
+        .filter(|e| !e.default_order.is_empty() && !e.default_order_evidence.is_empty())
+        .map(|e| (e.tool.clone(), e.default_order.clone()))
+        .collect();
+    for e in endpoints.iter_mut() {
+        // An endpoint whose recording never listed unsorted takes the
+        // default order a sibling confirmed, when its items have that member.
+        if e.default_order_evidence.is_empty() {
+            let has = |k: &crate::model::lists::semantics::SortKey| matches!(k.field.0.first(), Some(crate::model::lists::fields::Step::Member { name }) if e.item_fields.contains(name));
+            if let Some((tool, order)) = orders
+                .iter()
+                .find(|(t, o)| *t != e.tool && o.iter().all(has))
+            {
+                if e.default_order != *order {
+                    e.default_order = order.clone();
+                    e.adopted.push(format!("default-order from {tool}"));
+                }
+            }
+        }
+        if convention && !e.field_name_filters {
+            e.field_name_filters = true;
+            e.adopted.push("field-name-filters".into());
+        }
+        for (tool, d) in &donors {
+            if *tool == e.tool || e.kept(&d.name).is_some() {
+                continue;
+            }
+            // A sibling's direction follows the sort parameter by name.
+            e.params
+                .retain(|p| !(p.name == d.name && p.contradicted_by.is_empty()));
+            if e.params.iter().any(|p| p.name == d.name) {
+                continue;
+            }
+            let mut p = d.clone();
+            p.basis = "sibling".into();
+            p.observed = Vec::new();
+            e.params.push(p);
+            e.adopted.push(format!("{} from {tool}", d.name));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

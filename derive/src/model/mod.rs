@@ -1,0 +1,3 @@
+//! rea's own app model, inferred from the whole recording beyond the spec's documents.
+
+pub mod lists;

@@ -1,0 +1,124 @@
+//! The arguments a list tool offers over MCP: each kept parameter with its
+//! type and a description of what it does, and — when the app filters on
+//! member names — one equality filter per member the collection holds.
+
+use crate::lists::semantics::{Carrier, EndpointSemantics, Meaning, Op};
+use crate::lists::serve::endpoint;
+use crate::Engine;
+use serde_json::{json, Map, Value};
+
+fn op_text(op: Op) -> &'static str {
+    match op {
+        Op::Eq => "equals",
+        Op::Ne => "differs from",
+        Op::Gt => "is greater than",
+        Op::Gte => "is at least",
+        Op::Lt => "is less than",
+        Op::Lte => "is at most",
+    }
+}
+
+fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value {
+    let next = sem
+        .spelling
+        .next_member
+        .as_deref()
+        .map(|m| format!("the `{m}` member"))
+        .or_else(|| {
+            sem.spelling
+                .next_header
+                .as_deref()
+                .map(|h| format!("the `{h}` header"))
+        })
+        .unwrap_or_else(|| "the previous answer".into());
+    match m {
+        Meaning::PageSize => {
+            json!({"type": ["integer", "string"], "description": "at most this many items per page"})
+        }
+        Meaning::PageNumber => {
+            json!({"type": ["integer", "string"], "description": "the page to answer, from 1, of page-size pages"})
+        }
+        Meaning::Offset => {
+            json!({"type": ["integer", "string"], "description": "skip this many matching items"})
+        }
+        Meaning::Cursor => {
+            json!({"type": "string", "description": format!("continue a listing: the token {next} of the previous page carried")})
+        }
+        Meaning::Sort => json!({
+            "type": ["string", "array"],
+            "description": format!(
+                "sort keys, first decides: a member name, `-name` or `name DESC` for descending, several comma-separated; members: {}",
+                sortable.join(", ")
+            ),
+        }),
+        Meaning::Direction { sort_param } => json!({
+            "type": "string",
+            "enum": ["asc", "desc"],
+            "description": format!("the direction of the `{sort_param}` keys"),
+        }),
+        Meaning::Filter { field, op } => json!({
+            "type": ["string", "number", "boolean", "array"],
+            "description": format!(
+                "keep items whose `{}` {} this value; a comma list (or an array) means any of them",
+                field.text(),
+                op_text(*op)
+            ),
+        }),
+        Meaning::Fields => {
+            json!({"type": "string", "description": "a comma list of the members each item shows"})
+        }
+        Meaning::Search => {
+            json!({"type": "string", "description": "keep items where some text contains this (any case)"})
+        }
+        Meaning::FilterLanguage => json!({
+            "type": "string",
+            "description": "a filter expression: `member = 'x'`, `!=`, `<`, `<=`, `>`, `>=`, `LIKE '%x%'`, clauses joined by AND; `tags.k` or `metrics.m` reach key/value lists",
+        }),
+    }
+}
+
+/// The list arguments of a tool (name → JSON Schema), and whether they go
+/// in the request body (a search `POST`) rather than the query.
+pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
+    let mut out = Map::new();
+    let Some(sem) = endpoint(engine, tool) else {
+        return (out, false);
+    };
+    let members: Vec<String> = match sem.universe.as_str() {
+        "state" => engine
+            .state
+            .types
+            .iter()
+            .find(|t| t.list_tools.iter().any(|l| l == tool))
+            .map(|t| t.fields.clone())
+            .unwrap_or_default(),
+        _ => {
+            let mut names: Vec<String> = Vec::new();
+            for item in &sem.answers {
+                for (k, v) in item.as_object().into_iter().flatten() {
+                    if !v.is_object() && !v.is_array() && !names.contains(k) {
+                        names.push(k.clone());
+                    }
+                }
+            }
+            names
+        }
+    };
+    for p in sem.params.iter().filter(|p| p.status == "kept") {
+        out.insert(p.name.clone(), describe(sem, &p.meaning, &members));
+    }
+    if sem.field_name_filters && sem.carrier == Carrier::Query {
+        for m in &members {
+            if !out.contains_key(m) {
+                out.insert(
+                    m.clone(),
+                    json!({
+                        "type": ["string", "number", "boolean"],
+                        "description": format!("keep items whose `{m}` equals this value; a comma list means any of them"),
+                    }),
+                );
+            }
+        }
+    }
+    (out, sem.carrier == Carrier::Body)
+}

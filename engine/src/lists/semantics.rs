@@ -1,0 +1,223 @@
+//! The list-semantics document: per list endpoint, what each recorded
+//! parameter means, the defaults, how the app spells totals and next pages,
+//! and the evidence (the recorded instances each inference was checked on).
+
+use crate::lists::fields::{Collation, FieldPath};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Every list endpoint of a capture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListSemantics {
+    /// Always `"list-semantics"`.
+    pub view: String,
+    pub endpoints: Vec<EndpointSemantics>,
+}
+
+/// Where an endpoint's parameters come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Carrier {
+    /// The URL query string.
+    Query,
+    /// The members of a JSON request body (a search `POST`).
+    Body,
+}
+
+/// A filter operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Op {
+    Eq,
+    Ne,
+    Gt,
+    Gte,
+    Lt,
+    Lte,
+}
+
+/// What one parameter does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Meaning {
+    /// At most that many entities per page.
+    PageSize,
+    /// The page number (first page 1), with the page size.
+    PageNumber,
+    /// Skip that many entities.
+    Offset,
+    /// A continuation token from an earlier answer.
+    Cursor,
+    /// Sort keys (`-f`, `f:desc`, `f DESC`, comma lists or arrays).
+    Sort,
+    /// The direction (`asc`/`desc`) of the sort keys given by `sort_param`.
+    Direction { sort_param: String },
+    /// Keep entities whose field compares with the value by `op`; comma
+    /// lists and repeated names mean any of the values.
+    Filter { field: FieldPath, op: Op },
+    /// Show only the named members (comma list).
+    Fields,
+    /// Keep entities where some text member contains the value (any case).
+    Search,
+    /// A filter expression (`a = 'x' AND b > 1`, `LIKE`).
+    FilterLanguage,
+}
+
+impl Meaning {
+    /// The kind tag, as serialized.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Meaning::PageSize => "page-size",
+            Meaning::PageNumber => "page-number",
+            Meaning::Offset => "offset",
+            Meaning::Cursor => "cursor",
+            Meaning::Sort => "sort",
+            Meaning::Direction { .. } => "direction",
+            Meaning::Filter { .. } => "filter",
+            Meaning::Fields => "fields",
+            Meaning::Search => "search",
+            Meaning::FilterLanguage => "filter-language",
+        }
+    }
+}
+
+/// One parameter's inferred meaning and its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamMeaning {
+    pub name: String,
+    pub meaning: Meaning,
+    /// `convention` (from the library of common spellings) or `data` (the
+    /// answer equals the World list narrowed on a member of that name).
+    pub basis: String,
+    /// `kept` when every recorded instance using it re-renders, else `dropped`.
+    pub status: String,
+    /// The values the recording used.
+    pub observed: Vec<Value>,
+    pub confirmed_by: Vec<u64>,
+    pub contradicted_by: Vec<u64>,
+}
+
+/// One sort key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SortKey {
+    pub field: FieldPath,
+    pub descending: bool,
+}
+
+/// A filter the endpoint applies when its parameter is absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DefaultFilter {
+    pub param: String,
+    pub field: FieldPath,
+    pub value: Value,
+}
+
+/// How the cursor of a next page is spelled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "format", rename_all = "kebab-case")]
+pub enum TokenFormat {
+    /// rea's own keyset cursor (stable across writes).
+    Own,
+    /// The app's base64 JSON offset: `template` is the decoded text with
+    /// `{offset}` where the number goes.
+    Base64Offset { template: String, padded: bool },
+}
+
+/// How a response spells totals and the next page.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Spelling {
+    /// A header holding the number of matching entities.
+    pub total_header: Option<String>,
+    /// A header holding the number of pages.
+    pub pages_header: Option<String>,
+    /// A header holding the next page's URL (`Next-Page`), or a `Link`
+    /// header with `rel="next"`/`rel="prev"` URLs (`link_rel: true`).
+    pub next_header: Option<String>,
+    pub link_rel: bool,
+    /// A body member holding the next page's token.
+    pub next_member: Option<String>,
+    /// A body member holding the number of matching entities.
+    pub total_member: Option<String>,
+    pub token: Option<TokenFormat>,
+}
+
+/// One recorded instance and whether the kept semantics re-render it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstanceCheck {
+    pub ordinal: u64,
+    /// `reproduced`, `contradicted`, `not-understood`, `after-write` (not
+    /// checked: the World at that time is not the initial one) or
+    /// `unchecked` (the same request and answer as an earlier instance, or
+    /// beyond the first 64 distinct ones).
+    pub verdict: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One list endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndpointSemantics {
+    pub tool: String,
+    pub method: String,
+    pub path_template: String,
+    pub carrier: Carrier,
+    /// JSON pointer of the listed array (`""` for a root array).
+    pub items_pointer: String,
+    /// The member identifying an entity, when known.
+    pub identity: Option<FieldPath>,
+    /// `state` (the environment state's entities) or `answers` (the
+    /// distinct items the endpoint's initial answers listed).
+    pub universe: String,
+    pub collation: Collation,
+    pub default_order: Vec<SortKey>,
+    /// The reproduced instances that listed without a sort parameter (the
+    /// default order's evidence; empty when nothing constrained it).
+    pub default_order_evidence: Vec<u64>,
+    pub default_page_size: Option<usize>,
+    pub default_filters: Vec<DefaultFilter>,
+    /// A query name equal to a member name filters on it by equality, also
+    /// for names the recording never used (kept when every recorded such
+    /// name confirmed it).
+    pub field_name_filters: bool,
+    pub params: Vec<ParamMeaning>,
+    /// The members listed items show without a field selection (the
+    /// list view's fields, in first-seen order).
+    pub item_fields: Vec<String>,
+    /// The recording whose answer is the envelope of rendered pages.
+    pub base_ordinal: Option<u64>,
+    /// The distinct items of the initial answers, the universe of a
+    /// `universe: "answers"` endpoint (evidence: the instances' ordinals).
+    #[serde(skip)]
+    pub answers: Vec<Value>,
+    /// Names the recording used that no hypothesis explains (a request
+    /// with one is answered from the recording of the same line).
+    pub unexplained: Vec<String>,
+    /// What this endpoint took over from its siblings (see `params` with
+    /// `basis: "sibling"`), e.g. `"filter from post_runs_search"`.
+    pub adopted: Vec<String>,
+    pub spelling: Spelling,
+    pub instances: Vec<InstanceCheck>,
+}
+
+impl EndpointSemantics {
+    /// True when some recorded instance re-rendered (the semantics have evidence).
+    pub fn confirmed(&self) -> bool {
+        self.instances.iter().any(|i| i.verdict == "reproduced")
+    }
+
+    /// The name of the kept parameter with this kind of meaning, if any.
+    pub fn param_of(&self, kind: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|p| p.status == "kept" && p.meaning.kind() == kind)
+            .map(|p| p.name.as_str())
+    }
+
+    /// The kept meaning of a parameter name.
+    pub fn kept(&self, name: &str) -> Option<&Meaning> {
+        self.params
+            .iter()
+            .find(|p| p.name == name && p.status == "kept")
+            .map(|p| &p.meaning)
+    }
+}

@@ -1,0 +1,251 @@
+//! Serving a list from its inferred semantics: the request's parameters
+//! evaluated over the current World (or, for an endpoint with no entity
+//! type, over the distinct items its initial answers listed), rendered into
+//! the envelope of a recorded answer with totals and next pages in the
+//! app's own spelling. A request the semantics do not understand is left
+//! to the existing renderers (the recording of the same line, else the
+//! whole list).
+
+use crate::codec::normalize_path;
+use crate::lists::eval::{app_token, body_params, evaluate, own_token, query_params, select, Page};
+use crate::lists::semantics::{Carrier, EndpointSemantics, TokenFormat};
+use crate::manifest::Tool;
+use crate::render::{answer_from_record, render_entity, set_pointer};
+use crate::{Answer, AnswerBody, Call, Engine, World};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The endpoint semantics of a tool, when they have evidence.
+pub fn endpoint<'a>(engine: &'a Engine, tool: &str) -> Option<&'a EndpointSemantics> {
+    engine
+        .lists
+        .as_ref()?
+        .endpoints
+        .iter()
+        .find(|e| e.tool == tool && e.confirmed())
+}
+
+/// The request's parameters as the endpoint reads them.
+pub fn params_of(sem: &EndpointSemantics, call: &Call) -> Option<Vec<(String, Value)>> {
+    match sem.carrier {
+        Carrier::Query => Some(query_params(call.query.as_deref().unwrap_or(""))),
+        Carrier::Body => match &call.body {
+            Some(v @ Value::Object(_)) => Some(body_params(v)),
+            None => Some(Vec::new()),
+            Some(_) => None,
+        },
+    }
+}
+
+/// Answers a list call from the semantics, or `None` to leave it to the
+/// other renderers.
+pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Option<Answer> {
+    let sem = endpoint(engine, &tool.name)?;
+    let params = params_of(sem, call)?;
+    let universe: Vec<Value> = match sem.universe.as_str() {
+        "state" => {
+            let ty = engine
+                .state
+                .types
+                .iter()
+                .find(|t| t.list_tools.contains(&tool.name))?;
+            world
+                .list(&ty.name, &normalize_path(&call.path))
+                .iter()
+                .map(|e| render_entity(e, &sem.item_fields, &ty.fields, &tool.name))
+                .collect()
+        }
+        _ => sem.answers.clone(),
+    };
+    let refs: Vec<&Value> = universe.iter().collect();
+    let page = evaluate(sem, &params, &refs, &HashMap::new()).ok()?;
+    let base = engine.record(sem.base_ordinal?)?;
+    let mut answer = answer_from_record(base, &tool.name);
+    if answer.status / 100 != 2 {
+        return None;
+    }
+    let AnswerBody::Json(mut envelope) = answer.body.clone() else {
+        return None;
+    };
+    let items: Vec<Value> = page
+        .indices
+        .iter()
+        .map(|&i| select(refs[i], page.fields.as_deref()))
+        .collect();
+    if !set_pointer(&mut envelope, &sem.items_pointer, Value::Array(items)) {
+        // An empty proto3 answer (`{}`) has no array member: add it.
+        let member = sem.items_pointer.strip_prefix('/')?;
+        envelope
+            .as_object_mut()?
+            .insert(member.to_string(), Value::Array(Vec::new()));
+        set_pointer(
+            &mut envelope,
+            &sem.items_pointer,
+            Value::Array(
+                page.indices
+                    .iter()
+                    .map(|&i| select(refs[i], page.fields.as_deref()))
+                    .collect(),
+            ),
+        );
+    }
+    if page.indices.is_empty() && sem.items_pointer.starts_with('/') && omits_empty(sem, engine) {
+        // Answers that leave empty lists out (proto3 `{}`) leave them out here too.
+        if let Some(o) = envelope.as_object_mut() {
+            o.remove(sem.items_pointer.trim_start_matches('/'));
+        }
+    }
+    let token = next_token(sem, &page, &refs);
+    let s = &sem.spelling;
+    if let (Some(m), Some(o)) = (&s.next_member, envelope.as_object_mut()) {
+        match &token {
+            Some(t) => {
+                o.insert(m.clone(), Value::String(t.clone()));
+            }
+            None => {
+                o.remove(m);
+            }
+        }
+    }
+    if let (Some(m), Some(o)) = (&s.total_member, envelope.as_object_mut()) {
+        o.insert(m.clone(), Value::from(page.total as u64));
+    }
+    answer.body = AnswerBody::Json(envelope);
+    set_header(
+        &mut answer,
+        s.total_header.as_deref(),
+        Some(page.total.to_string()),
+    );
+    let pages = page
+        .size
+        .map_or(1, |z| if z == 0 { 0 } else { page.total.div_ceil(z) });
+    set_header(
+        &mut answer,
+        s.pages_header.as_deref(),
+        Some(pages.to_string()),
+    );
+    if let Some(h) = &s.next_header {
+        let next = next_link(engine, sem, call, &page, token.as_deref());
+        if s.link_rel {
+            let prev = prev_link(engine, sem, call, &page);
+            let mut parts = Vec::new();
+            if let Some(p) = prev {
+                parts.push(format!("<{p}>; rel=\"prev\""));
+            }
+            if let Some(n) = &next {
+                parts.push(format!("<{n}>; rel=\"next\""));
+            }
+            if !parts.is_empty() {
+                set_header(&mut answer, Some(h), Some(parts.join(", ")));
+            } else if answer_links_pages(&answer, h) {
+                set_header(&mut answer, Some(h), None);
+            }
+        } else {
+            set_header(&mut answer, Some(h), next);
+        }
+    }
+    Some(answer)
+}
+
+/// True when some recorded answer of the endpoint is an object without
+/// the list member at all (an empty list left out, as proto3 JSON does).
+fn omits_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
+    sem.instances.iter().any(|i| {
+        engine
+            .record(i.ordinal)
+            .filter(|r| r.is_2xx())
+            .and_then(|r| match &r.response_body {
+                crate::records::Body::Text(t) => serde_json::from_str::<Value>(t).ok(),
+                _ => None,
+            })
+            .is_some_and(|v| v.is_object() && v.pointer(&sem.items_pointer).is_none())
+    })
+}
+
+fn answer_links_pages(answer: &Answer, header: &str) -> bool {
+    answer.headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case(header) && (v.contains("rel=\"next\"") || v.contains("rel=\"prev\""))
+    })
+}
+
+fn set_header(answer: &mut Answer, name: Option<&str>, value: Option<String>) {
+    let Some(name) = name else { return };
+    answer
+        .headers
+        .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    if let Some(v) = value {
+        answer.headers.push((name.to_string(), v));
+    }
+}
+
+/// The next page's token, in the app's spelling or rea's own.
+fn next_token(sem: &EndpointSemantics, page: &Page, universe: &[&Value]) -> Option<String> {
+    let next = page.next_offset?;
+    Some(match &sem.spelling.token {
+        Some(TokenFormat::Base64Offset { template, padded }) => app_token(template, *padded, next),
+        _ => {
+            let last = universe[*page.indices.last()?];
+            own_token(last, sem.identity.as_ref(), &page.sort, next)
+        }
+    })
+}
+
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// The request's query with `drop` names removed and `(name, value)` appended.
+fn link(engine: &Engine, call: &Call, drop: &[&str], add: (&str, String)) -> String {
+    let mut pairs: Vec<String> = call
+        .query
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| {
+            let n = p.split_once('=').map_or(*p, |(n, _)| n);
+            !drop.iter().any(|d| {
+                url::form_urlencoded::parse(n.as_bytes())
+                    .next()
+                    .is_some_and(|(k, _)| k == *d)
+                    || n == *d
+            })
+        })
+        .map(str::to_string)
+        .collect();
+    pairs.push(format!("{}={}", encode(add.0), encode(&add.1)));
+    format!(
+        "{}{}?{}",
+        engine.manifest.origin,
+        call.path,
+        pairs.join("&")
+    )
+}
+
+fn next_link(
+    engine: &Engine,
+    sem: &EndpointSemantics,
+    call: &Call,
+    page: &Page,
+    token: Option<&str>,
+) -> Option<String> {
+    page.next_offset?;
+    if let Some(c) = sem.param_of("cursor") {
+        return Some(link(engine, call, &[c], (c, token?.to_string())));
+    }
+    let p = sem.param_of("page-number")?;
+    let size = page.size.filter(|s| *s > 0)?;
+    Some(link(
+        engine,
+        call,
+        &[p],
+        (p, (page.offset / size + 2).to_string()),
+    ))
+}
+
+fn prev_link(engine: &Engine, sem: &EndpointSemantics, call: &Call, page: &Page) -> Option<String> {
+    let p = sem.param_of("page-number")?;
+    let size = page.size.filter(|s| *s > 0)?;
+    let current = page.offset / size + 1;
+    (current > 1).then(|| link(engine, call, &[p], (p, (current - 1).to_string())))
+}

@@ -1,0 +1,153 @@
+//! Lists served from inferred semantics, end to end through
+//! `rea environment-serve`: unseen narrowings over HTTP answer what the
+//! real app answered in the other session of the same seed, following
+//! next links reaches the end, and the same narrowing over MCP answers the
+//! same bytes with the parameters offered in the tool's inputSchema.
+
+mod common;
+
+use common::{block, repo_root, Mcp, Server};
+use serde_json::{json, Value};
+
+fn capture(app: &str, session: &str) -> std::path::PathBuf {
+    repo_root()
+        .join("tests/fixtures")
+        .join(app)
+        .join(format!("{session}.har"))
+}
+
+/// The HTTP body with the server's own origin spelled as the recording's
+/// (HTTP answers name the host they were asked on; MCP has none).
+fn as_recorded(server: &Server, body: &[u8], recorded_port: u16) -> String {
+    String::from_utf8_lossy(body).replace(
+        &format!("127.0.0.1:{}", server.addr.port()),
+        &format!("127.0.0.1:{recorded_port}"),
+    )
+}
+
+fn tool_named<'a>(tools: &'a [Value], title: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["title"] == title)
+        .unwrap_or_else(|| panic!("no tool {title}"))
+}
+
+/// `/posts?author=2` (dev-a never filtered on `author`): WordPress's dev-b
+/// answer, over HTTP and MCP alike.
+#[test]
+fn wordpress_author_filter_over_http_and_mcp() {
+    let server = Server::start(&capture("wordpress", "dev-a"), &[]);
+    let http = server.get("/wp-json/wp/v2/posts?author=2");
+    assert_eq!(http.status, 200);
+    let ids: Vec<Value> = http
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].clone())
+        .collect();
+    assert_eq!(ids, [20, 18, 15, 11, 7, 3].map(|n| json!(n)));
+    assert_eq!(http.header("X-WP-Total"), Some("6"));
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let posts = tool_named(&tools, "GET /wp-json/wp/v2/posts");
+    let props = &posts["inputSchema"]["properties"];
+    assert!(
+        props["author"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("author"),
+        "{props}"
+    );
+    assert_eq!(props["order"]["enum"], json!(["asc", "desc"]));
+    let name = posts["name"].as_str().unwrap();
+    let result = mcp.call(name, json!({"author": 2}));
+    assert_eq!(result["isError"], false);
+    assert!(
+        block(&result, 0) == as_recorded(&server, &http.body, 51051),
+        "MCP and HTTP differ"
+    );
+    // Filter + sort + page over MCP equals HTTP too.
+    let http =
+        server.get("/wp-json/wp/v2/posts?tags=14&orderby=title&order=desc&per_page=2&page=2");
+    let result = mcp.call(
+        name,
+        json!({"tags": 14, "orderby": "title", "order": "desc", "per_page": 2, "page": 2}),
+    );
+    assert!(
+        block(&result, 0) == as_recorded(&server, &http.body, 51051),
+        "MCP and HTTP differ"
+    );
+    let link = http.header("Link").unwrap_or("");
+    assert!(
+        link.contains("rel=\"prev\"") && link.contains("page=1"),
+        "{link}"
+    );
+}
+
+/// Following rea's own `Next-Page` links to the end lists what Kinto's
+/// chain listed in dev-b: 8, 8, then 4 products.
+#[test]
+fn kinto_next_page_links_to_the_end() {
+    let server = Server::start(&capture("kinto", "dev-a"), &[]);
+    let mut target = "/v1/buckets/shop/collections/products/records?_limit=8".to_string();
+    let mut pages = Vec::new();
+    for _ in 0..10 {
+        let r = server.get(&target);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let ids: Vec<String> = r.json()["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap().to_string())
+            .collect();
+        pages.push(ids);
+        let Some(next) = r.header("Next-Page") else {
+            break;
+        };
+        let at = next.find("/v1/").expect("a path");
+        target = next[at..].to_string();
+    }
+    let want =
+        |a: u32, b: u32| -> Vec<String> { (b..=a).rev().map(|n| format!("prod-{n:03}")).collect() };
+    assert_eq!(pages, vec![want(20, 13), want(12, 5), want(4, 1)]);
+}
+
+/// A search POST with a filter dev-a never sent to `experiments/search`
+/// (its `runs/search` confirmed the language): MLflow's dev-b answer, over
+/// HTTP and MCP alike, with the app's own page token.
+#[test]
+fn mlflow_search_post_over_http_and_mcp() {
+    let server = Server::start(&capture("mlflow", "dev-a"), &[]);
+    let path = "/api/2.0/mlflow/experiments/search";
+    let body = json!({"filter": "tags.gpu = 'a100'", "max_results": 10});
+    let http = server.send("POST", path, Some(&body));
+    assert_eq!(http.status, 200, "{}", http.text());
+    let v = http.json();
+    let ids: Vec<&Value> = v["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["experiment_id"])
+        .collect();
+    assert_eq!(ids, [&json!("4")]);
+    let paged = server.send(
+        "POST",
+        path,
+        Some(&json!({"order_by": ["last_update_time DESC"], "max_results": 4})),
+    );
+    assert_eq!(paged.json()["next_page_token"], "eyJvZmZzZXQiOiA0fQ==");
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let search = tool_named(&tools, &format!("POST {path}"));
+    assert!(
+        search["inputSchema"]["properties"]["body"]["properties"]["filter"].is_object(),
+        "{search}"
+    );
+    let result = mcp.call(search["name"].as_str().unwrap(), json!({"body": body}));
+    assert_eq!(result["isError"], false);
+    assert!(
+        block(&result, 0).as_bytes() == http.body.as_slice(),
+        "MCP and HTTP differ"
+    );
+}
