@@ -484,11 +484,13 @@ fn format_is_decided_before_the_file_is_read() {
         (err["code"].as_str(), err["category"].as_str(), exit),
         (Some("unknown_format"), Some("input"), 2)
     );
-    for format in ["mitmproxy"] {
+    // Every format the spec names is decoded: a missing file is a read failure.
+    for format in ["mitmproxy", "saz", "qlog"] {
         let (err, exit) = failure(&["/nonexistent/session", format, "--json"]);
         assert_eq!(
             (err["code"].as_str(), err["category"].as_str(), exit),
-            (Some("format_not_supported_yet"), Some("unsupported"), 3)
+            (Some("capture_not_found"), Some("input"), 2),
+            "{format}"
         );
     }
 }

@@ -285,9 +285,12 @@ fn serve_json_prints_start_up_failures_in_the_error_contract() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("flows.har");
     std::fs::write(&path, b"14:4:type;4:http;}").unwrap();
+    // Named a HAR; by content a mitmproxy flow file (detection would read it as one).
     let out = run(&[
         "environment-serve",
         path.to_str().unwrap(),
+        "--format",
+        "har",
         "--port",
         "0",
         "--json",
@@ -298,13 +301,34 @@ fn serve_json_prints_start_up_failures_in_the_error_contract() {
     assert_eq!(err["details"]["detected_format"], "mitmproxy");
     assert!(err["guidance"].as_str().unwrap().contains("mitmproxy"));
     // Text mode: the message, then the guidance on its own line.
-    let out = run(&["environment-serve", path.to_str().unwrap(), "--port", "0"]);
+    let out = run(&[
+        "environment-serve",
+        path.to_str().unwrap(),
+        "--format",
+        "har",
+        "--port",
+        "0",
+    ]);
     let text = String::from_utf8_lossy(&out.stderr);
     let last: Vec<&str> = text.lines().rev().take(2).collect();
     assert!(last[0].starts_with("hint: "), "{text}");
     assert!(
         last[1].starts_with("error: capture_format_mismatch (input): "),
         "{text}"
+    );
+    // Detected by content, the same file is read as the flow file it is:
+    // a flow state without a version is refused with the mitmproxy error.
+    let out = run(&[
+        "environment-serve",
+        path.to_str().unwrap(),
+        "--port",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        last_json_line(&out.stderr)["code"],
+        "mitmproxy_invalid_flow"
     );
 }
 

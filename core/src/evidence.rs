@@ -113,6 +113,11 @@ pub enum Location {
     },
     /// The coordinate would reveal a declared value.
     Unknown,
+    /// A byte span of the file (a native mitmproxy flow's tnetstring).
+    ByteRange {
+        offset: u64,
+        length: u64,
+    },
 }
 
 /// The bytes of one body text.

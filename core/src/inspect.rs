@@ -2,7 +2,7 @@
 //! calls: argument checks before any file access, the stable read, the
 //! decoder, record selection, redaction and the Evidence document.
 
-use crate::error::{scrub_text, Category, ErrorReport};
+use crate::error::{scrub_text, ErrorReport};
 use crate::evidence::{
     Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, Redaction,
     EVIDENCE_VERSION, OPERATION,
@@ -84,16 +84,7 @@ impl InspectRequest {
 /// Checks the format before anything is read.
 pub fn check_format(format: &str) -> Result<(), ErrorReport> {
     match format {
-        "har" | "saz" | "qlog" => Ok(()),
-        "mitmproxy" => Err(ErrorReport::new(
-            "format_not_supported_yet",
-            Category::Unsupported,
-            format!("rea does not decode {format} captures yet; har, saz and qlog are available"),
-        )
-        .detail("format", format)
-        .guidance(
-            "Export the capture as HAR 1.2 from its producer and inspect it with format har.",
-        )),
+        "har" | "mitmproxy" | "saz" | "qlog" => Ok(()),
         _ => Err(ErrorReport::input(
             "unknown_format",
             "the format must be one of har, mitmproxy, saz or qlog",
@@ -150,6 +141,9 @@ fn inspect_inner(
     }
     crate::protobuf::check_options(&request.protobuf)?;
     let deadline = Instant::now().checked_add(Duration::from_millis(request.capture_timeout_ms));
+    if request.format == "mitmproxy" {
+        return crate::mitm::inspect(request, declared, deadline).map(|e| (e, Vec::new()));
+    }
 
     let snapshot = read::read_stable(&request.capture_path)?;
     har::check_deadline(deadline)?;

@@ -8,10 +8,12 @@
 //! - `har`: the HAR 1.2 decoder (records, sidecars, canonical base64).
 //! - `har_schema`: HAR 1.2 validation under the unchanged har-schema 2.0.0
 //!   schemas, with the producer profiles.
+//! - `mitm`: the native mitmproxy flow decoder (tnetstring, flow states).
 //! - `qlog`: the aioquic 1.5.0 JSON qlog 0.3 decoder and its `qlog` facet.
 //! - `protobuf`: protobuf, gRPC and gRPC-web bodies of selected records.
 //! - `redact`: credential and declared-sensitive-value exclusion.
 //! - `saz`: the Fiddler Session Archive Zip decoder (sessions, sidecars).
+//! - `serving`: the capture a derived command starts from (format by content).
 //! - `evidence`: the Evidence document types and its output budget.
 //! - `inspect`: the inspection operation every adapter calls.
 
@@ -21,12 +23,14 @@ pub mod har;
 pub mod har_schema;
 pub mod inspect;
 pub mod json;
+pub mod mitm;
 pub mod protobuf;
 pub mod qlog;
 pub mod read;
 pub mod recorded_url;
 pub mod redact;
 pub mod saz;
+pub mod serving;
 
 pub use error::{Category, ErrorReport};
 pub use evidence::Evidence;

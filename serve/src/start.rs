@@ -30,6 +30,8 @@ pub struct StartOptions {
     /// The environment's name (e.g. `ENVIRONMENT_NAME`); the manifest's
     /// name when `None` or blank.
     pub name: Option<String>,
+    /// The capture's format (`har`, `mitmproxy`); detected by content when `None`.
+    pub format: Option<String>,
     /// Refuse a capture with an entry that fails validation, as inspection
     /// does; by default such an entry is left out and listed.
     pub strict: bool,
@@ -88,12 +90,22 @@ fn build(
         capture.display(),
         size as f64 / (1024.0 * 1024.0)
     ));
-    let mut request = InspectRequest::har(capture);
-    request.record_ordinals = options.records.clone();
-    let (evidence, left_out) = if options.strict || options.records.is_some() {
-        (inspect_web_network_capture(&request)?, Vec::new())
+    // A native mitmproxy file (by content, or named) serves from its HTTP
+    // records; a HAR as below (per entry, or one selection of records).
+    let format = match &options.format {
+        Some(f) => f.clone(),
+        None => rea_core::serving::detect_format(capture).to_string(),
+    };
+    let (evidence, left_out) = if format != "har" {
+        rea_core::serving::capture_evidence(capture, Some(&format), options.strict)?
     } else {
-        decode_for_serving(&request)?
+        let mut request = InspectRequest::har(capture);
+        request.record_ordinals = options.records.clone();
+        if options.strict || options.records.is_some() {
+            (inspect_web_network_capture(&request)?, Vec::new())
+        } else {
+            decode_for_serving(&request)?
+        }
     };
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(

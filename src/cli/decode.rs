@@ -1,30 +1,21 @@
 //! Decoding a capture file into the Evidence JSON every derived command reads.
 
 use rea_core::har::LeftOutEntry;
-use rea_core::{
-    decode_for_serving, inspect_web_network_capture, Category, ErrorReport, InspectRequest,
-};
+use rea_core::{Category, ErrorReport};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;
 
-/// Inspects a HAR capture with default options and returns its Evidence as JSON.
-pub(crate) fn evidence_of(capture: &Path) -> Result<Value, ErrorReport> {
-    let evidence = inspect_web_network_capture(&InspectRequest::har(capture))?;
-    to_json(&evidence)
-}
-
-/// The Evidence the derived commands and serving start from: per entry
-/// (an entry that fails validation is left out and listed), or, with
-/// `strict`, refusing the capture as inspection does.
+/// The Evidence the derived commands and serving start from: a HAR per
+/// entry (an entry that fails validation is left out and listed), or, with
+/// `strict`, refusing the capture as inspection does; or the HTTP records of
+/// a native mitmproxy file. `format` overrides detection by content.
 pub(crate) fn evidence_for_serving(
     capture: &Path,
+    format: Option<&str>,
     strict: bool,
 ) -> Result<(Value, Vec<LeftOutEntry>), ErrorReport> {
-    if strict {
-        return evidence_of(capture).map(|e| (e, Vec::new()));
-    }
-    let (evidence, left_out) = decode_for_serving(&InspectRequest::har(capture))?;
+    let (evidence, left_out) = rea_core::serving::capture_evidence(capture, format, strict)?;
     Ok((to_json(&evidence)?, left_out))
 }
 

@@ -9,8 +9,11 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The capture file (HAR).
+    /// The capture file (HAR, or a native mitmproxy `.mitm`).
     capture: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    format: Option<String>,
     /// An opt-in template rule; repeat for several (`after-uid-literal`,
     /// `opaque-token`, `sibling-pair-variance`, `sibling-variance`, `prefix-variance`).
     #[arg(long = "template-rule", value_name = "RULE")]
@@ -53,8 +56,11 @@ pub(crate) fn run(args: &Args) -> u8 {
 fn derive(args: &Args) -> Result<Manifest, ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names)?;
-    let (evidence, left_out) =
-        crate::cli::decode::evidence_for_serving(&args.capture, args.strict)?;
+    let (evidence, left_out) = crate::cli::decode::evidence_for_serving(
+        &args.capture,
+        args.format.as_deref(),
+        args.strict,
+    )?;
     crate::cli::decode::warn_left_out(&left_out, args.json);
     Ok(rea_derivation::environment_manifest(
         &evidence,

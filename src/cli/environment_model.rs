@@ -1,4 +1,4 @@
-//! `rea environment-model CAPTURE [--json]`: decodes a HAR capture, infers
+//! `rea environment-model CAPTURE [--json]`: decodes a capture (HAR or mitmproxy), infers
 //! the app model (resources, write semantics, preconditions, validation,
 //! errors, POST reads) and prints it (JSON) or a readable summary.
 
@@ -11,11 +11,18 @@ use std::path::PathBuf;
 /// The command's flags.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The HAR capture file.
+    /// The capture file (HAR, or a native mitmproxy `.mitm`).
     capture_path: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    format: Option<String>,
     /// Print the model document as JSON (errors as JSON on stderr).
     #[arg(long)]
     json: bool,
+    /// Refuse the capture when any entry fails validation, as inspection
+    /// does (default: leave such entries out and list them on stderr).
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Runs the command and returns the exit code.
@@ -27,7 +34,12 @@ pub(crate) fn run(args: Args) -> u8 {
 }
 
 fn execute(args: &Args) -> Result<(), ErrorReport> {
-    let evidence = super::decode::evidence_of(&args.capture_path)?;
+    let (evidence, left_out) = super::decode::evidence_for_serving(
+        &args.capture_path,
+        args.format.as_deref(),
+        args.strict,
+    )?;
+    super::decode::warn_left_out(&left_out, args.json);
     let model = environment_model(&evidence).map_err(|e| e.to_report())?;
     let text = if args.json {
         serde_json::to_string_pretty(&model).map_err(|e| {

@@ -12,8 +12,11 @@ use std::path::PathBuf;
 /// The command's flags.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The HAR capture file.
+    /// The capture file (HAR, or a native mitmproxy `.mitm`).
     capture_path: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    format: Option<String>,
     /// An opt-in template rule (after-uid-literal, opaque-token,
     /// sibling-pair-variance, sibling-variance, prefix-variance); repeatable.
     #[arg(long = "template-rule", value_name = "R")]
@@ -38,8 +41,11 @@ pub(crate) fn run(args: Args) -> u8 {
 fn execute(args: &Args) -> Result<(), ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
-    let (evidence, left_out) =
-        super::decode::evidence_for_serving(&args.capture_path, args.strict)?;
+    let (evidence, left_out) = super::decode::evidence_for_serving(
+        &args.capture_path,
+        args.format.as_deref(),
+        args.strict,
+    )?;
     super::decode::warn_left_out(&left_out, args.json);
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
     let text = if args.json {

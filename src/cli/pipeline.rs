@@ -12,6 +12,7 @@ use std::path::Path;
 /// `strict`, which refuses the capture instead).
 pub(crate) fn build(
     capture: &Path,
+    format: Option<&str>,
     rules: &[String],
     state: Option<&Path>,
     name: Option<String>,
@@ -22,6 +23,7 @@ pub(crate) fn build(
         template_rules: rules.to_vec(),
         state: state.map(Path::to_path_buf),
         name,
+        format: format.map(str::to_string),
         strict,
         records: None,
     };

@@ -25,8 +25,11 @@ const DEFAULT_PORT: u16 = 18765;
 /// The command's flags, as clap parsed them.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
-    /// The capture to serve (a HAR file).
+    /// The capture to serve (a HAR file, or a native mitmproxy `.mitm`).
     pub capture: PathBuf,
+    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    #[arg(long)]
+    pub format: Option<String>,
     /// Interface to bind (default: $MCP_HOST, else 127.0.0.1).
     #[arg(long)]
     pub host: Option<String>,
@@ -59,6 +62,7 @@ pub(crate) struct ServeArgs {
 #[derive(Debug)]
 struct Resolved {
     capture: PathBuf,
+    format: Option<String>,
     host: String,
     port: u16,
     stdio: bool,
@@ -105,6 +109,7 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
     }
     Ok(Resolved {
         capture: args.capture,
+        format: args.format,
         host,
         port,
         stdio: args.stdio,
@@ -168,6 +173,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
     let started = Instant::now();
     let (env, left_out) = pipeline::build(
         &cfg.capture,
+        cfg.format.as_deref(),
         &cfg.rules,
         cfg.state.as_deref(),
         cfg.name.clone(),

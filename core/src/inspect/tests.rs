@@ -1,6 +1,7 @@
 //! Tests of the inspection operation on the real fixtures and small inputs.
 
 use super::*;
+use crate::error::Category;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures")).join(name)
@@ -44,15 +45,15 @@ fn format_is_checked_before_the_file() {
         inspect_web_network_capture(&request).unwrap_err().code,
         "unknown_format"
     );
-    request.format = "mitmproxy".into();
-    let e = inspect_web_network_capture(&request).unwrap_err();
-    assert_eq!(
-        (e.code.as_str(), e.category),
-        ("format_not_supported_yet", Category::Unsupported)
-    );
-    // SAZ is decoded: a missing file is now a read failure, not a format refusal.
-    request.format = "saz".into();
-    let e = inspect_web_network_capture(&request).unwrap_err();
-    assert_eq!(e.category, Category::Input);
-    assert_ne!(e.code, "format_not_supported_yet");
+    // Every format the spec names is decoded: a missing file is a read
+    // failure, not a format refusal.
+    for format in ["mitmproxy", "saz", "qlog"] {
+        request.format = format.into();
+        let e = inspect_web_network_capture(&request).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.category),
+            ("capture_not_found", Category::Input),
+            "{format}"
+        );
+    }
 }

@@ -1,0 +1,99 @@
+//! The capture a derived command (environment-serve, -manifest, -state)
+//! starts from: its format detected by content unless the caller names it,
+//! and the HTTP record Evidence the derivation consumes for that format.
+
+use crate::error::{Category, ErrorReport};
+use crate::evidence::Evidence;
+use crate::har::LeftOutEntry;
+use crate::inspect::{decode_for_serving, inspect_web_network_capture, InspectRequest};
+use crate::mitm;
+use std::io::Read;
+use std::path::Path;
+
+/// The formats a derived command can start from.
+pub const SERVING_FORMATS: [&str; 2] = ["har", "mitmproxy"];
+
+/// The format of a capture by its first bytes: a tnetstring length prefix
+/// is a native mitmproxy flow file; anything else is read as HAR (whose
+/// decoder reports what is wrong with it).
+pub fn detect_format(path: &Path) -> &'static str {
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    if mitm::looks_native(&head[..read]) {
+        "mitmproxy"
+    } else {
+        "har"
+    }
+}
+
+/// The HTTP record Evidence of a capture and the HAR entries left out of it:
+/// HAR Evidence decoded per entry (with `strict`, refused as inspection
+/// refuses it), or the HAR-shaped records of a native mitmproxy file (which
+/// leave nothing out). `format` overrides detection.
+pub fn capture_evidence(
+    path: &Path,
+    format: Option<&str>,
+    strict: bool,
+) -> Result<(Evidence, Vec<LeftOutEntry>), ErrorReport> {
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path),
+    };
+    match format {
+        "har" if strict => {
+            inspect_web_network_capture(&InspectRequest::har(path)).map(|e| (e, Vec::new()))
+        }
+        "har" => decode_for_serving(&InspectRequest::har(path)),
+        "mitmproxy" => mitm::http::http_evidence(path).map(|e| (e, Vec::new())),
+        "saz" | "qlog" => Err(ErrorReport::new(
+            "format_not_supported_yet",
+            Category::Unsupported,
+            format!("rea cannot serve from {format} captures yet; har and mitmproxy are available"),
+        )
+        .detail("format", format)
+        .guidance("Export the capture as HAR 1.2 from its producer and serve the HAR.")),
+        _ => Err(ErrorReport::input(
+            "unknown_format",
+            format!("--format must be one of {}", SERVING_FORMATS.join(", ")),
+        )
+        .detail("argument", "format")
+        .detail("format", format)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_is_detected_by_content_and_can_be_overridden() {
+        let dir = tempfile::tempdir().unwrap();
+        let native = dir.path().join("capture.har");
+        let flows = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/formats/protobuf-http1.mitm");
+        std::fs::copy(flows, &native).unwrap();
+        assert_eq!(detect_format(&native), "mitmproxy");
+        let (e, left_out) = capture_evidence(&native, None, false).unwrap();
+        assert_eq!((e.capture.format.as_str(), e.records.len()), ("har", 2));
+        assert!(left_out.is_empty());
+        let err = capture_evidence(&native, Some("har"), false).unwrap_err();
+        assert_eq!(err.code, "capture_format_mismatch");
+        let json = dir.path().join("flows.mitm");
+        std::fs::write(&json, b"{\"log\": {}}").unwrap();
+        assert_eq!(detect_format(&json), "har");
+        assert_eq!(
+            capture_evidence(&json, Some("mitmproxy"), false)
+                .unwrap_err()
+                .code,
+            "mitmproxy_invalid_tnetstring"
+        );
+        assert_eq!(
+            capture_evidence(&json, Some("pcap"), true)
+                .unwrap_err()
+                .code,
+            "unknown_format"
+        );
+    }
+}
