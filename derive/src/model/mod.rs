@@ -10,6 +10,7 @@
 //! (filters, sort, paging), owned by `model::lists` when present.
 
 pub mod conditions;
+pub mod documents;
 pub mod errors;
 pub mod exchange;
 pub mod lists;

@@ -42,6 +42,8 @@ pub struct ModelWorld {
     dirty: BTreeSet<EntityKey>,
     /// Entities a call through the model removed.
     gone: BTreeSet<EntityKey>,
+    /// The singleton documents, by path.
+    documents: BTreeMap<String, Map<String, Value>>,
 }
 
 /// Where a call lands.
@@ -72,6 +74,8 @@ pub struct ServingModel {
     reads: BTreeMap<usize, Value>,
     /// The recorded answer of each refusal, by ordinal.
     refusals: BTreeMap<u64, (u16, Option<Value>)>,
+    /// Singleton documents updated by writes to their own path.
+    documents: Vec<super::documents::Document>,
     content_type: String,
 }
 
@@ -91,6 +95,9 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let documents = super::documents::infer(exchanges, &|x| {
+            target_of(x, &model.resources, &templates).is_some()
+        });
         for x in exchanges {
             let Some(t) = target_of(x, &model.resources, &templates) else {
                 continue;
@@ -158,6 +165,7 @@ impl ServingModel {
             example_requests,
             reads,
             refusals,
+            documents,
             content_type,
         }
     }
@@ -166,6 +174,11 @@ impl ServingModel {
     pub fn initial_world(&self) -> ModelWorld {
         ModelWorld {
             entities: self.initial.clone(),
+            documents: self
+                .documents
+                .iter()
+                .map(|d| (d.path.clone(), d.initial.clone()))
+                .collect(),
             ..ModelWorld::default()
         }
     }
@@ -174,7 +187,9 @@ impl ServingModel {
     /// asked first; otherwise only when the spec's plans cannot answer or
     /// the entity was changed through the model.
     pub fn owns(&self, method: &str, path: &str) -> bool {
-        let _ = method;
+        if self.document(path).is_some() {
+            return true;
+        }
         self.resolve(method, path, None, None)
             .is_some_and(|r| r.resource.addressing == "rpc")
     }
@@ -314,6 +329,41 @@ impl ServingModel {
             .find(|w| w.method == method && w.route == route)
     }
 
+    fn document(&self, path: &str) -> Option<&super::documents::Document> {
+        let p = super::documents::normalize(path);
+        self.documents.iter().find(|d| d.path == p)
+    }
+
+    /// A singleton document: its read shows the current document, a write
+    /// merges the sent members when the recording showed such a merge.
+    fn answer_document(
+        &self,
+        world: &mut ModelWorld,
+        d: &super::documents::Document,
+        method: &str,
+        query: Option<&str>,
+        body: Option<&Value>,
+    ) -> Option<Served> {
+        if query.is_some_and(|q| !q.is_empty()) {
+            return None;
+        }
+        let current = world.documents.get(&d.path)?;
+        match method {
+            "GET" => Some(self.json(
+                d.read_status,
+                Value::Object(current.clone()),
+                false,
+                "document-read",
+            )),
+            "POST" | "PUT" | "PATCH" => {
+                let next = d.apply(current, body?)?;
+                world.documents.insert(d.path.clone(), next.clone());
+                Some(self.json(d.write_status, Value::Object(next), true, "document-write"))
+            }
+            _ => None,
+        }
+    }
+
     fn json(&self, status: u16, body: Value, applied: bool, basis: &'static str) -> Served {
         Served {
             status,
@@ -404,6 +454,9 @@ impl ServingModel {
         now_ms: i64,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
+        if let Some(d) = self.document(path) {
+            return self.answer_document(world, d, method, query, body);
+        }
         let pairs: Vec<(String, String)> = query
             .map(|q| {
                 url::form_urlencoded::parse(q.as_bytes())

@@ -553,3 +553,69 @@ fn replaying_each_recording_through_the_serving_model() {
         );
     }
 }
+
+#[test]
+fn singleton_documents_merge_the_sent_members_and_the_read_shows_them() {
+    // WordPress: GET /settings, POST {"title": "Ember & Bean Notes"} answering
+    // the document with only `title` changed (HTML-escaped), then the read
+    // showing it. Kinto and MLflow have no such path (their writes land on
+    // resources, or no write goes to a read-only path).
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let path = "/wp-json/wp/v2/settings";
+    assert!(s.owns("POST", path));
+    let mut w = s.initial_world();
+    let mut uuid = || "u".to_string();
+    let first = s
+        .answer(&mut w, "GET", path, None, None, 0, &mut uuid)
+        .unwrap();
+    assert_eq!(first.status, 200);
+    assert_eq!(first.body.as_ref().unwrap()["posts_per_page"], json!(10));
+    let put = s
+        .answer(
+            &mut w,
+            "POST",
+            path,
+            None,
+            Some(&json!({"posts_per_page": 6, "title": "A & B"})),
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(put.status, 200);
+    let body = put.body.unwrap();
+    assert_eq!(body["posts_per_page"], json!(6));
+    assert_eq!(body["title"], json!("A &amp; B"));
+    assert_eq!(body["email"], first.body.as_ref().unwrap()["email"]);
+    // A value of another type, or a member the document lacks: not a merge
+    // the recording showed; the caller falls back to the spec's plans.
+    for bad in [json!({"start_of_week": "monday"}), json!({"nope": 1})] {
+        assert!(s
+            .answer(&mut w, "POST", path, None, Some(&bad), 0, &mut uuid)
+            .is_none());
+    }
+    let after = s
+        .answer(&mut w, "GET", path, None, None, 0, &mut uuid)
+        .unwrap();
+    assert_eq!(after.body.unwrap(), body);
+    // A query is not the document's plain read.
+    assert!(s
+        .answer(
+            &mut w,
+            "GET",
+            path,
+            Some("context=edit"),
+            None,
+            0,
+            &mut uuid
+        )
+        .is_none());
+    for f in ["kinto/dev-a.har", "mlflow/dev-a.har"] {
+        let (_, xs) = model_and_exchanges(&fixture(f)).unwrap();
+        let m = model(f);
+        let t = routes::Templates::infer(&xs);
+        let docs = documents::infer(&xs, &|x| {
+            snapshots::target_of(x, &m.resources, &t).is_some()
+        });
+        assert!(docs.is_empty(), "{f}: {docs:?}");
+    }
+}
