@@ -14,6 +14,7 @@ pub mod documents;
 pub mod errors;
 pub mod exchange;
 pub mod lists;
+pub mod logs;
 pub mod post_reads;
 pub mod resources;
 pub mod routes;

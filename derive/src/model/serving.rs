@@ -44,6 +44,9 @@ pub struct ModelWorld {
     gone: BTreeSet<EntityKey>,
     /// The singleton documents, by path.
     documents: BTreeMap<String, Map<String, Value>>,
+    /// The bodies of the 2xx writes answered through the model, in order
+    /// (what log reads answer from).
+    logged: Vec<Map<String, Value>>,
 }
 
 /// Where a call lands.
@@ -76,6 +79,8 @@ pub struct ServingModel {
     refusals: BTreeMap<u64, (u16, Option<Value>)>,
     /// Singleton documents updated by writes to their own path.
     documents: Vec<super::documents::Document>,
+    /// Reads answering the items earlier writes logged for an owner.
+    logs: Vec<super::logs::LogRead>,
     content_type: String,
 }
 
@@ -96,6 +101,9 @@ impl ServingModel {
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
+            target_of(x, &model.resources, &templates).is_some()
+        });
+        let logs = super::logs::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
         for x in exchanges {
@@ -166,6 +174,7 @@ impl ServingModel {
             reads,
             refusals,
             documents,
+            logs,
             content_type,
         }
     }
@@ -445,6 +454,47 @@ impl ServingModel {
     /// Answers a call the model understands; `None` to fall back.
     #[allow(clippy::too_many_arguments)]
     pub fn answer(
+        &self,
+        world: &mut ModelWorld,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        body: Option<&Value>,
+        now_ms: i64,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<Served> {
+        let served = self.answer_call(world, method, path, query, body, now_ms, new_uuid);
+        if let Some(s) = &served {
+            if (200..300).contains(&s.status) && !matches!(method, "GET" | "HEAD") {
+                if let Some(b) = body.and_then(Value::as_object) {
+                    world.logged.push(b.clone());
+                }
+            }
+        }
+        if served.is_none() && method == "GET" {
+            return self.answer_log(world, path, query);
+        }
+        served
+    }
+
+    /// A log read: the items the writes through the model logged.
+    fn answer_log(&self, world: &ModelWorld, path: &str, query: Option<&str>) -> Option<Served> {
+        let p = super::documents::normalize(path);
+        let log = self.logs.iter().find(|l| l.path == p)?;
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query?.as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let items = log.items(&world.logged, &pairs);
+        if items.is_empty() {
+            return None;
+        }
+        let mut m = Map::new();
+        m.insert(log.member.clone(), Value::Array(items));
+        Some(self.json(log.status, Value::Object(m), false, "log-read"))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn answer_call(
         &self,
         world: &mut ModelWorld,
         method: &str,

@@ -619,3 +619,117 @@ fn singleton_documents_merge_the_sent_members_and_the_read_shows_them() {
         assert!(docs.is_empty(), "{f}: {docs:?}");
     }
 }
+
+#[test]
+fn log_reads_answer_the_items_earlier_writes_logged() {
+    // MLflow dev-a: runs/log-metric twice (qini) and log-batch (auc), then
+    // metrics/get-history?run_id=…&metric_key=qini answering the two qini
+    // points in write order: run_id is the owner, metric_key filters `key`.
+    let f = "mlflow/dev-a.har";
+    let (_, xs) = model_and_exchanges(&fixture(f)).unwrap();
+    let m = model(f);
+    let t = routes::Templates::infer(&xs);
+    let logs = logs::infer(&xs, &|x| {
+        snapshots::target_of(x, &m.resources, &t).is_some()
+    });
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let l = &logs[0];
+    assert_eq!(l.path, "/api/2.0/mlflow/metrics/get-history");
+    assert_eq!(
+        (
+            l.member.as_str(),
+            l.owner_query.as_str(),
+            l.owner_body.as_str()
+        ),
+        ("metrics", "run_id", "run_id")
+    );
+    assert_eq!(
+        l.filters,
+        vec![("metric_key".to_string(), "key".to_string())]
+    );
+    // Served: a new run, a batch and a single metric, then the history.
+    let s = serving::serving_model(&fixture(f)).unwrap();
+    let mut w = s.initial_world();
+    let mut n = 0;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let run = s
+        .answer(
+            &mut w,
+            "POST",
+            "/api/2.0/mlflow/runs/create",
+            None,
+            Some(&json!({"experiment_id": "0", "run_name": "x", "start_time": 1})),
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    let id = run.body.unwrap()["run"]["info"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for body in [
+        json!({"run_id": id, "metrics": [{"key": "m", "value": 1.0, "timestamp": 1, "step": 0}, {"key": "o", "value": 9.0, "timestamp": 1, "step": 0}]}),
+        json!({"run_id": id, "key": "m", "value": 2.0, "timestamp": 2, "step": 1}),
+    ] {
+        let path = if body.get("metrics").is_some() {
+            "log-batch"
+        } else {
+            "log-metric"
+        };
+        let a = s
+            .answer(
+                &mut w,
+                "POST",
+                &format!("/api/2.0/mlflow/runs/{path}"),
+                None,
+                Some(&body),
+                0,
+                &mut uuid,
+            )
+            .unwrap();
+        assert_eq!(a.status, 200);
+    }
+    let h = s
+        .answer(
+            &mut w,
+            "GET",
+            &l.path,
+            Some(&format!("run_id={id}&metric_key=m")),
+            None,
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(
+        h.body.unwrap(),
+        json!({"metrics": [
+            {"key": "m", "value": 1.0, "timestamp": 1, "step": 0},
+            {"key": "m", "value": 2.0, "timestamp": 2, "step": 1}
+        ]})
+    );
+    // Nothing logged for that key: not answered (the caller falls back).
+    assert!(s
+        .answer(
+            &mut w,
+            "GET",
+            &l.path,
+            Some(&format!("run_id={id}&metric_key=zz")),
+            None,
+            0,
+            &mut uuid
+        )
+        .is_none());
+    // Kinto and WordPress show no log read.
+    for f in ["kinto/dev-a.har", "wordpress/dev-a.har"] {
+        let (_, xs) = model_and_exchanges(&fixture(f)).unwrap();
+        let m = model(f);
+        let t = routes::Templates::infer(&xs);
+        let logs = logs::infer(&xs, &|x| {
+            snapshots::target_of(x, &m.resources, &t).is_some()
+        });
+        assert!(logs.is_empty(), "{f}: {logs:?}");
+    }
+}
