@@ -707,10 +707,82 @@ impl ServingModel {
             }
             // A verb the recording never used beside actions answered `{}`.
             None if !r.known_route && empty_answers => {
+                if let Some(body) = body.as_object() {
+                    if let Some(pointer) = self.lent_single_append(r, body) {
+                        let keys: Vec<&str> =
+                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+                        let rest: Map<String, Value> = body
+                            .iter()
+                            .filter(|(k, _)| !keys.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect();
+                        let mut value = Value::Object(entity);
+                        append(&mut value, &pointer, &rest);
+                        entity = value.as_object().cloned().unwrap_or_default();
+                        world.entities.insert(key.clone(), entity);
+                        world.dirty.insert(key);
+                    }
+                }
                 Some(self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action"))
             }
             None => None,
         }
+    }
+
+    /// A verb the recording never used, whose body (without the keys) has
+    /// exactly the members of the items a sibling batch action appends to
+    /// one array (`appends` from a body array) that no recorded single-item
+    /// action appends to (`appends` of the body itself): that array, when
+    /// it is the only one. The sibling single-item actions show the kind
+    /// (log-metric beside log-batch's metrics, set-tag beside its tags).
+    fn lent_single_append(&self, r: &Resolved<'_>, body: &Map<String, Value>) -> Option<String> {
+        let keys: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+        let rest: BTreeSet<&str> = body
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !keys.contains(k))
+            .collect();
+        if rest.is_empty() {
+            return None;
+        }
+        let own: Vec<&WriteSemantics> = self
+            .model
+            .writes
+            .iter()
+            .filter(|w| w.role == "action" && w.collection == r.resource.collection)
+            .collect();
+        let singles: BTreeSet<&str> = own
+            .iter()
+            .flat_map(|w| w.effects.iter())
+            .filter(|e| e.how == "appends" && e.member.is_none())
+            .map(|e| e.pointer.as_str())
+            .collect();
+        let mut found: BTreeSet<String> = BTreeSet::new();
+        for w in &own {
+            let example = self
+                .example_requests
+                .get(&(w.method.clone(), w.route.clone()));
+            for e in w.effects.iter().filter(|e| e.how == "appends") {
+                let (Some(m), false) = (&e.member, singles.contains(e.pointer.as_str())) else {
+                    continue;
+                };
+                let items = example.and_then(|b| b.get(m)).and_then(Value::as_array);
+                let fits = items.is_some_and(|items| {
+                    !items.is_empty()
+                        && items.iter().all(|i| {
+                            i.as_object().is_some_and(|o| {
+                                o.keys().map(String::as_str).collect::<BTreeSet<_>>() == rest
+                            })
+                        })
+                });
+                if fits {
+                    found.insert(e.pointer.clone());
+                }
+            }
+        }
+        (found.len() == 1)
+            .then(|| found.into_iter().next())
+            .flatten()
     }
 
     fn unique_conflict(

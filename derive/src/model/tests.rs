@@ -733,3 +733,76 @@ fn log_reads_answer_the_items_earlier_writes_logged() {
         assert!(logs.is_empty(), "{f}: {logs:?}");
     }
 }
+
+#[test]
+fn an_unseen_single_item_action_appends_where_only_a_batch_sibling_did() {
+    // MLflow dev-a: runs/log-batch appends `params`, `metrics` and `tags`;
+    // log-metric and set-tag append one metric / tag each. An unseen verb
+    // whose body (without run_id) is one param ({key, value}) appends to
+    // params, the one batch array no single-item action covers; an unseen
+    // verb with another body only answers `{}`.
+    let s = serving::serving_model(&fixture("mlflow/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let mut n = 0;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let base = "/api/2.0/mlflow/runs";
+    let mut call =
+        |w: &mut serving::ModelWorld,
+         method: &str,
+         path: &str,
+         q: Option<&str>,
+         b: Option<Value>| { s.answer(w, method, path, q, b.as_ref(), 0, &mut uuid) };
+    let run = call(
+        &mut w,
+        "POST",
+        &format!("{base}/create"),
+        None,
+        Some(json!({"experiment_id": "0", "run_name": "x", "start_time": 1})),
+    )
+    .unwrap();
+    let id = run.body.unwrap()["run"]["info"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    call(
+        &mut w,
+        "POST",
+        &format!("{base}/log-batch"),
+        None,
+        Some(json!({"run_id": id, "params": [{"key": "a", "value": "1"}]})),
+    )
+    .unwrap();
+    let lent = call(
+        &mut w,
+        "POST",
+        &format!("{base}/log-parameter"),
+        None,
+        Some(json!({"run_id": id, "key": "b", "value": "2"})),
+    )
+    .unwrap();
+    assert_eq!(lent.body.unwrap(), json!({}));
+    let other = call(
+        &mut w,
+        "POST",
+        &format!("{base}/frobnicate"),
+        None,
+        Some(json!({"run_id": id, "flag": true})),
+    )
+    .unwrap();
+    assert_eq!(other.body.unwrap(), json!({}));
+    let got = call(
+        &mut w,
+        "GET",
+        &format!("{base}/get"),
+        Some(&format!("run_id={id}")),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        got.body.unwrap()["run"]["data"]["params"],
+        json!([{"key": "a", "value": "1"}, {"key": "b", "value": "2"}])
+    );
+}
