@@ -466,7 +466,11 @@ impl ServingModel {
         let served = self.answer_call(world, method, path, query, body, now_ms, new_uuid);
         if let Some(s) = &served {
             if (200..300).contains(&s.status) && !matches!(method, "GET" | "HEAD") {
-                if let Some(b) = body.and_then(Value::as_object) {
+                // Only bodies some log read could answer from (its owner member).
+                if let Some(b) = body
+                    .and_then(Value::as_object)
+                    .filter(|b| self.logs.iter().any(|l| b.contains_key(&l.owner_body)))
+                {
                     world.logged.push(b.clone());
                 }
             }
