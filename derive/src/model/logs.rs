@@ -1,6 +1,6 @@
 //! Log reads: a read on no inferred resource that answers the items earlier
-//! writes logged for one owner (`metrics/get-history?run_id=…&metric_key=…`
-//! after `runs/log-metric` / `runs/log-batch`). The hypothesis, per read
+//! writes logged for one owner (a history read by an owner id and an item
+//! key, after single-item and batch logging writes). The hypothesis, per read
 //! path: the answer is one object with one member holding an array of
 //! objects of one member set; one query value is the value of a body member
 //! of earlier writes (the owner), every other query value is the value of an

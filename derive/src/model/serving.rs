@@ -737,8 +737,8 @@ impl ServingModel {
     /// exactly the members of the items a sibling batch action appends to
     /// one array (`appends` from a body array) that no recorded single-item
     /// action appends to (`appends` of the body itself): that array, when
-    /// it is the only one. The sibling single-item actions show the kind
-    /// (log-metric beside log-batch's metrics, set-tag beside its tags).
+    /// it is the only one. The recorded single-item actions beside the
+    /// batch's other arrays show the kind.
     fn lent_single_append(&self, r: &Resolved<'_>, body: &Map<String, Value>) -> Option<String> {
         let keys: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
         let rest: BTreeSet<&str> = body
