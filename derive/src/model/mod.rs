@@ -10,9 +10,11 @@
 //! (filters, sort, paging), owned by `model::lists` when present.
 
 pub mod conditions;
+pub mod documents;
 pub mod errors;
 pub mod exchange;
 pub mod lists;
+pub mod logs;
 pub mod post_reads;
 pub mod resources;
 pub mod routes;

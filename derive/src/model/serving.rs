@@ -42,6 +42,11 @@ pub struct ModelWorld {
     dirty: BTreeSet<EntityKey>,
     /// Entities a call through the model removed.
     gone: BTreeSet<EntityKey>,
+    /// The singleton documents, by path.
+    documents: BTreeMap<String, Map<String, Value>>,
+    /// The bodies of the 2xx writes answered through the model, in order
+    /// (what log reads answer from).
+    logged: Vec<Map<String, Value>>,
 }
 
 /// Where a call lands.
@@ -72,6 +77,10 @@ pub struct ServingModel {
     reads: BTreeMap<usize, Value>,
     /// The recorded answer of each refusal, by ordinal.
     refusals: BTreeMap<u64, (u16, Option<Value>)>,
+    /// Singleton documents updated by writes to their own path.
+    documents: Vec<super::documents::Document>,
+    /// Reads answering the items earlier writes logged for an owner.
+    logs: Vec<super::logs::LogRead>,
     content_type: String,
 }
 
@@ -91,6 +100,12 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let documents = super::documents::infer(exchanges, &|x| {
+            target_of(x, &model.resources, &templates).is_some()
+        });
+        let logs = super::logs::infer(exchanges, &|x| {
+            target_of(x, &model.resources, &templates).is_some()
+        });
         for x in exchanges {
             let Some(t) = target_of(x, &model.resources, &templates) else {
                 continue;
@@ -158,6 +173,8 @@ impl ServingModel {
             example_requests,
             reads,
             refusals,
+            documents,
+            logs,
             content_type,
         }
     }
@@ -166,6 +183,11 @@ impl ServingModel {
     pub fn initial_world(&self) -> ModelWorld {
         ModelWorld {
             entities: self.initial.clone(),
+            documents: self
+                .documents
+                .iter()
+                .map(|d| (d.path.clone(), d.initial.clone()))
+                .collect(),
             ..ModelWorld::default()
         }
     }
@@ -174,7 +196,9 @@ impl ServingModel {
     /// asked first; otherwise only when the spec's plans cannot answer or
     /// the entity was changed through the model.
     pub fn owns(&self, method: &str, path: &str) -> bool {
-        let _ = method;
+        if self.document(path).is_some() {
+            return true;
+        }
         self.resolve(method, path, None, None)
             .is_some_and(|r| r.resource.addressing == "rpc")
     }
@@ -314,6 +338,41 @@ impl ServingModel {
             .find(|w| w.method == method && w.route == route)
     }
 
+    fn document(&self, path: &str) -> Option<&super::documents::Document> {
+        let p = super::documents::normalize(path);
+        self.documents.iter().find(|d| d.path == p)
+    }
+
+    /// A singleton document: its read shows the current document, a write
+    /// merges the sent members when the recording showed such a merge.
+    fn answer_document(
+        &self,
+        world: &mut ModelWorld,
+        d: &super::documents::Document,
+        method: &str,
+        query: Option<&str>,
+        body: Option<&Value>,
+    ) -> Option<Served> {
+        if query.is_some_and(|q| !q.is_empty()) {
+            return None;
+        }
+        let current = world.documents.get(&d.path)?;
+        match method {
+            "GET" => Some(self.json(
+                d.read_status,
+                Value::Object(current.clone()),
+                false,
+                "document-read",
+            )),
+            "POST" | "PUT" | "PATCH" => {
+                let next = d.apply(current, body?)?;
+                world.documents.insert(d.path.clone(), next.clone());
+                Some(self.json(d.write_status, Value::Object(next), true, "document-write"))
+            }
+            _ => None,
+        }
+    }
+
     fn json(&self, status: u16, body: Value, applied: bool, basis: &'static str) -> Served {
         Served {
             status,
@@ -404,6 +463,54 @@ impl ServingModel {
         now_ms: i64,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
+        let served = self.answer_call(world, method, path, query, body, now_ms, new_uuid);
+        if let Some(s) = &served {
+            if (200..300).contains(&s.status) && !matches!(method, "GET" | "HEAD") {
+                // Only bodies some log read could answer from (its owner member).
+                if let Some(b) = body
+                    .and_then(Value::as_object)
+                    .filter(|b| self.logs.iter().any(|l| b.contains_key(&l.owner_body)))
+                {
+                    world.logged.push(b.clone());
+                }
+            }
+        }
+        if served.is_none() && method == "GET" {
+            return self.answer_log(world, path, query);
+        }
+        served
+    }
+
+    /// A log read: the items the writes through the model logged.
+    fn answer_log(&self, world: &ModelWorld, path: &str, query: Option<&str>) -> Option<Served> {
+        let p = super::documents::normalize(path);
+        let log = self.logs.iter().find(|l| l.path == p)?;
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query?.as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let items = log.items(&world.logged, &pairs);
+        if items.is_empty() {
+            return None;
+        }
+        let mut m = Map::new();
+        m.insert(log.member.clone(), Value::Array(items));
+        Some(self.json(log.status, Value::Object(m), false, "log-read"))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn answer_call(
+        &self,
+        world: &mut ModelWorld,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        body: Option<&Value>,
+        now_ms: i64,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<Served> {
+        if let Some(d) = self.document(path) {
+            return self.answer_document(world, d, method, query, body);
+        }
         let pairs: Vec<(String, String)> = query
             .map(|q| {
                 url::form_urlencoded::parse(q.as_bytes())
@@ -604,10 +711,82 @@ impl ServingModel {
             }
             // A verb the recording never used beside actions answered `{}`.
             None if !r.known_route && empty_answers => {
+                if let Some(body) = body.as_object() {
+                    if let Some(pointer) = self.lent_single_append(r, body) {
+                        let keys: Vec<&str> =
+                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+                        let rest: Map<String, Value> = body
+                            .iter()
+                            .filter(|(k, _)| !keys.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect();
+                        let mut value = Value::Object(entity);
+                        append(&mut value, &pointer, &rest);
+                        entity = value.as_object().cloned().unwrap_or_default();
+                        world.entities.insert(key.clone(), entity);
+                        world.dirty.insert(key);
+                    }
+                }
                 Some(self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action"))
             }
             None => None,
         }
+    }
+
+    /// A verb the recording never used, whose body (without the keys) has
+    /// exactly the members of the items a sibling batch action appends to
+    /// one array (`appends` from a body array) that no recorded single-item
+    /// action appends to (`appends` of the body itself): that array, when
+    /// it is the only one. The recorded single-item actions beside the
+    /// batch's other arrays show the kind.
+    fn lent_single_append(&self, r: &Resolved<'_>, body: &Map<String, Value>) -> Option<String> {
+        let keys: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+        let rest: BTreeSet<&str> = body
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !keys.contains(k))
+            .collect();
+        if rest.is_empty() {
+            return None;
+        }
+        let own: Vec<&WriteSemantics> = self
+            .model
+            .writes
+            .iter()
+            .filter(|w| w.role == "action" && w.collection == r.resource.collection)
+            .collect();
+        let singles: BTreeSet<&str> = own
+            .iter()
+            .flat_map(|w| w.effects.iter())
+            .filter(|e| e.how == "appends" && e.member.is_none())
+            .map(|e| e.pointer.as_str())
+            .collect();
+        let mut found: BTreeSet<String> = BTreeSet::new();
+        for w in &own {
+            let example = self
+                .example_requests
+                .get(&(w.method.clone(), w.route.clone()));
+            for e in w.effects.iter().filter(|e| e.how == "appends") {
+                let (Some(m), false) = (&e.member, singles.contains(e.pointer.as_str())) else {
+                    continue;
+                };
+                let items = example.and_then(|b| b.get(m)).and_then(Value::as_array);
+                let fits = items.is_some_and(|items| {
+                    !items.is_empty()
+                        && items.iter().all(|i| {
+                            i.as_object().is_some_and(|o| {
+                                o.keys().map(String::as_str).collect::<BTreeSet<_>>() == rest
+                            })
+                        })
+                });
+                if fits {
+                    found.insert(e.pointer.clone());
+                }
+            }
+        }
+        (found.len() == 1)
+            .then(|| found.into_iter().next())
+            .flatten()
     }
 
     fn unique_conflict(

@@ -553,3 +553,256 @@ fn replaying_each_recording_through_the_serving_model() {
         );
     }
 }
+
+#[test]
+fn singleton_documents_merge_the_sent_members_and_the_read_shows_them() {
+    // WordPress: GET /settings, POST {"title": "Ember & Bean Notes"} answering
+    // the document with only `title` changed (HTML-escaped), then the read
+    // showing it. Kinto and MLflow have no such path (their writes land on
+    // resources, or no write goes to a read-only path).
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let path = "/wp-json/wp/v2/settings";
+    assert!(s.owns("POST", path));
+    let mut w = s.initial_world();
+    let mut uuid = || "u".to_string();
+    let first = s
+        .answer(&mut w, "GET", path, None, None, 0, &mut uuid)
+        .unwrap();
+    assert_eq!(first.status, 200);
+    assert_eq!(first.body.as_ref().unwrap()["posts_per_page"], json!(10));
+    let put = s
+        .answer(
+            &mut w,
+            "POST",
+            path,
+            None,
+            Some(&json!({"posts_per_page": 6, "title": "A & B"})),
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(put.status, 200);
+    let body = put.body.unwrap();
+    assert_eq!(body["posts_per_page"], json!(6));
+    assert_eq!(body["title"], json!("A &amp; B"));
+    assert_eq!(body["email"], first.body.as_ref().unwrap()["email"]);
+    // A value of another type, or a member the document lacks: not a merge
+    // the recording showed; the caller falls back to the spec's plans.
+    for bad in [json!({"start_of_week": "monday"}), json!({"nope": 1})] {
+        assert!(s
+            .answer(&mut w, "POST", path, None, Some(&bad), 0, &mut uuid)
+            .is_none());
+    }
+    let after = s
+        .answer(&mut w, "GET", path, None, None, 0, &mut uuid)
+        .unwrap();
+    assert_eq!(after.body.unwrap(), body);
+    // A query is not the document's plain read.
+    assert!(s
+        .answer(
+            &mut w,
+            "GET",
+            path,
+            Some("context=edit"),
+            None,
+            0,
+            &mut uuid
+        )
+        .is_none());
+    for f in ["kinto/dev-a.har", "mlflow/dev-a.har"] {
+        let (_, xs) = model_and_exchanges(&fixture(f)).unwrap();
+        let m = model(f);
+        let t = routes::Templates::infer(&xs);
+        let docs = documents::infer(&xs, &|x| {
+            snapshots::target_of(x, &m.resources, &t).is_some()
+        });
+        assert!(docs.is_empty(), "{f}: {docs:?}");
+    }
+}
+
+#[test]
+fn log_reads_answer_the_items_earlier_writes_logged() {
+    // MLflow dev-a: runs/log-metric twice (qini) and log-batch (auc), then
+    // metrics/get-history?run_id=…&metric_key=qini answering the two qini
+    // points in write order: run_id is the owner, metric_key filters `key`.
+    let f = "mlflow/dev-a.har";
+    let (_, xs) = model_and_exchanges(&fixture(f)).unwrap();
+    let m = model(f);
+    let t = routes::Templates::infer(&xs);
+    let logs = logs::infer(&xs, &|x| {
+        snapshots::target_of(x, &m.resources, &t).is_some()
+    });
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let l = &logs[0];
+    assert_eq!(l.path, "/api/2.0/mlflow/metrics/get-history");
+    assert_eq!(
+        (
+            l.member.as_str(),
+            l.owner_query.as_str(),
+            l.owner_body.as_str()
+        ),
+        ("metrics", "run_id", "run_id")
+    );
+    assert_eq!(
+        l.filters,
+        vec![("metric_key".to_string(), "key".to_string())]
+    );
+    // Served: a new run, a batch and a single metric, then the history.
+    let s = serving::serving_model(&fixture(f)).unwrap();
+    let mut w = s.initial_world();
+    let mut n = 0;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let run = s
+        .answer(
+            &mut w,
+            "POST",
+            "/api/2.0/mlflow/runs/create",
+            None,
+            Some(&json!({"experiment_id": "0", "run_name": "x", "start_time": 1})),
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    let id = run.body.unwrap()["run"]["info"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for body in [
+        json!({"run_id": id, "metrics": [{"key": "m", "value": 1.0, "timestamp": 1, "step": 0}, {"key": "o", "value": 9.0, "timestamp": 1, "step": 0}]}),
+        json!({"run_id": id, "key": "m", "value": 2.0, "timestamp": 2, "step": 1}),
+    ] {
+        let path = if body.get("metrics").is_some() {
+            "log-batch"
+        } else {
+            "log-metric"
+        };
+        let a = s
+            .answer(
+                &mut w,
+                "POST",
+                &format!("/api/2.0/mlflow/runs/{path}"),
+                None,
+                Some(&body),
+                0,
+                &mut uuid,
+            )
+            .unwrap();
+        assert_eq!(a.status, 200);
+    }
+    let h = s
+        .answer(
+            &mut w,
+            "GET",
+            &l.path,
+            Some(&format!("run_id={id}&metric_key=m")),
+            None,
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!(
+        h.body.unwrap(),
+        json!({"metrics": [
+            {"key": "m", "value": 1.0, "timestamp": 1, "step": 0},
+            {"key": "m", "value": 2.0, "timestamp": 2, "step": 1}
+        ]})
+    );
+    // Nothing logged for that key: not answered (the caller falls back).
+    assert!(s
+        .answer(
+            &mut w,
+            "GET",
+            &l.path,
+            Some(&format!("run_id={id}&metric_key=zz")),
+            None,
+            0,
+            &mut uuid
+        )
+        .is_none());
+    // Kinto and WordPress show no log read.
+    for f in ["kinto/dev-a.har", "wordpress/dev-a.har"] {
+        let (_, xs) = model_and_exchanges(&fixture(f)).unwrap();
+        let m = model(f);
+        let t = routes::Templates::infer(&xs);
+        let logs = logs::infer(&xs, &|x| {
+            snapshots::target_of(x, &m.resources, &t).is_some()
+        });
+        assert!(logs.is_empty(), "{f}: {logs:?}");
+    }
+}
+
+#[test]
+fn an_unseen_single_item_action_appends_where_only_a_batch_sibling_did() {
+    // MLflow dev-a: runs/log-batch appends `params`, `metrics` and `tags`;
+    // log-metric and set-tag append one metric / tag each. An unseen verb
+    // whose body (without run_id) is one param ({key, value}) appends to
+    // params, the one batch array no single-item action covers; an unseen
+    // verb with another body only answers `{}`.
+    let s = serving::serving_model(&fixture("mlflow/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let mut n = 0;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    let base = "/api/2.0/mlflow/runs";
+    let mut call =
+        |w: &mut serving::ModelWorld,
+         method: &str,
+         path: &str,
+         q: Option<&str>,
+         b: Option<Value>| { s.answer(w, method, path, q, b.as_ref(), 0, &mut uuid) };
+    let run = call(
+        &mut w,
+        "POST",
+        &format!("{base}/create"),
+        None,
+        Some(json!({"experiment_id": "0", "run_name": "x", "start_time": 1})),
+    )
+    .unwrap();
+    let id = run.body.unwrap()["run"]["info"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    call(
+        &mut w,
+        "POST",
+        &format!("{base}/log-batch"),
+        None,
+        Some(json!({"run_id": id, "params": [{"key": "a", "value": "1"}]})),
+    )
+    .unwrap();
+    let lent = call(
+        &mut w,
+        "POST",
+        &format!("{base}/log-parameter"),
+        None,
+        Some(json!({"run_id": id, "key": "b", "value": "2"})),
+    )
+    .unwrap();
+    assert_eq!(lent.body.unwrap(), json!({}));
+    let other = call(
+        &mut w,
+        "POST",
+        &format!("{base}/frobnicate"),
+        None,
+        Some(json!({"run_id": id, "flag": true})),
+    )
+    .unwrap();
+    assert_eq!(other.body.unwrap(), json!({}));
+    let got = call(
+        &mut w,
+        "GET",
+        &format!("{base}/get"),
+        Some(&format!("run_id={id}")),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        got.body.unwrap()["run"]["data"]["params"],
+        json!([{"key": "a", "value": "1"}, {"key": "b", "value": "2"}])
+    );
+}
