@@ -678,6 +678,14 @@ mod fixture_tests {
             let body: Value = serde_json::from_str(text).unwrap();
             assert_eq!(body[flag], true, "{url}");
         }
+        // The chunked stream is served de-chunked: one JSON document a line.
+        let stream = by_url("https://httpbin.org/stream/5")["response"]["content"]["text"]
+            .as_str()
+            .unwrap();
+        assert_eq!(stream.lines().count(), 5);
+        for line in stream.lines() {
+            serde_json::from_str::<Value>(line).unwrap();
+        }
         let post = by_url("https://httpbin.org/post");
         assert_eq!(post["request"]["method"], "POST");
         assert!(post["request"]["postData"]["text"].is_string());
