@@ -15,7 +15,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn saz_fixture(name: &str) -> std::path::PathBuf {
-    common::repo_root().join("tests/fixtures/formats/saz").join(name)
+    common::repo_root()
+        .join("tests/fixtures/formats/saz")
+        .join(name)
 }
 
 /// `(target, origin, recorded JSON)` of every 2xx JSON GET on the primary
@@ -160,7 +162,8 @@ fn har_of(exchanges: &[Exchange]) -> Value {
             });
             if let Some(b) = body {
                 headers.push(json!({"name": "Content-Type", "value": "application/json"}));
-                request["postData"] = json!({"mimeType": "application/json", "text": b.to_string()});
+                request["postData"] =
+                    json!({"mimeType": "application/json", "text": b.to_string()});
                 request["bodySize"] = json!(b.to_string().len());
             }
             request["headers"] = json!(headers);
@@ -205,9 +208,12 @@ fn saz_of(exchanges: &[Exchange]) -> Vec<u8> {
             "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\n\r\n{response}",
             reason(*status)
         );
-        let m = format!("<Session SID=\"{n}\"><SessionTimers ClientBeginRequest=\"{STARTED}\" /></Session>");
+        let m = format!(
+            "<Session SID=\"{n}\"><SessionTimers ClientBeginRequest=\"{STARTED}\" /></Session>"
+        );
         for (suffix, bytes) in [("c.txt", c), ("s.txt", s), ("m.xml", m)] {
-            w.start_file(format!("raw/{n:02}_{suffix}"), options).unwrap();
+            w.start_file(format!("raw/{n:02}_{suffix}"), options)
+                .unwrap();
             w.write_all(bytes.as_bytes()).unwrap();
         }
     }

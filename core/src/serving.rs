@@ -68,7 +68,9 @@ pub fn capture_evidence(
         "qlog" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
-            format!("rea cannot serve from {format} captures yet; har, mitmproxy and saz are available"),
+            format!(
+                "rea cannot serve from {format} captures yet; har, mitmproxy and saz are available"
+            ),
         )
         .detail("format", format)
         .guidance("Export the capture as HAR 1.2 from its producer and serve the HAR.")),
@@ -124,7 +126,10 @@ mod tests {
         std::fs::copy(saz, &archive).unwrap();
         assert_eq!(detect_format(&archive), "saz");
         let (e, left_out) = capture_evidence(&archive, None, false).unwrap();
-        assert_eq!((e.capture.format.as_str(), e.parameters.format.as_str()), ("har", "saz"));
+        assert_eq!(
+            (e.capture.format.as_str(), e.parameters.format.as_str()),
+            ("har", "saz")
+        );
         assert!(!e.records.is_empty() && left_out.is_empty());
         // A ZIP without `raw/…_c.txt` members is not a session archive.
         let other = dir.path().join("other.saz");

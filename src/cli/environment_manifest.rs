@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The capture file (HAR, a native mitmproxy `.mitm`, or a Fiddler `.saz`).
+    /// The capture file (HAR, a native mitmproxy `.mitm`, or a `.saz` session archive).
     capture: PathBuf,
     /// The capture's format (`har`, `mitmproxy` or `saz`); detected by content when omitted.
     #[arg(long)]

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// The command's flags.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The capture file (HAR, a native mitmproxy `.mitm`, or a Fiddler `.saz`).
+    /// The capture file (HAR, a native mitmproxy `.mitm`, or a `.saz` session archive).
     capture_path: PathBuf,
     /// The capture's format (`har`, `mitmproxy` or `saz`); detected by content when omitted.
     #[arg(long)]

@@ -25,7 +25,7 @@ const DEFAULT_PORT: u16 = 18765;
 /// The command's flags, as clap parsed them.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
-    /// The capture to serve (a HAR file, a native mitmproxy `.mitm`, or a Fiddler `.saz`).
+    /// The capture to serve (a HAR file, a native mitmproxy `.mitm`, or a `.saz` session archive).
     pub capture: PathBuf,
     /// The capture's format (`har`, `mitmproxy` or `saz`); detected by content when omitted.
     #[arg(long)]

@@ -447,7 +447,9 @@ pub fn dechunk(raw: &[u8]) -> Option<Vec<u8>> {
     let mut at = 0usize;
     loop {
         let nl = raw[at..].iter().position(|&b| b == b'\n')? + at;
-        let line = std::str::from_utf8(&raw[at..nl]).ok()?.trim_end_matches('\r');
+        let line = std::str::from_utf8(&raw[at..nl])
+            .ok()?
+            .trim_end_matches('\r');
         let size = line.split(';').next()?.trim();
         let size = usize::from_str_radix(size, 16).ok()?;
         at = nl + 1;
@@ -530,7 +532,10 @@ mod tests {
 
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
         z.write_all(b"deflated").unwrap();
-        let body = served_body(&z.finish().unwrap(), &fields(&[("Content-Encoding", "deflate")]));
+        let body = served_body(
+            &z.finish().unwrap(),
+            &fields(&[("Content-Encoding", "deflate")]),
+        );
         assert_eq!(body.bytes, b"deflated");
 
         let body = served_body(b"opaque", &fields(&[("Content-Encoding", "zstd")]));
@@ -642,9 +647,15 @@ mod tests {
         let (e, _) = http_evidence(file.path()).unwrap();
         let entry = &e.records[0].reported;
         assert_eq!(entry["request"]["postData"]["encoding"], "base64");
-        assert_eq!(entry["request"]["postData"]["text"], STANDARD.encode(b"\xff\x00\xfe"));
+        assert_eq!(
+            entry["request"]["postData"]["text"],
+            STANDARD.encode(b"\xff\x00\xfe")
+        );
         assert_eq!(entry["response"]["content"]["encoding"], "base64");
-        assert_eq!(entry["response"]["content"]["text"], STANDARD.encode(b"\x80\x81"));
+        assert_eq!(
+            entry["response"]["content"]["text"],
+            STANDARD.encode(b"\x80\x81")
+        );
     }
 }
 
