@@ -11,11 +11,12 @@ use std::io::Read;
 use std::path::Path;
 
 /// The formats a derived command can start from.
-pub const SERVING_FORMATS: [&str; 2] = ["har", "mitmproxy"];
+pub const SERVING_FORMATS: [&str; 3] = ["har", "mitmproxy", "saz"];
 
-/// The format of a capture by its first bytes: a tnetstring length prefix
-/// is a native mitmproxy flow file; anything else is read as HAR (whose
-/// decoder reports what is wrong with it).
+/// The format of a capture by its content: a tnetstring length prefix
+/// is a native mitmproxy flow file; a ZIP archive holding `raw/…_c.txt`
+/// members is a Fiddler session archive; anything else is read as HAR
+/// (whose decoder reports what is wrong with it).
 pub fn detect_format(path: &Path) -> &'static str {
     let mut head = [0u8; 16];
     let read = std::fs::File::open(path)
@@ -23,9 +24,25 @@ pub fn detect_format(path: &Path) -> &'static str {
         .unwrap_or(0);
     if mitm::looks_native(&head[..read]) {
         "mitmproxy"
+    } else if head[..read].starts_with(b"PK\x03\x04") && looks_saz(path) {
+        "saz"
     } else {
         "har"
     }
+}
+
+/// Whether the ZIP archive's central directory names a `raw/…_c.txt` member.
+fn looks_saz(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let Ok(zip) = zip::ZipArchive::new(std::io::BufReader::new(file)) else {
+        return false;
+    };
+    let found = zip
+        .file_names()
+        .any(|n| n.is_ok_and(|n| n.starts_with("raw/") && n.ends_with("_c.txt")));
+    found
 }
 
 /// The HTTP record Evidence of a capture and the HAR entries left out of it:
@@ -47,10 +64,13 @@ pub fn capture_evidence(
         }
         "har" => decode_for_serving(&InspectRequest::har(path)),
         "mitmproxy" => mitm::http::http_evidence(path).map(|e| (e, Vec::new())),
-        "saz" | "qlog" => Err(ErrorReport::new(
+        "saz" => crate::saz::http::http_evidence(path),
+        "qlog" => Err(ErrorReport::new(
             "format_not_supported_yet",
             Category::Unsupported,
-            format!("rea cannot serve from {format} captures yet; har and mitmproxy are available"),
+            format!(
+                "rea cannot serve from {format} captures yet; har, mitmproxy and saz are available"
+            ),
         )
         .detail("format", format)
         .guidance("Export the capture as HAR 1.2 from its producer and serve the HAR.")),
@@ -95,5 +115,32 @@ mod tests {
                 .code,
             "unknown_format"
         );
+    }
+
+    #[test]
+    fn a_session_archive_is_detected_by_its_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let archive = dir.path().join("capture.har");
+        let saz = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/formats/saz/httpbin-test.saz");
+        std::fs::copy(saz, &archive).unwrap();
+        assert_eq!(detect_format(&archive), "saz");
+        let (e, left_out) = capture_evidence(&archive, None, false).unwrap();
+        assert_eq!(
+            (e.capture.format.as_str(), e.parameters.format.as_str()),
+            ("har", "saz")
+        );
+        assert!(!e.records.is_empty() && left_out.is_empty());
+        // A ZIP without `raw/…_c.txt` members is not a session archive.
+        let other = dir.path().join("other.saz");
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        w.start_file("readme.txt", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut w, b"hi").unwrap();
+        std::fs::write(&other, w.finish().unwrap().into_inner()).unwrap();
+        assert_eq!(detect_format(&other), "har");
+        // Named as SAZ, it reads as an archive of no sessions.
+        let (e, _) = capture_evidence(&other, Some("saz"), false).unwrap();
+        assert_eq!(e.capture.total_records, 0);
     }
 }

@@ -30,7 +30,7 @@ pub struct StartOptions {
     /// The environment's name (e.g. `ENVIRONMENT_NAME`); the manifest's
     /// name when `None` or blank.
     pub name: Option<String>,
-    /// The capture's format (`har`, `mitmproxy`); detected by content when `None`.
+    /// The capture's format (`har`, `mitmproxy`, `saz`); detected by content when `None`.
     pub format: Option<String>,
     /// Refuse a capture with an entry that fails validation, as inspection
     /// does; by default such an entry is left out and listed.

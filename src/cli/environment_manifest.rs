@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The capture file (HAR, or a native mitmproxy `.mitm`).
+    /// The capture file (HAR, a native mitmproxy `.mitm`, or a `.saz` session archive).
     capture: PathBuf,
-    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    /// The capture's format (`har`, `mitmproxy` or `saz`); detected by content when omitted.
     #[arg(long)]
     format: Option<String>,
     /// An opt-in template rule; repeat for several (`after-uid-literal`,

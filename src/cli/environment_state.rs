@@ -12,9 +12,9 @@ use std::path::PathBuf;
 /// The command's flags.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The capture file (HAR, or a native mitmproxy `.mitm`).
+    /// The capture file (HAR, a native mitmproxy `.mitm`, or a `.saz` session archive).
     capture_path: PathBuf,
-    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    /// The capture's format (`har`, `mitmproxy` or `saz`); detected by content when omitted.
     #[arg(long)]
     format: Option<String>,
     /// An opt-in template rule (after-uid-literal, opaque-token,

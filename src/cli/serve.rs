@@ -25,9 +25,9 @@ const DEFAULT_PORT: u16 = 18765;
 /// The command's flags, as clap parsed them.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
-    /// The capture to serve (a HAR file, or a native mitmproxy `.mitm`).
+    /// The capture to serve (a HAR file, a native mitmproxy `.mitm`, or a `.saz` session archive).
     pub capture: PathBuf,
-    /// The capture's format (`har` or `mitmproxy`); detected by content when omitted.
+    /// The capture's format (`har`, `mitmproxy` or `saz`); detected by content when omitted.
     #[arg(long)]
     pub format: Option<String>,
     /// Interface to bind (default: $MCP_HOST, else 127.0.0.1).

@@ -9,9 +9,11 @@
 //! - `message`: one `_c.txt`/`_s.txt` HTTP message (head and exact body).
 //! - `metadata`: one `_m.xml` member as an XML node tree.
 //! - `evidence`: records, sidecars, redaction and the Evidence document.
+//! - `http`: HAR-shaped HTTP records of the sessions, for serving.
 
 pub mod archive;
 pub mod evidence;
+pub mod http;
 pub mod message;
 pub mod metadata;
 
