@@ -9,7 +9,7 @@ use crate::evidence::{
 };
 use crate::har::{self, binary_fields, container, numeric_literals, selection};
 use crate::json::NumericLiteral;
-use crate::read;
+use crate::read::{self, Snapshot};
 use crate::redact::{Declared, Redactor};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -197,23 +197,8 @@ fn inspect_inner(
     let mut all_redactions = container_redactions;
     all_redactions.extend(redactions);
 
-    let shown_path = request.capture_path.display().to_string();
-    let path = if declared.in_text(&shown_path) {
-        notes.explanations.push(
-            "artifact.path is empty because the path contains a declared sensitive value.".into(),
-        );
-        String::new()
-    } else {
-        shown_path
-    };
-    let sha256 = if declared.in_digest(&snapshot.sha256) {
-        notes.explanations.push(
-            "artifact.sha256 and subject are null because the file digest contains a declared sensitive value.".into(),
-        );
-        None
-    } else {
-        Some(snapshot.sha256.clone())
-    };
+    let (artifact, subject) =
+        crate::inspect::artifact(request, &snapshot, declared, &mut notes.explanations);
 
     let retained = records.len() as u64;
     if !left_out.is_empty() {
@@ -254,19 +239,10 @@ fn inspect_inner(
     let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),
-        subject: sha256.as_ref().map(|s| format!("sha256:{s}")),
+        subject,
         basis: "observed".to_string(),
-        parameters: Parameters {
-            format: request.format.clone(),
-            record_ordinals: request.record_ordinals.clone(),
-            detail: request.detail.as_str().to_string(),
-            sensitive_value_count: request.sensitive_values.len(),
-        },
-        artifact: Artifact {
-            path,
-            sha256,
-            size: snapshot.size,
-        },
+        parameters: crate::inspect::parameters(request),
+        artifact,
         capture: Capture {
             format: "har".to_string(),
             decoder: Decoder {
@@ -300,6 +276,53 @@ fn inspect_inner(
         }),
         None => Ok((evidence, left_out)),
     }
+}
+
+/// The Evidence `parameters` of an inspection request, for every decoder.
+pub(crate) fn parameters(request: &InspectRequest) -> Parameters {
+    Parameters {
+        format: request.format.clone(),
+        record_ordinals: request.record_ordinals.clone(),
+        detail: request.detail.as_str().to_string(),
+        sensitive_value_count: request.sensitive_values.len(),
+    }
+}
+
+/// The Evidence `artifact` and `subject` of a read capture, for every
+/// decoder: the path is empty, and the digest and subject null, when they
+/// contain a declared sensitive value (each said in `explanations`).
+pub(crate) fn artifact(
+    request: &InspectRequest,
+    snapshot: &Snapshot,
+    declared: Declared<'_>,
+    explanations: &mut Vec<String>,
+) -> (Artifact, Option<String>) {
+    let shown_path = request.capture_path.display().to_string();
+    let path = if declared.in_text(&shown_path) {
+        explanations.push(
+            "artifact.path is empty because the path contains a declared sensitive value.".into(),
+        );
+        String::new()
+    } else {
+        shown_path
+    };
+    let sha256 = if declared.in_digest(&snapshot.sha256) {
+        explanations.push(
+            "artifact.sha256 and subject are null because the file digest contains a declared sensitive value.".into(),
+        );
+        None
+    } else {
+        Some(snapshot.sha256.clone())
+    };
+    let subject = sha256.as_ref().map(|s| format!("sha256:{s}"));
+    (
+        Artifact {
+            path,
+            sha256,
+            size: snapshot.size,
+        },
+        subject,
+    )
 }
 
 /// Free-text notes gathered while excluding declared values.

@@ -3,10 +3,15 @@
 //! and the HTTP record Evidence the derivation consumes for that format.
 
 use crate::error::{Category, ErrorReport};
-use crate::evidence::Evidence;
+use crate::evidence::{
+    Artifact, Capture, Decoder, Evidence, Parameters, Record, Redaction, EVIDENCE_VERSION,
+    OPERATION,
+};
 use crate::har::LeftOutEntry;
 use crate::inspect::{decode_for_serving, inspect_web_network_capture, InspectRequest};
 use crate::mitm;
+use crate::read::Snapshot;
+use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
 
@@ -80,6 +85,65 @@ pub fn capture_evidence(
         )
         .detail("argument", "format")
         .detail("format", format)),
+    }
+}
+
+/// HAR-shaped HTTP records built from a native capture, for serving.
+pub(crate) struct HttpRecords<'a> {
+    /// The capture's own format (`mitmproxy`, `saz`).
+    pub(crate) format: &'a str,
+    pub(crate) basis: &'a str,
+    pub(crate) decoder: &'a str,
+    pub(crate) profile: &'a str,
+    pub(crate) records_pointer: &'a str,
+    pub(crate) path: &'a Path,
+    pub(crate) snapshot: &'a Snapshot,
+    pub(crate) total: u64,
+    pub(crate) records: Vec<Record>,
+    pub(crate) redactions: Vec<Redaction>,
+    pub(crate) limitations: Vec<String>,
+}
+
+/// The one Evidence envelope of serving records built from a native
+/// capture: a `har` capture of every record, no declared values.
+pub(crate) fn http_records_evidence(r: HttpRecords<'_>) -> Evidence {
+    let retained = r.records.len() as u64;
+    Evidence {
+        evidence_version: EVIDENCE_VERSION.to_string(),
+        operation: OPERATION.to_string(),
+        subject: Some(format!("sha256:{}", r.snapshot.sha256)),
+        basis: r.basis.to_string(),
+        parameters: Parameters {
+            format: r.format.to_string(),
+            record_ordinals: None,
+            detail: "complete".to_string(),
+            sensitive_value_count: 0,
+        },
+        artifact: Artifact {
+            path: r.path.display().to_string(),
+            sha256: Some(r.snapshot.sha256.clone()),
+            size: r.snapshot.size,
+        },
+        capture: Capture {
+            format: "har".to_string(),
+            decoder: Decoder {
+                name: r.decoder.to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                profile: r.profile.to_string(),
+                producer_profile: None,
+            },
+            container: Value::Null,
+            records_pointer: r.records_pointer.to_string(),
+            total_records: r.total,
+            retained_records: retained,
+            numeric_literals: Vec::new(),
+        },
+        records: r.records,
+        redactions: r.redactions,
+        limitations: r.limitations,
+        explanations: Vec::new(),
+        qlog: None,
+        protobuf: None,
     }
 }
 

@@ -12,9 +12,7 @@ use super::profile::{member, CURRENT_STATE_VERSION};
 use super::tnetstring::Native;
 use super::{decode, BASIS, RECORDS_POINTER};
 use crate::error::ErrorReport;
-use crate::evidence::{
-    Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, EVIDENCE_VERSION, OPERATION,
-};
+use crate::evidence::{Evidence, Location, Record};
 use crate::har::binary_fields;
 use crate::read;
 use crate::redact::{Declared, Redactor};
@@ -84,44 +82,21 @@ pub fn http_evidence(path: &Path) -> Result<Evidence, ErrorReport> {
             "{skipped} non-HTTP flow(s) (TCP, UDP or DNS) have no HTTP record."
         ));
     }
-    let retained = records.len() as u64;
-    Ok(Evidence {
-        evidence_version: EVIDENCE_VERSION.to_string(),
-        operation: OPERATION.to_string(),
-        subject: Some(format!("sha256:{}", snapshot.sha256)),
-        basis: BASIS.to_string(),
-        parameters: Parameters {
-            format: "mitmproxy".to_string(),
-            record_ordinals: None,
-            detail: "complete".to_string(),
-            sensitive_value_count: 0,
+    Ok(crate::serving::http_records_evidence(
+        crate::serving::HttpRecords {
+            format: "mitmproxy",
+            basis: BASIS,
+            decoder: DECODER_NAME,
+            profile: PROFILE,
+            records_pointer: RECORDS_POINTER,
+            path,
+            snapshot: &snapshot,
+            total,
+            records,
+            redactions,
+            limitations,
         },
-        artifact: Artifact {
-            path: path.display().to_string(),
-            sha256: Some(snapshot.sha256.clone()),
-            size: snapshot.size,
-        },
-        capture: Capture {
-            format: "har".to_string(),
-            decoder: Decoder {
-                name: DECODER_NAME.to_string(),
-                version: env!("CARGO_PKG_VERSION").to_string(),
-                profile: PROFILE.to_string(),
-                producer_profile: None,
-            },
-            container: Value::Null,
-            records_pointer: RECORDS_POINTER.to_string(),
-            total_records: total,
-            retained_records: retained,
-            numeric_literals: Vec::new(),
-        },
-        records,
-        redactions,
-        limitations,
-        explanations: Vec::new(),
-        qlog: None,
-        protobuf: None,
-    })
+    ))
 }
 
 fn get<'a>(pairs: &'a [(Native, Native)], name: &str) -> Option<&'a Native> {

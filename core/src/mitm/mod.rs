@@ -18,11 +18,11 @@ pub mod tnetstring;
 
 use crate::error::{scrub_text, ErrorReport};
 use crate::evidence::{
-    Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, EVIDENCE_VERSION, OPERATION,
+    Capture, Decoder, Evidence, Location, Parameters, Record, EVIDENCE_VERSION, OPERATION,
 };
 use crate::har::{check_deadline, selection};
 use crate::inspect::InspectRequest;
-use crate::read::{self, Snapshot};
+use crate::read;
 use crate::redact::Declared;
 use profile::{StateVersion, MITMPROXY_VERSION};
 use serde_json::Value;
@@ -156,7 +156,8 @@ pub fn inspect(
             explanations.push(format!("{count} {text}."));
         }
     }
-    let (artifact, subject) = artifact(request, &snapshot, declared, &mut explanations);
+    let (artifact, subject) =
+        crate::inspect::artifact(request, &snapshot, declared, &mut explanations);
     let retained = records.len() as u64;
     let values = &request.sensitive_values;
     Ok(Evidence {
@@ -195,40 +196,6 @@ pub fn inspect(
         qlog: None,
         protobuf: None,
     })
-}
-
-fn artifact(
-    request: &InspectRequest,
-    snapshot: &Snapshot,
-    declared: Declared<'_>,
-    explanations: &mut Vec<String>,
-) -> (Artifact, Option<String>) {
-    let shown_path = request.capture_path.display().to_string();
-    let path = if declared.in_text(&shown_path) {
-        explanations.push(
-            "artifact.path is empty because the path contains a declared sensitive value.".into(),
-        );
-        String::new()
-    } else {
-        shown_path
-    };
-    let sha256 = if declared.in_digest(&snapshot.sha256) {
-        explanations.push(
-            "artifact.sha256 and subject are null because the file digest contains a declared sensitive value.".into(),
-        );
-        None
-    } else {
-        Some(snapshot.sha256.clone())
-    };
-    let subject = sha256.as_ref().map(|s| format!("sha256:{s}"));
-    (
-        Artifact {
-            path,
-            sha256,
-            size: snapshot.size,
-        },
-        subject,
-    )
 }
 
 fn limitations(retained: u64, total: u64, timeout_ms: u64) -> Vec<String> {

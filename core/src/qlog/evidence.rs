@@ -5,8 +5,7 @@
 use super::{decode, exclusions, facts, DECODER_NAME, RECORDS_POINTER};
 use crate::error::{scrub_text, ErrorReport};
 use crate::evidence::{
-    Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, Redaction,
-    EVIDENCE_VERSION, OPERATION,
+    Capture, Decoder, Evidence, Location, Record, Redaction, EVIDENCE_VERSION, OPERATION,
 };
 use crate::har::selection;
 use crate::inspect::{keep_literals, redact_container, InspectRequest, Notes};
@@ -103,41 +102,17 @@ pub fn inspect(
         redactions.extend(found);
     }
 
-    let shown_path = request.capture_path.display().to_string();
-    let path = if declared.in_text(&shown_path) {
-        notes.explanations.push(
-            "artifact.path is empty because the path contains a declared sensitive value.".into(),
-        );
-        String::new()
-    } else {
-        shown_path
-    };
-    let sha256 = if declared.in_digest(&snapshot.sha256) {
-        notes.explanations.push(
-            "artifact.sha256 and subject are null because the file digest contains a declared sensitive value.".into(),
-        );
-        None
-    } else {
-        Some(snapshot.sha256.clone())
-    };
+    let (artifact, subject) =
+        crate::inspect::artifact(request, &snapshot, declared, &mut notes.explanations);
     let retained = records.len() as u64;
     let values = &request.sensitive_values;
     Ok(Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),
-        subject: sha256.as_ref().map(|s| format!("sha256:{s}")),
+        subject,
         basis: "observed".to_string(),
-        parameters: Parameters {
-            format: request.format.clone(),
-            record_ordinals: request.record_ordinals.clone(),
-            detail: request.detail.as_str().to_string(),
-            sensitive_value_count: request.sensitive_values.len(),
-        },
-        artifact: Artifact {
-            path,
-            sha256,
-            size: snapshot.size,
-        },
+        parameters: crate::inspect::parameters(request),
+        artifact,
         capture: Capture {
             format: "qlog".to_string(),
             decoder: Decoder {

@@ -13,9 +13,7 @@
 
 use super::{Session, RECORDS_POINTER};
 use crate::error::ErrorReport;
-use crate::evidence::{
-    Artifact, Capture, Decoder, Evidence, Location, Parameters, Record, EVIDENCE_VERSION, OPERATION,
-};
+use crate::evidence::{Evidence, Location, Record};
 use crate::har::{binary_fields, Issue, LeftOutEntry};
 use crate::read;
 use crate::redact::{Declared, Redactor};
@@ -100,44 +98,19 @@ pub fn http_evidence(path: &Path) -> Result<(Evidence, Vec<LeftOutEntry>), Error
             left_out.len()
         ));
     }
-    let retained = records.len() as u64;
-    let evidence = Evidence {
-        evidence_version: EVIDENCE_VERSION.to_string(),
-        operation: OPERATION.to_string(),
-        subject: Some(format!("sha256:{}", snapshot.sha256)),
-        basis: "observed".to_string(),
-        parameters: Parameters {
-            format: "saz".to_string(),
-            record_ordinals: None,
-            detail: "complete".to_string(),
-            sensitive_value_count: 0,
-        },
-        artifact: Artifact {
-            path: path.display().to_string(),
-            sha256: Some(snapshot.sha256.clone()),
-            size: snapshot.size,
-        },
-        capture: Capture {
-            format: "har".to_string(),
-            decoder: Decoder {
-                name: DECODER_NAME.to_string(),
-                version: env!("CARGO_PKG_VERSION").to_string(),
-                profile: PROFILE.to_string(),
-                producer_profile: None,
-            },
-            container: Value::Null,
-            records_pointer: RECORDS_POINTER.to_string(),
-            total_records: total,
-            retained_records: retained,
-            numeric_literals: Vec::new(),
-        },
+    let evidence = crate::serving::http_records_evidence(crate::serving::HttpRecords {
+        format: "saz",
+        basis: "observed",
+        decoder: DECODER_NAME,
+        profile: PROFILE,
+        records_pointer: RECORDS_POINTER,
+        path,
+        snapshot: &snapshot,
+        total,
         records,
         redactions,
         limitations,
-        explanations: Vec::new(),
-        qlog: None,
-        protobuf: None,
-    };
+    });
     Ok((evidence, left_out))
 }
 
