@@ -34,7 +34,7 @@ pub(crate) fn left_out_lines(left_out: &[LeftOutEntry]) -> Vec<String> {
     let mut lines = Vec::new();
     if !left_out.is_empty() {
         lines.push(format!(
-            "{} entries failed validation and were left out (--strict refuses the capture instead):",
+            "{} entries were left out, each with its reason (for a HAR entry that fails validation, --strict refuses the capture instead):",
             left_out.len()
         ));
     }
