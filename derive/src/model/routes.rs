@@ -29,10 +29,14 @@ pub(crate) struct Position {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PositionEvidence {
     /// Records whose answer echoed the segment's id.
-    pub echoed: Vec<u64>,
+    pub echoed: BTreeSet<u64>,
     /// Records whose parent list answer listed the segment's id.
-    pub listed: Vec<u64>,
+    pub listed: BTreeSet<u64>,
 }
+
+/// Per concrete path, the ids its list answers listed, with the records
+/// that listed each.
+type Listed = BTreeMap<String, BTreeMap<String, BTreeSet<u64>>>;
 
 /// The templating of a whole recording.
 #[derive(Debug, Clone, Default)]
@@ -93,8 +97,10 @@ pub(crate) fn split_around(segment: &str, id: &str) -> Option<(String, String)> 
 impl Templates {
     /// Infers the parametric positions of every recorded path.
     pub(crate) fn infer(exchanges: &[Exchange]) -> Templates {
-        // Ids each concrete path's list answer listed.
-        let mut listed: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+        // Ids each concrete path's list answers listed, each with the
+        // records that listed it (a path listed many times holds each id
+        // once, so learning costs distinct ids, not listed items).
+        let mut listed: Listed = BTreeMap::new();
         for x in exchanges.iter().filter(|x| x.is_2xx() && x.is_read()) {
             let Some((_, items)) = x.answer.as_ref().and_then(list_of) else {
                 continue;
@@ -102,7 +108,7 @@ impl Templates {
             let ids = listed.entry(x.path()).or_default();
             for item in items {
                 if let Some(id) = item.get("id").and_then(scalar_text) {
-                    ids.push((id, x.ordinal));
+                    ids.entry(id).or_default().insert(x.ordinal);
                 }
             }
         }
@@ -130,7 +136,7 @@ impl Templates {
         t
     }
 
-    fn learn(&mut self, x: &Exchange, listed: &BTreeMap<String, Vec<(String, u64)>>) {
+    fn learn(&mut self, x: &Exchange, listed: &Listed) {
         let tpl = self.template_of(&x.segments);
         for i in 0..x.segments.len() {
             let seg = &x.segments[i];
@@ -138,7 +144,7 @@ impl Templates {
             let concrete_parent = join(&x.segments[..i]);
             // Listed by the parent's list answer.
             if let Some(ids) = listed.get(&concrete_parent) {
-                for (id, ord) in ids {
+                for (id, ords) in ids {
                     if let Some((prefix, suffix)) = split_around(seg, id) {
                         let pos = Position {
                             parent: parent_t.clone(),
@@ -149,9 +155,7 @@ impl Templates {
                             },
                         };
                         let e = self.positions.entry(pos).or_default();
-                        if !e.listed.contains(ord) {
-                            e.listed.push(*ord);
-                        }
+                        e.listed.extend(ords);
                     }
                 }
             }
@@ -172,9 +176,7 @@ impl Templates {
                                 },
                             };
                             let e = self.positions.entry(pos).or_default();
-                            if !e.echoed.contains(&x.ordinal) {
-                                e.echoed.push(x.ordinal);
-                            }
+                            e.echoed.insert(x.ordinal);
                         }
                     }
                 }
