@@ -21,6 +21,7 @@ pub mod error;
 pub mod evidence;
 pub mod har;
 pub mod har_schema;
+pub mod har_shape;
 pub mod inspect;
 pub mod json;
 pub mod mitm;

@@ -14,6 +14,9 @@ use super::{decode, BASIS, RECORDS_POINTER};
 use crate::error::ErrorReport;
 use crate::evidence::{Evidence, Location, Record};
 use crate::har::binary_fields;
+use crate::har_shape::{
+    decode_coding, form_pairs, header_value, lossless_text, name_values, query_string,
+};
 use crate::read;
 use crate::redact::{Declared, Redactor};
 use base64::engine::general_purpose::STANDARD;
@@ -130,15 +133,6 @@ fn text(pairs: &[(Native, Native)], name: &str) -> String {
     bytes(pairs, name).map(lossless_text).unwrap_or_default()
 }
 
-/// Header and line text: UTF-8, else Latin-1 (one char per byte).
-fn lossless_text(b: &[u8]) -> String {
-    match std::str::from_utf8(b) {
-        Ok(s) => s.to_string(),
-        Err(_) => b.iter().map(|&c| c as char).collect(),
-    }
-}
-
-/// `[[name, value], ...]` header fields.
 fn header_fields(pairs: &[(Native, Native)], name: &str) -> Vec<(String, String)> {
     let Some(Native::List(items)) = get(pairs, name) else {
         return Vec::new();
@@ -157,22 +151,6 @@ fn header_fields(pairs: &[(Native, Native)], name: &str) -> Vec<(String, String)
             _ => None,
         })
         .collect()
-}
-
-fn header_value<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    fields
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
-fn name_values(fields: &[(String, String)]) -> Value {
-    Value::Array(
-        fields
-            .iter()
-            .map(|(n, v)| json!({"name": n, "value": v}))
-            .collect(),
-    )
 }
 
 /// The HAR entry of one HTTP flow, as mitmproxy 12.2.3's `SaveHar.flow_entry`.
@@ -349,32 +327,17 @@ fn response_value(r: &[(Native, Native)]) -> Value {
     })
 }
 
-/// The most bytes a body is decoded to; a larger result keeps the raw bytes.
-pub const MAX_DECODED_BODY_BYTES: u64 = 64 * 1024 * 1024;
-
 /// The body with its `Content-Encoding` (gzip, deflate, br) removed, as
 /// mitmproxy's `Message.content`; the raw bytes when the encoding is
 /// unknown (zstd included), the bytes do not decode, or decoding would pass
-/// [`MAX_DECODED_BODY_BYTES`] (mitmproxy likewise falls back to
+/// `har_shape::MAX_DECODED_BODY_BYTES` (mitmproxy likewise falls back to
 /// `raw_content` when decoding fails).
 fn decoded_body(raw: &[u8], headers: &[(String, String)]) -> Vec<u8> {
-    use std::io::Read;
-    let bounded = |mut reader: Box<dyn Read + '_>| -> Option<Vec<u8>> {
-        let mut out = Vec::new();
-        let read = (&mut reader)
-            .take(MAX_DECODED_BODY_BYTES + 1)
-            .read_to_end(&mut out)
-            .ok()?;
-        (read as u64 <= MAX_DECODED_BODY_BYTES).then_some(out)
-    };
     let encoding = header_value(headers, "content-encoding")
         .map(|e| e.trim().to_ascii_lowercase())
         .unwrap_or_default();
     let decoded = match encoding.as_str() {
-        "gzip" => bounded(Box::new(flate2::read::MultiGzDecoder::new(raw))),
-        "deflate" => bounded(Box::new(flate2::read::ZlibDecoder::new(raw)))
-            .or_else(|| bounded(Box::new(flate2::read::DeflateDecoder::new(raw)))),
-        "br" => bounded(Box::new(brotli_decompressor::Decompressor::new(raw, 4096))),
+        "gzip" | "deflate" | "br" => decode_coding(&encoding, raw),
         _ => None,
     };
     decoded.unwrap_or_else(|| raw.to_vec())
@@ -465,21 +428,6 @@ fn split_authority(authority: &str) -> (String, Option<u16>) {
         },
         _ => (authority.to_string(), None),
     }
-}
-
-/// `Request.query` (`parse_qsl` with blank values kept) as HAR name/values.
-fn query_string(path: &str) -> Value {
-    let query = path.split_once('?').map_or("", |(_, q)| q);
-    let query = query.split_once('#').map_or(query, |(q, _)| q);
-    form_pairs(query.as_bytes())
-}
-
-fn form_pairs(bytes: &[u8]) -> Value {
-    Value::Array(
-        url::form_urlencoded::parse(bytes)
-            .map(|(n, v)| json!({"name": n, "value": v}))
-            .collect(),
-    )
 }
 
 fn websocket_messages(ws: &[(Native, Native)]) -> Value {

@@ -6,7 +6,7 @@
 //!
 //! Unlike inspection, response and request bodies are de-chunked
 //! (`Transfer-Encoding: chunked`) and decoded per `Content-Encoding` (gzip,
-//! deflate, br) under [`MAX_DECODED_BODY_BYTES`]; an unknown coding (zstd
+//! deflate, br) under `har_shape::MAX_DECODED_BODY_BYTES`; an unknown coding (zstd
 //! included) or a body that does not decode keeps its stored bytes and a
 //! limitation says so. CONNECT tunnels and sessions without a request or a
 //! response are left out and listed like left-out HAR entries.
@@ -15,21 +15,21 @@ use super::{Session, RECORDS_POINTER};
 use crate::error::ErrorReport;
 use crate::evidence::{Evidence, Location, Record};
 use crate::har::{binary_fields, Issue, LeftOutEntry};
+use crate::har_shape::{
+    decode_coding, form_pairs, header_value, lossless_text, name_values, query_string,
+    MAX_DECODED_BODY_BYTES,
+};
 use crate::read;
 use crate::redact::{Declared, Redactor};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Map, Value};
-use std::io::Read;
 use std::path::Path;
 
 /// The record model's decoder name.
 pub const DECODER_NAME: &str = "rea-saz-http";
 /// Its profile: HAR 1.2 entries built from Fiddler session archives.
 pub const PROFILE: &str = "har-1.2-entries-from-saz-sessions";
-/// The most bytes a body is de-chunked or decoded to; a larger result keeps
-/// the stored bytes.
-pub const MAX_DECODED_BODY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A body as served: its bytes and, when they are still the stored bytes
 /// despite a coding, why.
@@ -123,15 +123,6 @@ fn sidecar<'a>(session: &'a Session, pointer: &str) -> Option<&'a [u8]> {
         .map(|s| s.bytes.as_slice())
 }
 
-/// Header text: UTF-8, else Latin-1 (one char per byte).
-fn lossless_text(b: &[u8]) -> String {
-    match std::str::from_utf8(b) {
-        Ok(s) => s.to_string(),
-        Err(_) => b.iter().map(|&c| c as char).collect(),
-    }
-}
-
-/// The `[(name, value)]` header fields of one side, in recorded order.
 fn headers(session: &Session, side: &str) -> Vec<(String, String)> {
     let Some(Value::Array(items)) = session.reported[side].get("headers") else {
         return Vec::new();
@@ -150,22 +141,6 @@ fn headers(session: &Session, side: &str) -> Vec<(String, String)> {
             (name, value)
         })
         .collect()
-}
-
-fn header_value<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    fields
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
-fn name_values(fields: &[(String, String)]) -> Value {
-    Value::Array(
-        fields
-            .iter()
-            .map(|(n, v)| json!({"name": n, "value": v}))
-            .collect(),
-    )
 }
 
 /// The HAR entry of one session and how many of its bodies kept their
@@ -335,23 +310,9 @@ pub fn absolute_url(target: &str, headers: &[(String, String)], https: bool) -> 
     format!("{scheme}://{host}{path}")
 }
 
-fn query_string(url: &str) -> Value {
-    let query = url.split_once('?').map_or("", |(_, q)| q);
-    let query = query.split_once('#').map_or(query, |(q, _)| q);
-    form_pairs(query.as_bytes())
-}
-
-fn form_pairs(bytes: &[u8]) -> Value {
-    Value::Array(
-        url::form_urlencoded::parse(bytes)
-            .map(|(n, v)| json!({"name": n, "value": v}))
-            .collect(),
-    )
-}
-
 /// The body as served: de-chunked when `Transfer-Encoding` names chunked,
 /// then decoded per `Content-Encoding` (each coding in reverse order of
-/// application), all under [`MAX_DECODED_BODY_BYTES`]. A step that cannot
+/// application), all under `har_shape::MAX_DECODED_BODY_BYTES`. A step that cannot
 /// be taken keeps the bytes so far and says why.
 pub fn served_body(raw: &[u8], headers: &[(String, String)]) -> Body {
     let mut bytes = raw.to_vec();
@@ -391,25 +352,6 @@ pub fn served_body(raw: &[u8], headers: &[(String, String)]) -> Body {
     Body {
         bytes,
         kept_raw: None,
-    }
-}
-
-fn bounded(mut reader: impl Read) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    let read = (&mut reader)
-        .take(MAX_DECODED_BODY_BYTES + 1)
-        .read_to_end(&mut out)
-        .ok()?;
-    (read as u64 <= MAX_DECODED_BODY_BYTES).then_some(out)
-}
-
-fn decode_coding(coding: &str, raw: &[u8]) -> Option<Vec<u8>> {
-    match coding {
-        "gzip" | "x-gzip" => bounded(flate2::read::MultiGzDecoder::new(raw)),
-        "deflate" => bounded(flate2::read::ZlibDecoder::new(raw))
-            .or_else(|| bounded(flate2::read::DeflateDecoder::new(raw))),
-        "br" => bounded(brotli_decompressor::Decompressor::new(raw, 4096)),
-        _ => None,
     }
 }
 
