@@ -3,11 +3,11 @@
 //! declared values in argument errors. Every read is bounded by a timeout.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::Duration;
+use std::process::Command;
+
+mod common;
+use common::inspect_client::InspectClient as Client;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -18,95 +18,6 @@ fn fixture() -> String {
         .join("tests/fixtures/kinto/dev-a.har")
         .to_string_lossy()
         .into_owned()
-}
-
-/// One running `rea inspect-mcp`, initialized.
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rea"))
-            .arg("inspect-mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("rea inspect-mcp starts");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut client = Client {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "inspect-mcp-test", "version": "0"}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "rea", "{init}");
-        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    fn send(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Sends one request and waits (at most 60 s) for the reply with its id.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        for _ in 0..100 {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("a reply within 60 s");
-            let value: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"));
-            if value["id"] == id {
-                return value;
-            }
-        }
-        panic!("no reply to request {id}");
-    }
-
-    /// Calls a tool and answers the `result` member.
-    fn call(&mut self, name: &str, arguments: Value) -> Value {
-        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        reply["result"].clone()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The error contract: isError, text `<code>: <message>`, the ErrorReport as structured content.

@@ -4,11 +4,11 @@
 //! PB-41). Every read is bounded by a timeout.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::Duration;
+use std::process::Command;
+
+mod common;
+use common::inspect_client::InspectClient as Client;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -78,97 +78,12 @@ fn cli_schema_flags_interpret_the_selected_record() {
     assert_eq!(err["code"], "invalid_argument");
 }
 
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rea"))
-            .arg("inspect-mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("rea inspect-mcp starts");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut client = Client {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "protobuf-test", "version": "0"}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "rea", "{init}");
-        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    fn send(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        for _ in 0..100 {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("a reply within 60 s");
-            let value: Value = serde_json::from_str(&line).unwrap();
-            if value["id"] == id {
-                return value;
-            }
-        }
-        panic!("no reply to request {id}");
-    }
-
-    fn call(&mut self, name: &str, arguments: Value) -> Value {
-        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        reply["result"]["structuredContent"].clone()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// PB-18, PB-41 over MCP: `protobuf: {schema: {...}}` with explicit
 /// `record_ordinals`, then a field page over the retained parent.
 #[test]
 fn mcp_schema_argument_then_protobuf_pages() {
     let mut client = Client::start();
-    let summary = client.call(
+    let summary = client.structured(
         "inspect_web_network_capture",
         json!({"capture_path": fixture("grpc-web.har").to_str().unwrap(), "format": "har",
                "record_ordinals": [4], "detail": "summary",
@@ -182,7 +97,7 @@ fn mcp_schema_argument_then_protobuf_pages() {
         .unwrap()
         .to_string();
     let source = json!({"kind": "retained-evidence", "evidence_id": id});
-    let page = client.call(
+    let page = client.structured(
         "inspect_analysis_view",
         json!({"source": source, "view": {"kind":"protobuf","collection":"fields","record_ordinals":[4],
                "schema_names":["title"],"fields":["number","schema_name","schema_value"],"offset":0,"limit":32}}),
@@ -195,7 +110,7 @@ fn mcp_schema_argument_then_protobuf_pages() {
         .unwrap()
         .starts_with('\u{feff}'));
     assert_eq!(rows[0]["offset_basis"], "retained-body-bytes");
-    let frames = client.call(
+    let frames = client.structured(
         "inspect_analysis_view",
         json!({"source": source, "view": {"kind":"protobuf","collection":"frames","record_ordinals":[4],"offset":0,"limit":16}}),
     );

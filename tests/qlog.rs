@@ -4,11 +4,12 @@
 //! bounded by a timeout.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::Duration;
+use std::process::Command;
+
+mod common;
+use common::inspect_client::InspectClient as Client;
 
 fn fixture(case: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -75,91 +76,6 @@ fn cli_unsupported_version_exits_unsupported() {
     assert_eq!(err["code"], "qlog_profile_unsupported");
 }
 
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rea"))
-            .arg("inspect-mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("rea inspect-mcp starts");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut client = Client {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "qlog-test", "version": "0"}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "rea", "{init}");
-        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    fn send(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        for _ in 0..100 {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("a reply within 60 s");
-            let value: Value = serde_json::from_str(&line).unwrap();
-            if value["id"] == id {
-                return value;
-            }
-        }
-        panic!("no reply to request {id}");
-    }
-
-    fn call(&mut self, name: &str, arguments: Value) -> Value {
-        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        reply["result"]["structuredContent"].clone()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// QVIEW-01, QVIEW-08 over MCP: the summary gives identity, profile, scope
 /// and fact counts plus a parent id; the views page the retained facts
 /// even after the source file is deleted.
@@ -169,7 +85,7 @@ fn mcp_summary_then_focused_views() {
     let copy = dir.path().join("origin.qlog");
     std::fs::copy(fixture("loss/origin.qlog"), &copy).unwrap();
     let mut client = Client::start();
-    let summary = client.call(
+    let summary = client.structured(
         "inspect_web_network_capture",
         json!({"capture_path": copy.to_str().unwrap(), "format": "qlog", "detail": "summary"}),
     );
@@ -190,7 +106,7 @@ fn mcp_summary_then_focused_views() {
     assert!(id.starts_with("ev_"), "{id}");
     std::fs::remove_file(&copy).unwrap();
     let source = json!({"kind": "retained-evidence", "evidence_id": id});
-    let page = client.call(
+    let page = client.structured(
         "inspect_analysis_view",
         json!({"source": source, "view": {"kind":"qlog","facet":"streams","trace_index":0,"offset":0,"limit":10}}),
     );
@@ -202,12 +118,12 @@ fn mcp_summary_then_focused_views() {
         .find(|s| s["stream_id"] == "0" && s["direction"] == "sent")
         .unwrap();
     assert_eq!(s0["repeated_bytes"], "1167");
-    let contributions = client.call(
+    let contributions = client.structured(
         "inspect_analysis_view",
         json!({"source": source, "view": {"kind":"qlog","facet":"contributions","trace_index":0,"stream_id":"0","direction":"sent","offset":0,"limit":20}}),
     );
     assert_eq!(contributions["rows"].as_array().unwrap().len(), 20);
-    let events = client.call(
+    let events = client.structured(
         "inspect_analysis_view",
         json!({"source": source, "view": {"kind":"capture","detail":"preview","offset":95,"limit":1}}),
     );
@@ -286,7 +202,7 @@ fn lane(
             validator.as_ref().is_ok_and(|v| v.is_valid(&arguments)),
         );
         let cli = cli_evidence(path, &[]);
-        let mcp = client.call("inspect_web_network_capture", arguments.clone());
+        let mcp = client.structured("inspect_web_network_capture", arguments.clone());
         check(
             &format!("{role}: CLI and stdio MCP answer the same Evidence"),
             cli == mcp,
@@ -315,12 +231,12 @@ fn lane(
         let mut selected = arguments.clone();
         selected["record_ordinals"] = json!([0]);
         selected["detail"] = json!("summary");
-        let summary = client.call("inspect_web_network_capture", selected);
+        let summary = client.structured("inspect_web_network_capture", selected);
         let id = summary["normalized_result"]["parent_evidence_id"]
             .as_str()
             .unwrap_or("")
             .to_string();
-        let view = client.call(
+        let view = client.structured(
             "inspect_analysis_view",
             json!({"source": {"kind":"retained-evidence","evidence_id": id}, "view": {"kind":"qlog","facet":"streams","trace_index":0}}),
         );

@@ -2,8 +2,8 @@
 //! the app model (resources, write semantics, preconditions, validation,
 //! errors, POST reads) and prints it (JSON) or a readable summary.
 
-use super::output::{fail, print_text};
-use rea_core::{Category, ErrorReport};
+use super::output::{fail, print_document};
+use rea_core::ErrorReport;
 use rea_derivation::model::{environment_model, Model};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -41,25 +41,7 @@ fn execute(args: &Args) -> Result<(), ErrorReport> {
     )?;
     super::decode::warn_left_out(&left_out, args.json);
     let model = environment_model(&evidence).map_err(|e| e.to_report())?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&model).map_err(|e| {
-            ErrorReport::new(
-                "internal",
-                Category::Internal,
-                format!("could not print the model: {e}"),
-            )
-        })?
-    } else {
-        summary(&model)
-    };
-    match print_text(&(text + "\n")) {
-        0 => Ok(()),
-        _ => Err(ErrorReport::new(
-            "output_write_failed",
-            Category::Output,
-            "could not write the reply to stdout",
-        )),
-    }
+    print_document(&model, args.json, true, "model", summary)
 }
 
 /// Resources with their routes, write semantics, conditions, rules, errors.

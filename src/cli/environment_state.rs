@@ -2,8 +2,8 @@
 //! a HAR capture, derives the environment state with the given template
 //! rules and prints it (JSON) or a readable summary.
 
-use super::output::{fail, print_text};
-use rea_core::{Category, ErrorReport};
+use super::output::{fail, print_document};
+use rea_core::ErrorReport;
 use rea_derivation::state::{environment_state, State, ViewPlan};
 use rea_derivation::TemplateRule;
 use std::fmt::Write as _;
@@ -48,25 +48,7 @@ fn execute(args: &Args) -> Result<(), ErrorReport> {
     )?;
     super::decode::warn_left_out(&left_out, args.json);
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;
-    let text = if args.json {
-        serde_json::to_string(&state).map_err(|e| {
-            ErrorReport::new(
-                "internal",
-                Category::Internal,
-                format!("could not print the state: {e}"),
-            )
-        })?
-    } else {
-        summary(&state)
-    };
-    match print_text(&(text + "\n")) {
-        0 => Ok(()),
-        _ => Err(ErrorReport::new(
-            "output_write_failed",
-            Category::Output,
-            "could not write the reply to stdout",
-        )),
-    }
+    print_document(&state, args.json, false, "state", summary)
 }
 
 /// Types with entity counts, view plans, write plans with verdicts.

@@ -22,6 +22,41 @@ pub(crate) fn print_json(value: &Value, json: bool) -> u8 {
     }
 }
 
+/// Prints a derived document: its JSON with `json` (indented when `pretty`),
+/// else its readable `summary`; `what` names it in a serialization error.
+pub(crate) fn print_document<T: serde::Serialize>(
+    doc: &T,
+    json: bool,
+    pretty: bool,
+    what: &str,
+    summary: impl FnOnce(&T) -> String,
+) -> Result<(), ErrorReport> {
+    let text = if json {
+        let text = if pretty {
+            serde_json::to_string_pretty(doc)
+        } else {
+            serde_json::to_string(doc)
+        };
+        text.map_err(|e| {
+            ErrorReport::new(
+                "internal",
+                rea_core::Category::Internal,
+                format!("could not print the {what}: {e}"),
+            )
+        })?
+    } else {
+        summary(doc)
+    };
+    match print_text(&(text + "\n")) {
+        0 => Ok(()),
+        _ => Err(ErrorReport::new(
+            "output_write_failed",
+            rea_core::Category::Output,
+            "could not write the reply to stdout",
+        )),
+    }
+}
+
 /// Writes text to stdout; a closed pipe is an output failure.
 pub(crate) fn print_text(text: &str) -> u8 {
     let mut out = std::io::stdout().lock();

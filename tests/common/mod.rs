@@ -3,6 +3,8 @@
 //! HTTP/1.1, JSON-RPC and MCP to it, read the recorded HAR, stop it.
 #![allow(dead_code, unreachable_pub)]
 
+pub(crate) mod inspect_client;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
