@@ -169,6 +169,8 @@ impl<M: Model> Hosted for Host<M> {
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
+    /// The recorded gRPC methods (served beside the model, never changing the World).
+    grpc: crate::grpc::Catalogue,
 }
 
 impl Environment {
@@ -189,7 +191,19 @@ impl Environment {
                 model,
             }),
             name,
+            grpc: crate::grpc::Catalogue::default(),
         }
+    }
+
+    /// The environment serving `grpc`'s recorded methods too.
+    pub(crate) fn with_grpc(mut self, grpc: crate::grpc::Catalogue) -> Self {
+        self.grpc = grpc;
+        self
+    }
+
+    /// The recorded gRPC methods.
+    pub(crate) fn grpc(&self) -> &crate::grpc::Catalogue {
+        &self.grpc
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

@@ -14,6 +14,7 @@
 //! - `inspect_mcp`: the inspection tools over MCP stdio (`rea inspect-mcp`).
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
+//! - `grpc`: the recorded gRPC / gRPC-web methods at their paths and as MCP tools.
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
@@ -25,6 +26,7 @@ mod engine_model;
 mod environment;
 mod error;
 mod generator;
+mod grpc;
 mod http;
 pub mod inspect_mcp;
 mod mcp;

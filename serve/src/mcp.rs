@@ -99,7 +99,10 @@ impl ServerHandler for McpSurface {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.env.tool(name).map(to_mcp_tool)
+        self.env.tool(name).map(to_mcp_tool).or_else(|| {
+            let grpc = self.env.grpc();
+            grpc.by_tool(name).map(crate::grpc::mcp::tool)
+        })
     }
 
     async fn list_tools(
@@ -107,9 +110,9 @@ impl ServerHandler for McpSurface {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.env.tools().map(to_mcp_tool).collect(),
-        ))
+        let mut tools: Vec<Tool> = self.env.tools().map(to_mcp_tool).collect();
+        tools.extend(crate::grpc::mcp::tools(self.env.grpc()));
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -117,6 +120,10 @@ impl ServerHandler for McpSurface {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(method) = self.env.grpc().by_tool(&request.name) {
+            let arguments = request.arguments.unwrap_or_default();
+            return Ok(crate::grpc::mcp::call(self.env.grpc(), method, &arguments).into());
+        }
         if self.env.tool(&request.name).is_none() {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {}", request.name),

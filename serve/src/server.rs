@@ -107,6 +107,7 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     Router::new()
         .nest_service("/mcp", mcp)
         .merge(data_plane)
+        .merge(crate::grpc::http::router(&env))
         .fallback(http::fallback)
         .with_state(env)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -38,6 +38,9 @@ pub struct StartOptions {
     /// Build from these records only (zero-based producer ordinals), as
     /// inspection selects them; every record when `None`.
     pub records: Option<Vec<u64>>,
+    /// A compiled `FileDescriptorSet` (`--descriptor-set`): gRPC method
+    /// tools then take and answer messages as JSON.
+    pub descriptor_set: Option<PathBuf>,
 }
 
 impl StartOptions {
@@ -107,6 +110,14 @@ fn build(
             decode_for_serving(&request)?
         }
     };
+    let grpc =
+        crate::grpc::Catalogue::from_records(&evidence.records, options.descriptor_set.as_deref())?;
+    if !grpc.methods.is_empty() {
+        progress(&format!(
+            "{} recorded gRPC methods served at their paths and as MCP tools",
+            grpc.methods.len()
+        ));
+    }
     let evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",
@@ -156,7 +167,8 @@ fn build(
         WithAppModel::new(EngineModel::new(engine), app),
         None,
         options.name.as_deref(),
-    );
+    )
+    .with_grpc(grpc);
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",

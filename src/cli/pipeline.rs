@@ -17,6 +17,7 @@ pub(crate) fn build(
     state: Option<&Path>,
     name: Option<String>,
     strict: bool,
+    descriptor_set: Option<&Path>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let options = StartOptions {
@@ -26,6 +27,7 @@ pub(crate) fn build(
         format: format.map(str::to_string),
         strict,
         records: None,
+        descriptor_set: descriptor_set.map(Path::to_path_buf),
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;

@@ -56,6 +56,11 @@ pub(crate) struct ServeArgs {
     /// start-up line (address, left-out entries) instead of the banner's.
     #[arg(long)]
     pub json: bool,
+    /// A compiled `FileDescriptorSet` (protoc --include_imports
+    /// --descriptor_set_out=FILE): the recorded gRPC methods' MCP tools then
+    /// take and answer messages as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub descriptor_set: Option<PathBuf>,
 }
 
 /// The resolved configuration the libraries see.
@@ -73,6 +78,7 @@ struct Resolved {
     name: Option<String>,
     strict: bool,
     json: bool,
+    descriptor_set: Option<PathBuf>,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -121,6 +127,7 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
             .filter(|n| !n.trim().is_empty()),
         strict: args.strict,
         json: args.json,
+        descriptor_set: args.descriptor_set,
     })
 }
 
@@ -178,6 +185,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         cfg.state.as_deref(),
         cfg.name.clone(),
         cfg.strict,
+        cfg.descriptor_set.as_deref(),
         &mut |stage| {
             log(&format!(
                 "[{:>6.2}s] {stage}",

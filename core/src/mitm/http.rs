@@ -314,7 +314,7 @@ fn response_value(r: &[(Native, Native)]) -> Value {
         Some(Native::Int(t)) => t.parse::<i64>().map_or(Value::Null, |n| json!(n)),
         _ => Value::Null,
     };
-    json!({
+    let mut out = json!({
         "status": status,
         "statusText": text(r, "reason"),
         "httpVersion": text(r, "http_version"),
@@ -324,7 +324,22 @@ fn response_value(r: &[(Native, Native)]) -> Value {
         "redirectURL": header_value(&headers, "location").unwrap_or(""),
         "headersSize": -1,
         "bodySize": raw_len,
-    })
+    });
+    // HTTP trailers (gRPC's grpc-status among them), which HAR has no
+    // member for: kept as `_trailers` when the flow has any, without
+    // transport credentials.
+    let trailers: Vec<(String, String)> = header_fields(r, "trailers")
+        .into_iter()
+        .filter(|(n, _)| {
+            !crate::redact::CREDENTIAL_HEADERS
+                .iter()
+                .any(|c| n.eq_ignore_ascii_case(c))
+        })
+        .collect();
+    if !trailers.is_empty() {
+        out["_trailers"] = name_values(&trailers);
+    }
+    out
 }
 
 /// The body with its `Content-Encoding` (gzip, deflate, br) removed, as
