@@ -224,12 +224,15 @@ fn inspect_inner(
             &request.protobuf,
             declared,
             snapshot.bytes.len(),
+            deadline,
         )),
         None => None,
     };
     let (protobuf, protobuf_failure) = match protobuf {
         Some(Ok(facet)) => (Some(facet), None),
-        Some(Err(e)) => {
+        // Bodies not yet credential-checked are never published.
+        Some(Err(crate::protobuf::Failure::SourceUnchecked(e))) => return Err(e),
+        Some(Err(crate::protobuf::Failure::AfterSourcePass(e))) => {
             limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
             (None, Some(e))
         }

@@ -88,13 +88,27 @@ impl InspectSurface {
 
     /// Answers one `inspect_web_network_capture` call (blocking).
     pub fn inspect(&self, arguments: &JsonObject) -> Result<Value, ErrorReport> {
+        self.inspect_cancellable(arguments, rea_core::protobuf::Cancel::default())
+    }
+
+    /// `inspect`, stopping protobuf work between batches once `cancel` says so.
+    pub fn inspect_cancellable(
+        &self,
+        arguments: &JsonObject,
+        cancel: rea_core::protobuf::Cancel,
+    ) -> Result<Value, ErrorReport> {
         let declared = declared_values(arguments);
-        self.inspect_inner(arguments)
+        self.inspect_inner(arguments, cancel)
             .map_err(|e| e.scrub(&declared))
     }
 
-    fn inspect_inner(&self, arguments: &JsonObject) -> Result<Value, ErrorReport> {
-        let (request, detail) = resolve_inspect(arguments)?;
+    fn inspect_inner(
+        &self,
+        arguments: &JsonObject,
+        cancel: rea_core::protobuf::Cancel,
+    ) -> Result<Value, ErrorReport> {
+        let (mut request, detail) = resolve_inspect(arguments)?;
+        request.protobuf.cancel = cancel;
         let evidence = inspect_web_network_capture(&request)?;
         match detail {
             Detail::Complete => serde_json::to_value(&evidence).map_err(output_error),
@@ -416,9 +430,13 @@ impl ServerHandler for InspectSurface {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        // A cancelled request (notifications/cancelled) stops protobuf work
+        // at its next batch boundary.
+        let ct = context.ct.clone();
+        let cancel = rea_core::protobuf::Cancel::new(move || ct.is_cancelled());
         if name != INSPECT_TOOL && name != VIEW_TOOL {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {name}"),
@@ -429,7 +447,7 @@ impl ServerHandler for InspectSurface {
         let surface = self.clone();
         let reply = tokio::task::spawn_blocking(move || {
             if name == INSPECT_TOOL {
-                surface.inspect(&arguments)
+                surface.inspect_cancellable(&arguments, cancel)
             } else {
                 surface.view(&arguments)
             }

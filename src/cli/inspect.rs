@@ -132,6 +132,7 @@ fn resolve(args: &Args) -> Result<(InspectRequest, Detail), ErrorReport> {
         body_pointers: (!args.protobuf_body_pointers.is_empty())
             .then(|| args.protobuf_body_pointers.clone()),
         framing: args.protobuf_framing.clone(),
+        cancel: Default::default(),
     };
     rea_core::protobuf::check_options(&protobuf)?;
     let request = InspectRequest {

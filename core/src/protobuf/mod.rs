@@ -41,6 +41,76 @@ pub struct ProtobufOptions {
     pub body_pointers: Option<Vec<String>>,
     /// An explicit framing for bodies whose MIME metadata does not decide it.
     pub framing: Option<String>,
+    /// The caller's cancellation, polled between bounded work batches.
+    pub cancel: Cancel,
+}
+
+/// A cancellation the decoding polls between bounded work batches (one
+/// body in the credential pass, one frame in field expansion). Options
+/// compare equal whatever their cancellation.
+#[derive(Clone, Default)]
+pub struct Cancel(Option<std::sync::Arc<dyn Fn() -> bool + Send + Sync>>);
+
+impl Cancel {
+    /// Cancelled once `cancelled` says so.
+    pub fn new(cancelled: impl Fn() -> bool + Send + Sync + 'static) -> Cancel {
+        Cancel(Some(std::sync::Arc::new(cancelled)))
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f())
+    }
+}
+
+impl PartialEq for Cancel {
+    fn eq(&self, _: &Cancel) -> bool {
+        true
+    }
+}
+
+impl Eq for Cancel {}
+
+impl std::fmt::Debug for Cancel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Cancel(set)"
+        } else {
+            "Cancel(none)"
+        })
+    }
+}
+
+/// Why decoding stopped, and whether the source pass had finished: a
+/// failure before every selected body was credential-checked must not
+/// publish the records as partial Evidence.
+#[derive(Debug)]
+pub enum Failure {
+    /// The credential pass did not finish (cancelled or out of time).
+    SourceUnchecked(ErrorReport),
+    /// A schema, capacity or cancellation failure after the source pass.
+    AfterSourcePass(ErrorReport),
+}
+
+fn cancelled_error(stage: &str) -> ErrorReport {
+    ErrorReport::new(
+        "cancelled",
+        Category::Unavailable,
+        format!("the inspection was cancelled during {stage}"),
+    )
+    .detail("stage", stage)
+    .guidance("Run the inspection again; nothing was published from the cancelled run.")
+}
+
+/// One batch boundary: stops when the caller cancelled or the deadline passed.
+fn batch_boundary(
+    options: &ProtobufOptions,
+    deadline: Option<std::time::Instant>,
+    stage: &str,
+) -> Result<(), ErrorReport> {
+    if options.cancel.is_cancelled() {
+        return Err(cancelled_error(stage));
+    }
+    crate::har::check_deadline(deadline).map_err(|e| e.detail("stage", stage))
 }
 
 /// A local compiled descriptor set and an optional message type.
@@ -114,6 +184,7 @@ impl ProtobufOptions {
             schema,
             body_pointers,
             framing,
+            cancel: Cancel::default(),
         };
         check_options(&options)?;
         Ok(options)
@@ -136,6 +207,7 @@ pub fn check_options(options: &ProtobufOptions) -> Result<Option<Framing>, Error
 
 /// Decodes the protobuf bodies of the selected (already redacted) records.
 /// `base_charge` is the decoder's original reply size, charged first.
+/// Cancellation and the `deadline` are checked between bounded batches.
 pub fn decode_selected(
     records: &mut [Record],
     redactions: &mut Vec<Redaction>,
@@ -143,8 +215,33 @@ pub fn decode_selected(
     options: &ProtobufOptions,
     declared: Declared<'_>,
     base_charge: usize,
-) -> Result<ProtobufFacet, ErrorReport> {
-    let override_framing = check_options(options)?;
+    deadline: Option<std::time::Instant>,
+) -> Result<ProtobufFacet, Failure> {
+    let override_framing = check_options(options).map_err(Failure::SourceUnchecked)?;
+    decode_checked(
+        records,
+        redactions,
+        limitations,
+        options,
+        declared,
+        base_charge,
+        deadline,
+        override_framing,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decode_checked(
+    records: &mut [Record],
+    redactions: &mut Vec<Redaction>,
+    limitations: &mut Vec<String>,
+    options: &ProtobufOptions,
+    declared: Declared<'_>,
+    base_charge: usize,
+    deadline: Option<std::time::Instant>,
+    override_framing: Option<Framing>,
+) -> Result<ProtobufFacet, Failure> {
+    let after = Failure::AfterSourcePass;
     let mut found: Vec<Body> = Vec::new();
     for record in records.iter() {
         found.extend(
@@ -164,12 +261,14 @@ pub fn decode_selected(
     // 1. The source credential pass, over every selected body, before any
     // descriptor is read or any field expanded.
     for body in found.iter_mut() {
+        batch_boundary(options, deadline, "the source credential pass")
+            .map_err(Failure::SourceUnchecked)?;
         credential_pass(body, records, redactions, declared, override_framing);
     }
     // 2. The descriptor.
     let schema = match &options.schema {
         None => None,
-        Some(s) => Some(load_schema(s)?),
+        Some(s) => Some(load_schema(s).map_err(after)?),
     };
     // 3. Frames and fields.
     let mut facet = ProtobufFacet {
@@ -203,7 +302,15 @@ pub fn decode_selected(
                     .and_then(|p| schema::by_grpc_path(pool, p, body.direction == "response"))
                     .map(|m| (m, "grpc-path")),
             });
-        let fact = decode_body(&body, override_framing, message, &mut facet, &mut charged)?;
+        let fact = decode_body(
+            &body,
+            override_framing,
+            message,
+            &mut facet,
+            &mut charged,
+            &mut || batch_boundary(options, deadline, "field expansion"),
+        )
+        .map_err(after)?;
         if fact.status == "uninterpreted" {
             limitations.push(format!(
                 "Record {ordinal}'s body {} is uninterpreted: {}.",
@@ -384,7 +491,9 @@ fn decode_body(
     message: Option<(MessageDescriptor, &'static str)>,
     facet: &mut ProtobufFacet,
     charged: &mut usize,
+    boundary: &mut dyn FnMut() -> Result<(), ErrorReport>,
 ) -> Result<BodyFact, ErrorReport> {
+    boundary()?;
     charge(charged, FACT_CHARGE)?;
     let (content_type, mime_framing, mime_problem) = match &body.mime {
         Mime::One(e) => (Some(e.clone()), Framing::from_content_type(e), None),
@@ -473,6 +582,7 @@ fn decode_body(
     let (frames, frame_error) = framing::frames(bytes, framing);
     let mut field_count = 0u64;
     for frame in &frames {
+        boundary()?;
         charge(charged, FACT_CHARGE)?;
         let payload = &bytes
             [frame.payload_offset as usize..(frame.payload_offset + frame.payload_length) as usize];

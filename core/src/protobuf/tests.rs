@@ -779,8 +779,12 @@ fn facts_are_charged_against_the_report_budget() {
         &options,
         declared,
         near,
+        None,
     )
     .unwrap_err();
+    let super::Failure::AfterSourcePass(err) = err else {
+        panic!("a capacity failure comes after the source pass: {err:?}");
+    };
     assert_eq!(err.code, "protobuf_capacity_exceeded");
     let ok = super::decode_selected(
         &mut records,
@@ -789,6 +793,7 @@ fn facts_are_charged_against_the_report_budget() {
         &options,
         declared,
         0,
+        None,
     )
     .unwrap();
     assert_eq!(ok.protobuf_coverage.selected_records, 9);
@@ -888,5 +893,139 @@ fn coverage_counts_selected_and_inspected_records() {
     assert_eq!(
         (c.selected_records, c.inspected_records, c.status.as_str()),
         (2, 1, "partial")
+    );
+}
+
+/// PB-28: a body pointer naming a body excluded by source redaction (a
+/// declared value) brings back no bytes and no fields: the body is excluded.
+#[test]
+fn body_pointers_never_bring_back_excluded_bytes() {
+    let body = grpc_frame(0, b"\x0a\x06s3cr3t\x10\x01");
+    let doc = synthetic_har(&[("content-type", "application/grpc")], &body, "/x");
+    let pointer = "/log/entries/0/response/content/text".to_string();
+    let e = inspect_doc(&doc, |r| {
+        r.sensitive_values = vec!["s3cr3t".into()];
+        r.protobuf.body_pointers = Some(vec![pointer.clone()]);
+    })
+    .unwrap();
+    let f = facet(&e);
+    assert_eq!(f.bodies.len(), 1);
+    assert_eq!(f.bodies[0].pointer, pointer);
+    assert_eq!(f.bodies[0].status, "excluded");
+    assert!(f.frames.is_empty() && f.fields.is_empty());
+    assert!(e.records[0].reported["response"]["content"]["text"].is_null());
+    assert!(!serde_json::to_string(&e).unwrap().contains("s3cr3t"));
+}
+
+/// PB-39: a body left opaque (an unknown HTTP coding; every data frame
+/// compressed) still gets the independent trailer credential check.
+#[test]
+fn opaque_bodies_still_get_the_credential_check() {
+    let trailer = grpc_frame(0x80, b"grpc-status:0\r\nauthorization: Bearer x\r\n");
+    let mut compressed = grpc_frame(1, &[0x1f, 0x8b, 0x08]);
+    compressed.extend(&trailer);
+    let mut plain = grpc_frame(0, &[0x08, 0x01]);
+    plain.extend(&trailer);
+    let cases = [
+        (
+            vec![
+                ("content-type", "application/grpc-web"),
+                ("content-encoding", "x-custom"),
+            ],
+            plain,
+        ),
+        (vec![("content-type", "application/grpc-web")], compressed),
+    ];
+    for (headers, body) in cases {
+        let e = inspect_doc(&synthetic_har(&headers, &body, "/x"), |_| {}).unwrap();
+        assert_eq!(facet(&e).bodies[0].status, "excluded", "{headers:?}");
+        assert!(e.records[0].reported["response"]["content"]["text"].is_null());
+        assert!(e
+            .redactions
+            .iter()
+            .any(|r| r.reason == RedactionReason::TransportCredential));
+        // Without the credential the same opaque body stays unknown, its
+        // bytes retained in the source (PB-38).
+        let clean: Vec<u8> = body[..body.len() - trailer.len()].to_vec();
+        let e = inspect_doc(&synthetic_har(&headers, &clean, "/x"), |_| {}).unwrap();
+        assert_eq!(facet(&e).bodies[0].status, "unknown", "{headers:?}");
+        assert!(e.records[0].reported["response"]["content"]["text"].is_string());
+    }
+}
+
+/// A cancellation that reports cancelled from its `after`-th poll on.
+fn cancel_after(after: usize) -> super::Cancel {
+    let polls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    super::Cancel::new(move || polls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= after)
+}
+
+/// PB-33: cancelled during the source credential pass (after the first of
+/// two bodies): an error and no Evidence, partial or not.
+#[test]
+fn a_cancelled_credential_pass_publishes_nothing() {
+    let mut r = request(fixture("grpc-native.har"), &[0]);
+    r.protobuf.cancel = cancel_after(1);
+    let err = inspect_web_network_capture(&r).unwrap_err();
+    assert_eq!(err.code, "cancelled");
+    assert_eq!(err.details["stage"], "the source credential pass");
+    assert!(err.details.get("partial_evidence").is_none());
+    assert!(!serde_json::to_string(&err).unwrap().contains("records"));
+}
+
+/// PB-54: cancelled during field expansion: stops at the next batch (one
+/// frame) boundary with no finished result; the checked source may remain.
+#[test]
+fn cancellation_takes_effect_between_expansion_batches() {
+    // Record 6: one request body and one response body of three frames.
+    let bodies = 2;
+    let mut r = request(fixture("grpc-native.har"), &[6]);
+    let full = inspect_web_network_capture(&r).unwrap();
+    assert_eq!(facet(&full).frames.len(), 4);
+    // Credential pass (2 polls), then body 0 and its frame, body 1 and its
+    // first frame: cancelled at the second response frame.
+    r.protobuf.cancel = cancel_after(bodies + 4);
+    let err = inspect_web_network_capture(&r).unwrap_err();
+    assert_eq!(err.code, "cancelled");
+    assert_eq!(err.details["stage"], "field expansion");
+    let partial = &err.details["partial_evidence"];
+    assert!(partial.get("protobuf").is_none_or(Value::is_null));
+    assert_eq!(partial["records"][0]["ordinal"], 6);
+    // Not cancelled: the same result as without a cancellation.
+    r.protobuf.cancel = cancel_after(usize::MAX);
+    let again = inspect_web_network_capture(&r).unwrap();
+    assert_eq!(
+        serde_json::to_value(facet(&again)).unwrap(),
+        serde_json::to_value(facet(&full)).unwrap()
+    );
+}
+
+/// PB-52 end to end: a schema expansion that would pass the 96 MiB report
+/// budget (150 000 `Product.variants` each expanding a child row) fails
+/// with `protobuf_capacity_exceeded`, the sanitized source retained as
+/// partial Evidence.
+#[test]
+fn schema_expansion_past_the_budget_keeps_the_source_as_partial_evidence() {
+    let message: Vec<u8> = [0x6a, 0x02, 0x0a, 0x00].repeat(150_000);
+    let doc = synthetic_har(
+        &[("content-type", "application/x-protobuf")],
+        &message,
+        "/x",
+    );
+    let err = inspect_doc(&doc, |r| {
+        r.protobuf.schema = Some(SchemaOptions {
+            descriptor_set_path: fixture("api.pb"),
+            message_type: Some("rea.fixture.catalogue.v1.Product".into()),
+        });
+    })
+    .unwrap_err();
+    assert_eq!(err.code, "protobuf_capacity_exceeded");
+    let partial = &err.details["partial_evidence"];
+    assert!(partial.get("protobuf").is_none_or(Value::is_null));
+    assert!(partial["records"][0]["reported"]["response"]["content"]["text"].is_string());
+    assert_eq!(
+        partial["records"][0]["binary_fields"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
     );
 }
