@@ -1,6 +1,7 @@
-//! Where a retained HAR record's bodies are: their sidecar pointer, the
-//! content types and HTTP codings their messages declare, their gRPC path,
-//! and the bytes the recording establishes.
+//! Where a retained record's bodies are (HAR `postData`/`content` texts,
+//! SAZ message `body` sidecars): their sidecar pointer, the content types
+//! and HTTP codings their messages declare, their gRPC path, and the bytes
+//! the recording establishes.
 
 use crate::evidence::{Location, Record};
 use crate::har::binary_fields::decode_canonical;
@@ -32,6 +33,10 @@ pub struct Body {
     pub bytes_problem: Option<&'static str>,
     pub grpc_path: Option<String>,
     pub excluded: bool,
+    /// The recorded bytes may still be under an HTTP coding rea cannot see
+    /// through (excluded or unknown coding metadata; any coding of a
+    /// native body): a credential check inside them cannot complete.
+    pub coding_unresolved: bool,
 }
 
 impl Body {
@@ -100,6 +105,41 @@ fn mime(message: &Value, declared: Option<&Value>) -> Mime {
     }
 }
 
+/// For native bodies (SAZ: the exact stored bytes, never de-chunked):
+/// a transfer coding other than identity leaves the bytes opaque too.
+fn native_coding_problem(message: &Value) -> Option<String> {
+    if let Some(p) = coding_problem(message) {
+        return Some(p);
+    }
+    for v in header_values(message, "transfer-encoding") {
+        match v.as_str() {
+            None => return Some("its transfer-encoding metadata is excluded".into()),
+            Some(c) if !c.trim().eq_ignore_ascii_case("identity") && !c.trim().is_empty() => {
+                return Some(format!(
+                    "the stored body has HTTP transfer coding {:?}, which rea does not remove",
+                    c.trim()
+                ))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// HAR texts are producer-decoded for the codings producers remove; an
+/// excluded or unknown coding may still cover the recorded bytes.
+fn har_coding_unresolved(message: &Value) -> bool {
+    header_values(message, "content-encoding")
+        .iter()
+        .any(|v| match v.as_str() {
+            None => true,
+            Some(c) => {
+                let c = c.trim().to_ascii_lowercase();
+                !["", "identity", "gzip", "x-gzip", "deflate", "br", "zstd"].contains(&c.as_str())
+            }
+        })
+}
+
 fn coding_problem(message: &Value) -> Option<String> {
     for v in header_values(message, "content-encoding") {
         match v.as_str() {
@@ -113,8 +153,61 @@ fn coding_problem(message: &Value) -> Option<String> {
     None
 }
 
-/// The request and response bodies of one retained HAR record.
+/// The path of a request target (absolute-form or origin-form).
+fn target_path(target: &str) -> Option<String> {
+    if target.starts_with('/') {
+        return Some(
+            target
+                .split(['?', '#'])
+                .next()
+                .unwrap_or(target)
+                .to_string(),
+        );
+    }
+    url::Url::parse(target).ok().map(|u| u.path().to_string())
+}
+
+/// The request and response bodies of one retained SAZ session: the
+/// `body` sidecar of each message, its bytes exact (`base64`).
+fn locate_saz(record: &Record) -> Vec<Body> {
+    let base = format!("{}/{}", crate::saz::RECORDS_POINTER, record.ordinal);
+    let entry = &record.reported;
+    let grpc_path = entry
+        .pointer("/request/url")
+        .and_then(Value::as_str)
+        .and_then(target_path);
+    let mut out = Vec::new();
+    for direction in ["request", "response"] {
+        let Some(message) = entry.get(direction) else {
+            continue;
+        };
+        let pointer = format!("{base}/{direction}/body");
+        let sidecar = record.binary_fields.iter().find(|f| f.pointer == pointer);
+        let bytes = sidecar
+            .and_then(|f| f.base64.as_deref())
+            .and_then(decode_canonical);
+        out.push(Body {
+            record_ordinal: record.ordinal,
+            record_base: base.clone(),
+            excluded: bytes.is_none(),
+            pointer,
+            direction,
+            mime: mime(message, None),
+            coding_unresolved: native_coding_problem(message).is_some(),
+            coding_problem: native_coding_problem(message),
+            bytes,
+            bytes_problem: None,
+            grpc_path: grpc_path.clone(),
+        });
+    }
+    out
+}
+
+/// The request and response bodies of one retained record.
 pub fn locate(record: &Record) -> Vec<Body> {
+    if matches!(record.location, Location::ArchiveMembers { .. }) {
+        return locate_saz(record);
+    }
     let Location::JsonPointer { pointer: base } = &record.location else {
         return Vec::new();
     };
@@ -156,6 +249,7 @@ pub fn locate(record: &Record) -> Vec<Body> {
             direction,
             mime: mime(message, content.get("mimeType")),
             coding_problem: coding_problem(message),
+            coding_unresolved: har_coding_unresolved(message),
             bytes,
             bytes_problem,
             grpc_path: grpc_path.clone(),

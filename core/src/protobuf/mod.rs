@@ -263,7 +263,8 @@ fn decode_checked(
     for body in found.iter_mut() {
         batch_boundary(options, deadline, "the source credential pass")
             .map_err(Failure::SourceUnchecked)?;
-        credential_pass(body, records, redactions, declared, override_framing);
+        credential_pass(body, records, redactions, declared, override_framing)
+            .map_err(Failure::SourceUnchecked)?;
     }
     // 2. The descriptor.
     let schema = match &options.schema {
@@ -389,19 +390,52 @@ fn declared_framing(body: &Body) -> Option<Framing> {
     }
 }
 
+/// Every framing the body's MIME metadata names (conflicting ones too).
+fn named_framings(body: &Body) -> Vec<Framing> {
+    match &body.mime {
+        Mime::One(e) => Framing::from_content_type(e).into_iter().collect(),
+        Mime::Conflicting(all) => all
+            .iter()
+            .filter_map(|e| Framing::from_content_type(e))
+            .collect(),
+        Mime::None | Mime::Excluded => Vec::new(),
+    }
+}
+
 fn credential_pass(
     body: &mut Body,
     records: &mut [Record],
     redactions: &mut Vec<Redaction>,
     declared: Declared<'_>,
     override_framing: Option<Framing>,
-) {
+) -> Result<(), ErrorReport> {
     let Some(bytes) = body.bytes.as_ref() else {
-        return;
+        return Ok(());
     };
     let transport = declared_framing(body);
+    let mut named = named_framings(body);
+    named.extend(override_framing);
+    // A trailer-bearing transport, or metadata that cannot rule one out.
+    let may_carry_trailers = matches!(body.mime, Mime::Excluded)
+        || named
+            .iter()
+            .any(|f| matches!(f, Framing::GrpcWeb | Framing::GrpcWebText));
+    if body.coding_unresolved && may_carry_trailers && !bytes.is_empty() {
+        return Err(ErrorReport::new(
+            "protobuf_credential_check_incomplete",
+            Category::Unavailable,
+            format!(
+                "record {}'s body {} may carry gRPC-web trailer credentials under an HTTP coding rea cannot remove, so its credential check cannot complete",
+                body.record_ordinal, body.pointer
+            ),
+        )
+        .detail("record_ordinal", body.record_ordinal)
+        .detail("body_pointer", body.pointer.clone())
+        .guidance("Select other records or body_pointers, or inspect a capture whose producer removed the coding; no unchecked body is published."));
+    }
     let mut reason = None;
-    let text_layer = [transport, override_framing].contains(&Some(Framing::GrpcWebText));
+    let text_layer = [transport, override_framing].contains(&Some(Framing::GrpcWebText))
+        || named.contains(&Framing::GrpcWebText);
     let decoded = if text_layer {
         framing::decode_text(bytes).ok()
     } else {
@@ -410,9 +444,9 @@ fn credential_pass(
     if decoded.as_ref().is_some_and(|d| declared.in_bytes(d)) {
         reason = Some(RedactionReason::SensitiveValue);
     }
-    let web = [transport, override_framing]
+    let web = named
         .iter()
-        .any(|f| matches!(f, Some(Framing::GrpcWeb | Framing::GrpcWebText)));
+        .any(|f| matches!(f, Framing::GrpcWeb | Framing::GrpcWebText));
     if reason.is_none() && web {
         let wire = decoded.as_deref().unwrap_or(bytes);
         let (frames, _) = framing::frames(wire, Framing::GrpcWeb);
@@ -428,6 +462,7 @@ fn credential_pass(
     if let Some(reason) = reason {
         exclude(body, records, redactions, reason);
     }
+    Ok(())
 }
 
 /// A trailer block names a transport credential header.

@@ -917,8 +917,9 @@ fn body_pointers_never_bring_back_excluded_bytes() {
     assert!(!serde_json::to_string(&e).unwrap().contains("s3cr3t"));
 }
 
-/// PB-39: a body left opaque (an unknown HTTP coding; every data frame
-/// compressed) still gets the independent trailer credential check.
+/// PB-39: a body left opaque (conflicting MIME metadata naming gRPC-web;
+/// every data frame compressed) still gets the independent trailer
+/// credential check.
 #[test]
 fn opaque_bodies_still_get_the_credential_check() {
     let trailer = grpc_frame(0x80, b"grpc-status:0\r\nauthorization: Bearer x\r\n");
@@ -930,13 +931,18 @@ fn opaque_bodies_still_get_the_credential_check() {
         (
             vec![
                 ("content-type", "application/grpc-web"),
-                ("content-encoding", "x-custom"),
+                ("content-type", "application/json"),
             ],
             plain,
+            "uninterpreted",
         ),
-        (vec![("content-type", "application/grpc-web")], compressed),
+        (
+            vec![("content-type", "application/grpc-web")],
+            compressed,
+            "unknown",
+        ),
     ];
-    for (headers, body) in cases {
+    for (headers, body, opaque) in cases {
         let e = inspect_doc(&synthetic_har(&headers, &body, "/x"), |_| {}).unwrap();
         assert_eq!(facet(&e).bodies[0].status, "excluded", "{headers:?}");
         assert!(e.records[0].reported["response"]["content"]["text"].is_null());
@@ -948,7 +954,7 @@ fn opaque_bodies_still_get_the_credential_check() {
         // bytes retained in the source (PB-38).
         let clean: Vec<u8> = body[..body.len() - trailer.len()].to_vec();
         let e = inspect_doc(&synthetic_har(&headers, &clean, "/x"), |_| {}).unwrap();
-        assert_eq!(facet(&e).bodies[0].status, "unknown", "{headers:?}");
+        assert_eq!(facet(&e).bodies[0].status, opaque, "{headers:?}");
         assert!(e.records[0].reported["response"]["content"]["text"].is_string());
     }
 }
@@ -1028,4 +1034,103 @@ fn schema_expansion_past_the_budget_keeps_the_source_as_partial_evidence() {
             .map(Vec::len),
         Some(1)
     );
+}
+
+// ---- SAZ (native) bodies -------------------------------------------------
+
+/// A one-session SAZ archive: `raw/1_c.txt` and `raw/1_s.txt`.
+fn saz(request: &[u8], response: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, bytes) in [("raw/1_c.txt", request), ("raw/1_s.txt", response)] {
+        w.start_file(name, options).unwrap();
+        w.write_all(bytes).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+fn saz_response(headers: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\n{headers}Content-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+fn inspect_saz(archive: &[u8]) -> Result<Evidence, crate::ErrorReport> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.saz");
+    std::fs::write(&path, archive).unwrap();
+    let mut r = request(path, &[0]);
+    r.format = "saz".into();
+    inspect_web_network_capture(&r)
+}
+
+const SAZ_REQUEST: &[u8] = b"POST http://127.0.0.1:1/pkg.Svc/Get HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Length: 0\r\n\r\n";
+
+/// SAZ bodies are decoded from their exact stored bytes; the gRPC path
+/// comes from the request target.
+#[test]
+fn saz_bodies_decode_from_their_stored_bytes() {
+    let body = grpc_frame(0, &[0x08, 0x96, 0x01]);
+    let e = inspect_saz(&saz(
+        SAZ_REQUEST,
+        &saz_response("Content-Type: application/grpc-web+proto\r\n", &body),
+    ))
+    .unwrap();
+    let f = facet(&e);
+    assert_eq!(f.bodies.len(), 1);
+    assert_eq!(f.bodies[0].pointer, "/sessions/0/response/body");
+    assert_eq!(f.bodies[0].status, "decoded");
+    assert_eq!(f.bodies[0].grpc_path.as_deref(), Some("/pkg.Svc/Get"));
+    assert_eq!(f.fields[0].value.as_deref(), Some("150"));
+}
+
+/// PB-37: a SAZ body under an unknown (`x-custom`) or a transfer coding is
+/// opaque: no protobuf facts, its stored bytes still in the source (PB-38).
+#[test]
+fn saz_bodies_under_an_unresolved_coding_stay_opaque() {
+    let body = grpc_frame(0, &[0x08, 0x01]);
+    for coding in [
+        "Content-Encoding: x-custom\r\n",
+        "Transfer-Encoding: chunked\r\n",
+    ] {
+        let headers = format!("Content-Type: application/grpc\r\n{coding}");
+        let e = inspect_saz(&saz(SAZ_REQUEST, &saz_response(&headers, &body))).unwrap();
+        let f = facet(&e);
+        assert_eq!(f.bodies[0].status, "unknown", "{coding}");
+        assert!(f.frames.is_empty() && f.fields.is_empty());
+        assert!(e.records[0]
+            .binary_fields
+            .iter()
+            .any(|b| b.pointer == "/sessions/0/response/body" && b.base64.is_some()));
+    }
+}
+
+/// PB-40: a gRPC-web body under an unknown coding may hide trailer
+/// credentials the check cannot see: `unavailable`, and no Evidence.
+#[test]
+fn an_incomplete_credential_check_publishes_nothing() {
+    let body = grpc_frame(0x80, b"grpc-status:0\r\n");
+    let headers = "Content-Type: application/grpc-web\r\nContent-Encoding: x-custom\r\n";
+    let err = inspect_saz(&saz(SAZ_REQUEST, &saz_response(headers, &body))).unwrap_err();
+    assert_eq!(err.code, "protobuf_credential_check_incomplete");
+    assert_eq!(err.category, crate::Category::Unavailable);
+    assert!(err.details.get("partial_evidence").is_none());
+    // The same in HAR, for an excluded or unknown coding.
+    let doc = synthetic_har(
+        &[
+            ("content-type", "application/grpc-web"),
+            ("content-encoding", "x-custom"),
+        ],
+        &body,
+        "/x",
+    );
+    let err = inspect_doc(&doc, |_| {}).unwrap_err();
+    assert_eq!(err.category, crate::Category::Unavailable);
+    assert!(err.details.get("partial_evidence").is_none());
 }
