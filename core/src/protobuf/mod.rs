@@ -748,8 +748,24 @@ fn emit_level(
     depth: u32,
 ) -> Result<u64, ErrorReport> {
     let mut count = 0u64;
+    // Groups open on this level (the wire scan checked their nesting): the
+    // field number, and for a schema-driven group its start-group field id
+    // and its message (`None` past the nesting budget).
+    type Open = (u32, Option<(u64, Option<MessageDescriptor>)>);
+    let mut groups: Vec<Open> = Vec::new();
     for field in &scan.fields {
         charge(ctx.charged, FACT_CHARGE)?;
+        // The end-group tag closes its group and belongs to the outer level.
+        if field.wire_type == wire::WireType::EndGroup
+            && groups.last().is_some_and(|g| g.0 == field.number)
+        {
+            groups.pop();
+        }
+        let expanded = groups.iter().filter(|g| g.1.is_some()).count() as u32;
+        let (message, parent, depth) = match groups.iter().rev().find_map(|g| g.1.as_ref()) {
+            Some((id, m)) => (m.as_ref(), Some(*id), depth + expanded),
+            None => (message, parent, depth),
+        };
         let start = field.value_offset as usize;
         let value = &ctx.whole[start..start + field.value_length as usize];
         let mut fact = FieldFact {
@@ -792,8 +808,9 @@ fn emit_level(
             }
         }
         let mut nested = None;
+        let mut pushed = false;
         if let Some(m) = message {
-            let reading = schema::read(m, field, value);
+            let mut reading = schema::read(m, field, value);
             if let Some(v) = &reading.value {
                 charge(ctx.charged, value_charge(v))?;
             }
@@ -803,7 +820,20 @@ fn emit_level(
             fact.schema_status = Some(reading.status.into());
             fact.schema_error = reading.error;
             fact.enum_aliases = reading.aliases;
-            if let Some(inner) = reading.nested {
+            if field.wire_type == wire::WireType::StartGroup {
+                let inner = reading.nested.take();
+                let open = if inner.is_some() && depth + 1 >= MAX_NESTING {
+                    fact.schema_status = Some("nesting-too-deep".into());
+                    fact.schema_error = Some(format!(
+                        "schema-driven nesting passes the {MAX_NESTING}-level budget; the group's fields are not interpreted"
+                    ));
+                    Some((field.offset, None))
+                } else {
+                    inner.map(|m| (field.offset, Some(m)))
+                };
+                groups.push((field.number, open));
+                pushed = true;
+            } else if let Some(inner) = reading.nested {
                 let inner_scan = wire::scan(value, field.value_offset);
                 if let Some(e) = inner_scan.error {
                     fact.schema_status = Some("invalid-message".into());
@@ -821,6 +851,9 @@ fn emit_level(
                     nested = Some((inner, inner_scan));
                 }
             }
+        }
+        if field.wire_type == wire::WireType::StartGroup && !pushed {
+            groups.push((field.number, None));
         }
         ctx.out.push(fact);
         count += 1;

@@ -201,6 +201,10 @@ fn read_field(fd: &FieldDescriptor, field: &WireField, value: &[u8]) -> Reading 
         if !matches!(field.wire_type, WireType::StartGroup | WireType::EndGroup) {
             return mismatch(reading, "group", field.wire_type);
         }
+        // A start-group tag opens the group's message: its fields follow.
+        if let (WireType::StartGroup, Kind::Message(m)) = (field.wire_type, kind) {
+            reading.nested = Some(m);
+        }
         return reading;
     }
     let expected = scalar_wire(&kind);

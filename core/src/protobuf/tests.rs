@@ -1134,3 +1134,100 @@ fn an_incomplete_credential_check_publishes_nothing() {
     assert_eq!(err.category, crate::Category::Unavailable);
     assert!(err.details.get("partial_evidence").is_none());
 }
+
+/// PB-08 for groups: with a schema, a proto2 group's fields are children of
+/// its start-group fact (`parent_field_id`, one level deeper), interpreted
+/// under the group's message; the end-group tag stays on the outer level.
+/// Without a schema the same bytes stay flat (no invented structure).
+#[test]
+fn schema_driven_groups_nest_their_fields() {
+    use prost::Message;
+    use prost_types::field_descriptor_proto::{Label, Type};
+    use prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+    let scalar = |name: &str, number: i32| FieldDescriptorProto {
+        name: Some(name.into()),
+        number: Some(number),
+        label: Some(Label::Optional as i32),
+        r#type: Some(Type::Int32 as i32),
+        ..Default::default()
+    };
+    let set = FileDescriptorSet {
+        file: vec![FileDescriptorProto {
+            name: Some("g.proto".into()),
+            package: Some("g".into()),
+            syntax: Some("proto2".into()),
+            message_type: vec![DescriptorProto {
+                name: Some("Outer".into()),
+                field: vec![
+                    scalar("before", 1),
+                    FieldDescriptorProto {
+                        name: Some("item".into()),
+                        number: Some(2),
+                        label: Some(Label::Repeated as i32),
+                        r#type: Some(Type::Group as i32),
+                        type_name: Some(".g.Outer.Item".into()),
+                        ..Default::default()
+                    },
+                    scalar("after", 5),
+                ],
+                nested_type: vec![DescriptorProto {
+                    name: Some("Item".into()),
+                    field: vec![scalar("id", 1)],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("g.pb");
+    std::fs::write(&pb, set.encode_to_vec()).unwrap();
+    // before=7, item{id=9}, item{id=3}, after=1
+    let bytes = [
+        0x08, 0x07, 0x13, 0x08, 0x09, 0x14, 0x13, 0x08, 0x03, 0x14, 0x28, 0x01,
+    ];
+    let doc = synthetic_har(&[("content-type", "application/x-protobuf")], &bytes, "/x");
+    let e = inspect_doc(&doc, |r| {
+        r.protobuf.schema = Some(SchemaOptions {
+            descriptor_set_path: pb.clone(),
+            message_type: Some("g.Outer".into()),
+        })
+    })
+    .unwrap();
+    let rows: Vec<(u64, Option<u64>, u32, Option<&str>, Option<&str>)> = response_fields(&e)
+        .iter()
+        .map(|f| {
+            (
+                f.field_id,
+                f.parent_field_id,
+                f.depth,
+                f.schema_name.as_deref(),
+                f.schema_status.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (0, None, 0, Some("before"), Some("ok")),
+            (2, None, 0, Some("item"), Some("ok")),
+            (3, Some(2), 1, Some("id"), Some("ok")),
+            (5, None, 0, Some("item"), Some("ok")),
+            (6, None, 0, Some("item"), Some("ok")),
+            (7, Some(6), 1, Some("id"), Some("ok")),
+            (9, None, 0, Some("item"), Some("ok")),
+            (10, None, 0, Some("after"), Some("ok")),
+        ]
+    );
+    let inner = response_fields(&e)[2];
+    assert_eq!(inner.schema_value, Some(json!(9)));
+    // Schema-less: flat, no parents.
+    let flat = inspect_doc(&doc, |_| {}).unwrap();
+    assert!(response_fields(&flat)
+        .iter()
+        .all(|f| f.parent_field_id.is_none() && f.depth == 0));
+    assert_eq!(response_fields(&flat).len(), 8);
+}
