@@ -2,6 +2,13 @@
 //! parent's `protobuf` facet, with intersecting filters, column selection
 //! (identity, offset basis and body status always kept) and the parent's
 //! `protobuf_coverage`. It never decodes again or opens a file.
+//!
+//! A retained (authenticated, immutable) parent may carry a `ViewCache`:
+//! its validation is done once, and the most recent field filter keeps the
+//! indices of the rows it selected (references to existing facts). A filter
+//! whose selector lists hold more values than the parent has field facts is
+//! scanned uncached, with the same rows. Inline parents get no cache and
+//! are validated on every request.
 
 use crate::budget::{clone_charge, inline_charge, Budget, PROJECTION_BUDGET};
 use crate::error::{DeriveError, Refusal};
@@ -172,7 +179,71 @@ pub(crate) fn parse(obj: &Map<String, Value>) -> Result<ProtobufView, DeriveErro
 
 /// One page of a protobuf collection.
 pub fn protobuf_page(evidence: &Value, view: &ProtobufView) -> Result<Value, DeriveError> {
-    protobuf_page_budgeted(evidence, view, &mut Budget::new(PROJECTION_BUDGET))
+    protobuf_page_budgeted(evidence, view, &mut Budget::new(PROJECTION_BUDGET), None)
+}
+
+/// What a retained parent caches for its protobuf pages; it lives with the
+/// retained Evidence and holds no copy of a fact.
+#[derive(Debug, Default, Clone)]
+pub struct ViewCache {
+    validated: bool,
+    /// The most recent field filter (its selector text) and the indices of
+    /// the field facts it selected.
+    filter: Option<(String, Vec<usize>)>,
+    /// Pages answered from the cached filter, and uncached scans of
+    /// selections larger than the retained field count.
+    pub filter_hits: u64,
+    pub uncached_scans: u64,
+}
+
+/// One page of a retained parent's protobuf collection, reusing `cache`.
+pub fn protobuf_page_cached(
+    evidence: &Value,
+    view: &ProtobufView,
+    cache: &mut ViewCache,
+) -> Result<Value, DeriveError> {
+    protobuf_page_budgeted(
+        evidence,
+        view,
+        &mut Budget::new(PROJECTION_BUDGET),
+        Some(cache),
+    )
+}
+
+/// The selector text of a field filter and its size in selector values.
+fn selector(view: &ProtobufView) -> (String, usize) {
+    let size = [
+        &view.record_ordinals,
+        &view.frame_indices,
+        &view.field_numbers,
+        &view.field_ids,
+    ]
+    .iter()
+    .map(|l| l.as_ref().map_or(0, Vec::len))
+    .sum::<usize>()
+        + view.schema_names.as_ref().map_or(0, Vec::len);
+    let text = json!([
+        view.record_ordinals,
+        view.frame_indices,
+        view.field_numbers,
+        view.field_ids,
+        view.schema_names
+    ])
+    .to_string();
+    (text, size)
+}
+
+/// The row passes every filter of the view (filters intersect).
+fn keeps(view: &ProtobufView, row: &Value) -> bool {
+    keeps_u64(&view.record_ordinals, row, "record_ordinal")
+        && keeps_u64(&view.frame_indices, row, "frame_index")
+        && keeps_u64(&view.field_numbers, row, "number")
+        && keeps_u64(&view.field_ids, row, "field_id")
+        && view.schema_names.as_ref().is_none_or(|names| {
+            row.get("schema_name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| names.iter().any(|x| x == n))
+        })
 }
 
 fn keeps_u64(filter: &Option<Vec<u64>>, row: &Value, key: &str) -> bool {
@@ -187,10 +258,16 @@ pub(crate) fn protobuf_page_budgeted(
     evidence: &Value,
     view: &ProtobufView,
     budget: &mut Budget,
+    mut cache: Option<&mut ViewCache>,
 ) -> Result<Value, DeriveError> {
-    let issues = validate_evidence(evidence);
-    if !issues.is_empty() {
-        return Err(DeriveError::InvalidEvidence { issues });
+    if !cache.as_ref().is_some_and(|c| c.validated) {
+        let issues = validate_evidence(evidence);
+        if !issues.is_empty() {
+            return Err(DeriveError::InvalidEvidence { issues });
+        }
+        if let Some(c) = cache.as_deref_mut() {
+            c.validated = true;
+        }
     }
     let Some(facet) = evidence.get("protobuf") else {
         return Err(DeriveError::Unsupported {
@@ -215,20 +292,32 @@ pub(crate) fn protobuf_page_budgeted(
                 && b.get("pointer") == row.get("body_pointer")
         })
     };
-    let rows: Vec<&Value> = list(&view.collection)
-        .iter()
-        .filter(|row| keeps_u64(&view.record_ordinals, row, "record_ordinal"))
-        .filter(|row| keeps_u64(&view.frame_indices, row, "frame_index"))
-        .filter(|row| keeps_u64(&view.field_numbers, row, "number"))
-        .filter(|row| keeps_u64(&view.field_ids, row, "field_id"))
-        .filter(|row| {
-            view.schema_names.as_ref().is_none_or(|names| {
-                row.get("schema_name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|n| names.iter().any(|x| x == n))
-            })
-        })
-        .collect();
+    let all = list(&view.collection);
+    let scan = || -> Vec<usize> {
+        all.iter()
+            .enumerate()
+            .filter(|(_, row)| keeps(view, row))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let indices: Vec<usize> = match cache.as_deref_mut() {
+        Some(c) if view.collection == "fields" => {
+            let (text, size) = selector(view);
+            if size > all.len() {
+                c.uncached_scans += 1;
+                scan()
+            } else if let Some((_, hit)) = c.filter.as_ref().filter(|(t, _)| *t == text) {
+                c.filter_hits += 1;
+                hit.clone()
+            } else {
+                let found = scan();
+                c.filter = Some((text, found.clone()));
+                found
+            }
+        }
+        _ => scan(),
+    };
+    let rows: Vec<&Value> = indices.iter().filter_map(|&i| all.get(i)).collect();
     let total = rows.len();
     let mut page = Vec::new();
     for row in rows.into_iter().skip(view.offset).take(view.limit) {

@@ -6,8 +6,9 @@
 use rea_core::inspect::{check_format, DEFAULT_CAPTURE_TIMEOUT_MS};
 use rea_core::{inspect_web_network_capture, Category, Detail, ErrorReport, InspectRequest};
 use rea_derivation::analysis::analysis_view;
+use rea_derivation::protobuf_view::{protobuf_page_cached, ViewCache};
 use rea_derivation::source::{evidence_from_file, evidence_inline, Source};
-use rea_derivation::view::parse_view;
+use rea_derivation::view::{parse_view, ViewRequest};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -37,10 +38,13 @@ const INSPECT_ARGS: [&str; 7] = [
 ];
 const VIEW_ARGS: [&str; 2] = ["source", "view"];
 
+/// One retained Evidence document and the view cache that lives with it.
+type Kept = (Arc<Value>, Arc<Mutex<ViewCache>>);
+
 /// Evidence kept for `retained-evidence` sources, newest last.
 #[derive(Default)]
 struct Retained {
-    entries: VecDeque<(String, Arc<Value>)>,
+    entries: VecDeque<(String, Kept)>,
 }
 
 impl Retained {
@@ -49,17 +53,22 @@ impl Retained {
         while self.entries.len() >= RETAINED_LIMIT {
             self.entries.pop_front();
         }
-        self.entries.push_back((id.clone(), Arc::new(evidence)));
+        self.entries
+            .push_back((id.clone(), (Arc::new(evidence), Arc::default())));
         id
     }
 
-    fn get(&self, id: &str) -> Option<Arc<Value>> {
+    fn get(&self, id: &str) -> Option<Kept> {
         self.entries
             .iter()
             .find(|(k, _)| k == id)
             .map(|(_, v)| v.clone())
     }
 }
+
+/// A view's parent: the Evidence, whether it came inline, and the cache of
+/// a retained parent.
+type Loaded = (Arc<Value>, bool, Option<Arc<Mutex<ViewCache>>>);
 
 /// The MCP handler; clones share one store.
 #[derive(Clone, Default)]
@@ -79,7 +88,7 @@ impl InspectSurface {
         }
     }
 
-    fn lookup(&self, id: &str) -> Option<Arc<Value>> {
+    fn lookup(&self, id: &str) -> Option<Kept> {
         match self.retained.lock() {
             Ok(r) => r.get(id),
             Err(poisoned) => poisoned.into_inner().get(id),
@@ -128,11 +137,17 @@ impl InspectSurface {
         let source = arguments.get("source").ok_or_else(|| missing("source"))?;
         let view_json = arguments.get("view").ok_or_else(|| missing("view"))?;
         let view = parse_view(view_json)?;
-        let (evidence, inline) = self.load_source(source)?;
+        let (evidence, inline, cache) = self.load_source(source)?;
+        // A retained parent's protobuf pages reuse its validation and its
+        // most recent field filter.
+        if let (ViewRequest::Protobuf(v), Some(cache)) = (&view, cache) {
+            let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+            return Ok(protobuf_page_cached(&evidence, v, &mut cache)?);
+        }
         Ok(analysis_view(&evidence, &view, inline)?)
     }
 
-    fn load_source(&self, source: &Value) -> Result<(Arc<Value>, bool), ErrorReport> {
+    fn load_source(&self, source: &Value) -> Result<Loaded, ErrorReport> {
         let kind = source.get("kind").and_then(Value::as_str);
         match kind {
             Some("retained-evidence") => {
@@ -154,7 +169,7 @@ impl InspectSurface {
                         "Run inspect_web_network_capture with detail \"summary\" again; this server keeps the {RETAINED_LIMIT} most recent Evidence documents."
                     ))
                 })?;
-                Ok((evidence, false))
+                Ok((evidence.0, false, Some(evidence.1)))
             }
             Some("inline") => {
                 let obj = source
@@ -165,7 +180,7 @@ impl InspectSurface {
                     .get("evidence")
                     .ok_or_else(|| bad_source("inline needs the evidence object"))?;
                 let bytes = serde_json::to_vec(evidence).map_err(output_error)?;
-                Ok((Arc::new(evidence_inline(&bytes)?), true))
+                Ok((Arc::new(evidence_inline(&bytes)?), true, None))
             }
             _ => {
                 let Source::EvidenceFile { path } = Source::from_json(source)? else {
@@ -180,7 +195,7 @@ impl InspectSurface {
                     .detail("path", path.as_str())
                     .detail("content_issues", json!([]))
                 })?;
-                Ok((Arc::new(evidence_from_file(&path, &bytes)?), false))
+                Ok((Arc::new(evidence_from_file(&path, &bytes)?), false, None))
             }
         }
     }

@@ -199,7 +199,7 @@ fn pages_never_reopen_files_and_inline_input_is_revalidated() {
         crate::view::ViewRequest::Protobuf(v) => v,
         _ => unreachable!("a protobuf view"),
     };
-    let small = protobuf_page_budgeted(&e, &parsed, &mut Budget::new(1024));
+    let small = protobuf_page_budgeted(&e, &parsed, &mut Budget::new(1024), None);
     assert!(matches!(small, Err(DeriveError::ResourceConstraint { .. })));
     let mut no_facet = e.clone();
     no_facet.as_object_mut().unwrap().remove("protobuf");
@@ -210,4 +210,66 @@ fn pages_never_reopen_files_and_inline_input_is_revalidated() {
             ..
         })
     ));
+}
+
+fn parsed(request: &Value) -> ProtobufView {
+    match parse_view(request).unwrap() {
+        crate::view::ViewRequest::Protobuf(v) => v,
+        _ => unreachable!("a protobuf view"),
+    }
+}
+
+/// PB-49: a retained parent's cache reuses its validation and the most
+/// recent field filter (indices into the retained facts): the repeated page
+/// is a cache hit with the same rows, after both files are deleted.
+#[test]
+fn retained_parents_reuse_validation_and_the_latest_field_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let har = dir.path().join("c.har");
+    let pb = dir.path().join("api.pb");
+    std::fs::copy(fixture("grpc-native.har"), &har).unwrap();
+    std::fs::copy(fixture("api.pb"), &pb).unwrap();
+    let e = evidence_from(har.clone(), pb.clone(), vec![0, 6]);
+    let mut cache = ViewCache::default();
+    let request = json!({"kind":"protobuf","collection":"fields","record_ordinals":[0],"field_numbers":[1,2],"limit":8});
+    let first = protobuf_page_cached(&e, &parsed(&request), &mut cache).unwrap();
+    assert_eq!(first, protobuf_page(&e, &parsed(&request)).unwrap());
+    assert_eq!(cache.filter_hits, 0);
+    std::fs::remove_file(&har).unwrap();
+    std::fs::remove_file(&pb).unwrap();
+    // The next page of the same filter: a hit, the rows a fresh scan gives.
+    let next = json!({"kind":"protobuf","collection":"fields","record_ordinals":[0],"field_numbers":[1,2],"offset":8,"limit":8});
+    let hit = protobuf_page_cached(&e, &parsed(&next), &mut cache).unwrap();
+    assert_eq!(cache.filter_hits, 1);
+    assert_eq!(hit, protobuf_page(&e, &parsed(&next)).unwrap());
+    // Another filter replaces the cached one (only the most recent is kept).
+    let other = json!({"kind":"protobuf","collection":"fields","record_ordinals":[6],"limit":8});
+    let o = protobuf_page_cached(&e, &parsed(&other), &mut cache).unwrap();
+    assert_eq!(o, protobuf_page(&e, &parsed(&other)).unwrap());
+    assert_eq!(cache.filter_hits, 1);
+    protobuf_page_cached(&e, &parsed(&request), &mut cache).unwrap();
+    assert_eq!(cache.filter_hits, 1, "the first filter was replaced");
+    // Validation is reused: the immutable retained parent is not rechecked
+    // (inline parents are, PB-51).
+    assert!(cache.validated);
+}
+
+/// PB-50: a selection with more selector values than the parent has field
+/// facts is scanned uncached, with the same rows.
+#[test]
+fn selections_larger_than_the_retained_fields_scan_uncached() {
+    let e = evidence_from(fixture("grpc-native.har"), fixture("api.pb"), vec![0]);
+    let count = e["protobuf"]["fields"].as_array().unwrap().len() as u64;
+    let ids: Vec<u64> = (0..count + 10).collect();
+    let request = json!({"kind":"protobuf","collection":"fields","field_ids": ids,"limit":64});
+    let mut cache = ViewCache::default();
+    let page = protobuf_page_cached(&e, &parsed(&request), &mut cache).unwrap();
+    assert_eq!(cache.uncached_scans, 1);
+    assert!(cache.filter.is_none());
+    assert_eq!(page, protobuf_page(&e, &parsed(&request)).unwrap());
+    assert!(!rows(&page).is_empty());
+    // Again: still uncached, still the same rows.
+    let again = protobuf_page_cached(&e, &parsed(&request), &mut cache).unwrap();
+    assert_eq!((cache.uncached_scans, cache.filter_hits), (2, 0));
+    assert_eq!(again, page);
 }
