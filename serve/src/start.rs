@@ -38,6 +38,9 @@ pub struct StartOptions {
     /// Build from these records only (zero-based producer ordinals), as
     /// inspection selects them; every record when `None`.
     pub records: Option<Vec<u64>>,
+    /// Recorded secrets: pseudonymised by default (`rea_core::secrets`);
+    /// `keep` serves them as recorded.
+    pub secrets: rea_core::secrets::SecretPolicy,
 }
 
 impl StartOptions {
@@ -107,13 +110,20 @@ fn build(
             decode_for_serving(&request)?
         }
     };
-    let evidence = serde_json::to_value(&evidence).map_err(|e| {
+    let mut evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",
             Category::Internal,
             format!("the Evidence did not serialize: {e}"),
         )
     })?;
+    let pseudonymised = rea_core::secrets::pseudonymise_evidence(&mut evidence, &options.secrets);
+    if !options.secrets.keep {
+        progress(&format!(
+            "pseudonymised {} recorded secret values (--keep-secrets serves them as recorded)",
+            pseudonymised.values
+        ));
+    }
     let records = records_of(&evidence);
     progress(&format!(
         "decoded {} records; deriving the environment manifest",

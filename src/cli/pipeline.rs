@@ -10,6 +10,7 @@ use std::path::Path;
 /// `name` is what the process environment says (`ENVIRONMENT_NAME`).
 /// Entries that fail validation are left out and returned (none with
 /// `strict`, which refuses the capture instead).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     capture: &Path,
     format: Option<&str>,
@@ -17,6 +18,7 @@ pub(crate) fn build(
     state: Option<&Path>,
     name: Option<String>,
     strict: bool,
+    secrets: &rea_core::secrets::SecretPolicy,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let options = StartOptions {
@@ -26,6 +28,7 @@ pub(crate) fn build(
         format: format.map(str::to_string),
         strict,
         records: None,
+        secrets: secrets.clone(),
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;

@@ -56,6 +56,8 @@ pub(crate) struct ServeArgs {
     /// start-up line (address, left-out entries) instead of the banner's.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub secrets: crate::cli::secrets::SecretArgs,
 }
 
 /// The resolved configuration the libraries see.
@@ -73,6 +75,7 @@ struct Resolved {
     name: Option<String>,
     strict: bool,
     json: bool,
+    secrets: rea_core::secrets::SecretPolicy,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -121,6 +124,7 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
             .filter(|n| !n.trim().is_empty()),
         strict: args.strict,
         json: args.json,
+        secrets: args.secrets.policy(),
     })
 }
 
@@ -178,6 +182,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         cfg.state.as_deref(),
         cfg.name.clone(),
         cfg.strict,
+        &cfg.secrets,
         &mut |stage| {
             log(&format!(
                 "[{:>6.2}s] {stage}",
