@@ -14,7 +14,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -27,7 +27,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            (self.next() % n as u64) as usize
+            (self.next_u64() % n as u64) as usize
         }
     }
 
@@ -83,7 +83,7 @@ fn json_value(rng: &mut Rng) -> Value {
     match rng.below(14) {
         0 => Value::Null,
         1 => Value::Bool(rng.chance(2)),
-        2 => Value::from(rng.next() as i64),
+        2 => Value::from(rng.next_u64() as i64),
         3 => Value::from(-1),
         4 => Value::from(0),
         5 => serde_json::from_str("1e300").unwrap_or(Value::Null),
@@ -138,7 +138,7 @@ pub fn bytes(rng: &mut Rng, data: &mut Vec<u8>, other: &[u8], max_len: usize) {
             7 => {
                 let to = rng.below(len + 1);
                 let n = 1 + rng.below(16);
-                let fill: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                let fill: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
                 data.splice(to..to, fill);
             }
             8 if len > 1 => {
@@ -245,10 +245,8 @@ fn edit(
                     }
                 }
                 Value::Object(o) => {
-                    let key = format!(
-                        "{}",
-                        *rng.pick(&["id", "data", "_x", "", "records", "parts"])
-                    );
+                    let key =
+                        (*rng.pick(&["id", "data", "_x", "", "records", "parts"])).to_string();
                     o.insert(key, graft(rng, donor));
                 }
                 _ => {}
