@@ -12,6 +12,7 @@
 //! - `qlog`: the aioquic 1.5.0 JSON qlog 0.3 decoder and its `qlog` facet.
 //! - `protobuf`: protobuf, gRPC and gRPC-web bodies of selected records.
 //! - `redact`: credential and declared-sensitive-value exclusion.
+//! - `secrets`: recorded secrets pseudonymised for serving (not inspection).
 //! - `saz`: the Fiddler Session Archive Zip decoder (sessions, sidecars).
 //! - `serving`: the capture a derived command starts from (format by content).
 //! - `evidence`: the Evidence document types and its output budget.
@@ -31,6 +32,7 @@ pub mod read;
 pub mod recorded_url;
 pub mod redact;
 pub mod saz;
+pub mod secrets;
 pub mod serving;
 
 pub use error::{Category, ErrorReport};

@@ -41,6 +41,9 @@ pub struct StartOptions {
     /// A compiled `FileDescriptorSet` (`--descriptor-set`): gRPC method
     /// tools then take and answer messages as JSON.
     pub descriptor_set: Option<PathBuf>,
+    /// Recorded secrets: pseudonymised by default (`rea_core::secrets`);
+    /// `keep` serves them as recorded.
+    pub secrets: rea_core::secrets::SecretPolicy,
 }
 
 impl StartOptions {
@@ -118,13 +121,20 @@ fn build(
             grpc.methods.len()
         ));
     }
-    let evidence = serde_json::to_value(&evidence).map_err(|e| {
+    let mut evidence = serde_json::to_value(&evidence).map_err(|e| {
         ErrorReport::new(
             "internal",
             Category::Internal,
             format!("the Evidence did not serialize: {e}"),
         )
     })?;
+    let pseudonymised = rea_core::secrets::pseudonymise_evidence(&mut evidence, &options.secrets);
+    if !options.secrets.keep {
+        progress(&format!(
+            "pseudonymised {} recorded secret values (--keep-secrets serves them as recorded)",
+            pseudonymised.values
+        ));
+    }
     let records = records_of(&evidence);
     progress(&format!(
         "decoded {} records; deriving the environment manifest",

@@ -19,6 +19,19 @@ pub(crate) fn evidence_for_serving(
     Ok((to_json(&evidence)?, left_out))
 }
 
+/// `evidence_for_serving` with recorded secrets pseudonymised as `policy`
+/// says (the serving commands: environment-state, -model).
+pub(crate) fn evidence_for_serving_with(
+    capture: &Path,
+    format: Option<&str>,
+    strict: bool,
+    policy: &rea_core::secrets::SecretPolicy,
+) -> Result<(Value, Vec<LeftOutEntry>), ErrorReport> {
+    let (mut evidence, left_out) = evidence_for_serving(capture, format, strict)?;
+    rea_core::secrets::pseudonymise_evidence(&mut evidence, policy);
+    Ok((evidence, left_out))
+}
+
 fn to_json(evidence: &rea_core::Evidence) -> Result<Value, ErrorReport> {
     serde_json::to_value(evidence).map_err(|e| {
         ErrorReport::new(

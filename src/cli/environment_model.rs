@@ -23,6 +23,8 @@ pub(crate) struct Args {
     /// does (default: leave such entries out and list them on stderr).
     #[arg(long)]
     strict: bool,
+    #[command(flatten)]
+    secrets: super::secrets::SecretArgs,
 }
 
 /// Runs the command and returns the exit code.
@@ -34,10 +36,11 @@ pub(crate) fn run(args: Args) -> u8 {
 }
 
 fn execute(args: &Args) -> Result<(), ErrorReport> {
-    let (evidence, left_out) = super::decode::evidence_for_serving(
+    let (evidence, left_out) = super::decode::evidence_for_serving_with(
         &args.capture_path,
         args.format.as_deref(),
         args.strict,
+        &args.secrets.policy(),
     )?;
     super::decode::warn_left_out(&left_out, args.json);
     let model = environment_model(&evidence).map_err(|e| e.to_report())?;

@@ -28,6 +28,8 @@ pub(crate) struct Args {
     /// does (default: leave such entries out and list them on stderr).
     #[arg(long)]
     strict: bool,
+    #[command(flatten)]
+    secrets: super::secrets::SecretArgs,
 }
 
 /// Runs the command and returns the exit code.
@@ -41,10 +43,11 @@ pub(crate) fn run(args: Args) -> u8 {
 fn execute(args: &Args) -> Result<(), ErrorReport> {
     let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
-    let (evidence, left_out) = super::decode::evidence_for_serving(
+    let (evidence, left_out) = super::decode::evidence_for_serving_with(
         &args.capture_path,
         args.format.as_deref(),
         args.strict,
+        &args.secrets.policy(),
     )?;
     super::decode::warn_left_out(&left_out, args.json);
     let state = environment_state(&evidence, &rules).map_err(|e| e.to_report())?;

@@ -12,6 +12,7 @@ pub(crate) mod inspect;
 pub(crate) mod inspect_mcp;
 pub(crate) mod output;
 pub(crate) mod pipeline;
+pub(crate) mod secrets;
 pub(crate) mod serve;
 
 use rea_core::error::scrub_text;

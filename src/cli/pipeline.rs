@@ -10,6 +10,7 @@ use std::path::Path;
 /// `name` is what the process environment says (`ENVIRONMENT_NAME`).
 /// Entries that fail validation are left out and returned (none with
 /// `strict`, which refuses the capture instead).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     capture: &Path,
     format: Option<&str>,
@@ -18,6 +19,7 @@ pub(crate) fn build(
     name: Option<String>,
     strict: bool,
     descriptor_set: Option<&Path>,
+    secrets: &rea_core::secrets::SecretPolicy,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Environment, Vec<LeftOutEntry>), ErrorReport> {
     let options = StartOptions {
@@ -28,6 +30,7 @@ pub(crate) fn build(
         strict,
         records: None,
         descriptor_set: descriptor_set.map(Path::to_path_buf),
+        secrets: secrets.clone(),
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;

@@ -61,6 +61,8 @@ pub(crate) struct ServeArgs {
     /// take and answer messages as JSON.
     #[arg(long, value_name = "FILE")]
     pub descriptor_set: Option<PathBuf>,
+    #[command(flatten)]
+    pub secrets: crate::cli::secrets::SecretArgs,
 }
 
 /// The resolved configuration the libraries see.
@@ -79,6 +81,7 @@ struct Resolved {
     strict: bool,
     json: bool,
     descriptor_set: Option<PathBuf>,
+    secrets: rea_core::secrets::SecretPolicy,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -128,6 +131,7 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         strict: args.strict,
         json: args.json,
         descriptor_set: args.descriptor_set,
+        secrets: args.secrets.policy(),
     })
 }
 
@@ -186,6 +190,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         cfg.name.clone(),
         cfg.strict,
         cfg.descriptor_set.as_deref(),
+        &cfg.secrets,
         &mut |stage| {
             log(&format!(
                 "[{:>6.2}s] {stage}",
