@@ -356,38 +356,60 @@ impl Documents {
     }
 }
 
-/// What one traced call read and wrote of a World: entity types by name
-/// and whether documents (as one dependency).
+/// What one traced call read and wrote of a World: collections by (type,
+/// collection path), whole types (a walk over every collection of one), and
+/// the documents (as one dependency).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Footprint {
+    pub read_collections: HashSet<(String, String)>,
     pub read_types: HashSet<String>,
-    pub written_types: HashSet<String>,
+    pub written_collections: HashSet<(String, String)>,
     pub read_documents: bool,
     pub written_documents: bool,
 }
 
-/// The trace of a World while one call is traced (`World::trace`).
+impl Footprint {
+    /// True when the call wrote nothing it traced.
+    pub fn wrote_nothing(&self) -> bool {
+        self.written_collections.is_empty() && !self.written_documents
+    }
+}
+
+/// The trace of a World while one call is traced (`World::begin_trace`).
 #[derive(Default)]
 struct Trace {
     on: AtomicBool,
     log: Mutex<Footprint>,
 }
 
+fn note(set: &mut HashSet<(String, String)>, type_name: &str, collection: &str) {
+    if !set.iter().any(|(t, c)| t == type_name && c == collection) {
+        set.insert((type_name.to_string(), collection.to_string()));
+    }
+}
+
 impl Trace {
-    fn read(&self, type_name: &str) {
-        if self.on.load(Ordering::Relaxed) {
-            let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+    fn log(&self) -> Option<std::sync::MutexGuard<'_, Footprint>> {
+        self.on
+            .load(Ordering::Relaxed)
+            .then(|| self.log.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+    fn read(&self, type_name: &str, collection: &str) {
+        if let Some(mut log) = self.log() {
+            note(&mut log.read_collections, type_name, collection);
+        }
+    }
+    fn read_type(&self, type_name: &str) {
+        if let Some(mut log) = self.log() {
             if !log.read_types.contains(type_name) {
                 log.read_types.insert(type_name.to_string());
             }
         }
     }
-    fn write(&mut self, type_name: &str) {
+    fn write(&mut self, type_name: &str, collection: &str) {
         if *self.on.get_mut() {
             let log = self.log.get_mut().unwrap_or_else(|p| p.into_inner());
-            if !log.written_types.contains(type_name) {
-                log.written_types.insert(type_name.to_string());
-            }
+            note(&mut log.written_collections, type_name, collection);
         }
     }
 }
@@ -436,7 +458,7 @@ impl World {
     /// Every collection by type, then collection path.
     pub fn collections(&self) -> &IndexMap<String, IndexMap<String, Collection>> {
         for t in self.collections.keys() {
-            self.trace.read(t);
+            self.trace.read_type(t);
         }
         &self.collections
     }
@@ -444,7 +466,7 @@ impl World {
     /// The entities of one collection path, in state order.
     pub fn list(&self, type_name: &str, collection: &str) -> &Collection {
         static EMPTY: std::sync::OnceLock<Collection> = std::sync::OnceLock::new();
-        self.trace.read(type_name);
+        self.trace.read(type_name, collection);
         self.collections
             .get(type_name)
             .and_then(|c| c.get(collection))
@@ -453,7 +475,7 @@ impl World {
 
     /// Every entity of one type, collection by collection.
     pub fn entities_of_type(&self, type_name: &str) -> impl Iterator<Item = &Entity> {
-        self.trace.read(type_name);
+        self.trace.read_type(type_name);
         self.collections
             .get(type_name)
             .into_iter()
@@ -478,7 +500,7 @@ impl World {
         collection: &str,
         id: &str,
     ) -> Option<&mut Entity> {
-        self.trace.write(type_name);
+        self.trace.write(type_name, collection);
         self.collections
             .get_mut(type_name)?
             .get_mut(collection)?
@@ -487,7 +509,7 @@ impl World {
 
     /// Inserts an entity at `index` of its collection (clamped; `None`: last).
     pub fn insert(&mut self, entity: Entity, index: Option<usize>) {
-        self.trace.write(&entity.type_name);
+        self.trace.write(&entity.type_name, &entity.collection);
         self.collections
             .entry(entity.type_name.clone())
             .or_default()
@@ -498,7 +520,7 @@ impl World {
 
     /// Removes and returns one entity.
     pub fn remove(&mut self, type_name: &str, collection: &str, id: &str) -> Option<Entity> {
-        self.trace.write(type_name);
+        self.trace.write(type_name, collection);
         self.collections
             .get_mut(type_name)?
             .get_mut(collection)?
@@ -984,9 +1006,19 @@ mod tests {
         let _ = world.documents.get("/x");
         world.remove("others", "/api/others", "b");
         let trace = world.end_trace();
-        assert!(trace.read_types.contains("items"));
-        assert!(trace.written_types.contains("others"));
+        let pair = |t: &str, c: &str| (t.to_string(), c.to_string());
+        assert!(trace
+            .read_collections
+            .contains(&pair("items", "/api/items")));
+        assert!(trace
+            .written_collections
+            .contains(&pair("others", "/api/others")));
+        assert!(trace.read_types.is_empty());
+        let _ = world.entities_of_type("items").count();
         assert!(trace.read_documents && !trace.written_documents);
+        world.begin_trace();
+        let _ = world.entities_of_type("items").count();
+        assert!(world.end_trace().read_types.contains("items"));
         // Not tracing: nothing is recorded.
         let _ = world.entity("items", "/api/items", "a");
         world.begin_trace();

@@ -6,10 +6,14 @@
 //! after `data/add` answers the same bytes.
 //!
 //! Reads are pure functions of the World, so their replies are cached per
-//! request line until the World changes (an applied or possibly-applied
-//! write, `data/reset`, `data/add`). Entries are inserted and the cache is
-//! cleared only while the World lock is held, so a cached reply is always
-//! the one the current World would render.
+//! request line until the part of the World they read changes: each entry
+//! names the collections (by entity type and collection path), the whole
+//! types and whether the documents its answer read, and an applied or
+//! possibly-applied write drops the entries of the collections it wrote
+//! (every entry when what it wrote is not known; `data/reset` and
+//! `data/add` drop every entry). Entries are inserted and dropped only while
+//! the World lock is held, so a cached reply is always the one the current
+//! World would render.
 
 use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo};
@@ -18,7 +22,7 @@ use axum::body::Bytes;
 use axum::http::HeaderMap;
 use indexmap::IndexMap;
 pub use rea_engine::Request;
-use rea_engine::{Answer, Applied};
+use rea_engine::{Answer, Applied, Footprint};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -70,7 +74,82 @@ struct Host<M: Model> {
     world: Mutex<M::World>,
     initial: Mutex<M::World>,
     /// Read replies by `METHOD target`, valid for the current World.
-    reads: Mutex<HashMap<String, Arc<Reply>>>,
+    reads: Mutex<ReadCache>,
+}
+
+/// Read replies by key, with the keys that depend on each collection, on
+/// each whole type, on the documents, and on anything at all (a footprint
+/// not known).
+#[derive(Default)]
+struct ReadCache {
+    entries: HashMap<String, Arc<Reply>>,
+    by_collection: HashMap<(String, String), Vec<String>>,
+    by_type: HashMap<String, Vec<String>>,
+    by_documents: Vec<String>,
+    by_anything: Vec<String>,
+    /// Keys held in the lists above (an entry dropped through one list
+    /// stays named in the others until they are drained).
+    indexed: usize,
+}
+
+impl ReadCache {
+    fn get(&self, key: &str) -> Option<Arc<Reply>> {
+        self.entries.get(key).cloned()
+    }
+
+    fn clear(&mut self) {
+        *self = ReadCache::default();
+    }
+
+    fn insert(&mut self, key: String, reply: Arc<Reply>, read: Option<&Footprint>) {
+        if self.entries.len() >= CACHE_ENTRIES || self.indexed >= 4 * CACHE_ENTRIES {
+            self.clear();
+        }
+        match read {
+            None => {
+                self.by_anything.push(key.clone());
+                self.indexed += 1;
+            }
+            Some(read) => {
+                for c in &read.read_collections {
+                    self.by_collection
+                        .entry(c.clone())
+                        .or_default()
+                        .push(key.clone());
+                    self.indexed += 1;
+                }
+                for t in &read.read_types {
+                    self.by_type.entry(t.clone()).or_default().push(key.clone());
+                    self.indexed += 1;
+                }
+                if read.read_documents {
+                    self.by_documents.push(key.clone());
+                    self.indexed += 1;
+                }
+            }
+        }
+        self.entries.insert(key, reply);
+    }
+
+    /// Drops the entries a write may have changed the answers of.
+    fn invalidate(&mut self, written: Option<&Footprint>) {
+        let Some(w) = written.filter(|w| !w.wrote_nothing()) else {
+            self.clear();
+            return;
+        };
+        let mut dropped: Vec<String> = std::mem::take(&mut self.by_anything);
+        for c in &w.written_collections {
+            dropped.extend(self.by_collection.remove(c).unwrap_or_default());
+            dropped.extend(self.by_type.remove(&c.0).unwrap_or_default());
+        }
+        if w.written_documents {
+            dropped.append(&mut self.by_documents);
+        }
+        self.indexed = self.indexed.saturating_sub(dropped.len());
+        for key in dropped {
+            self.entries.remove(&key);
+        }
+    }
 }
 
 /// Request headers an answer depends on (the serving origin and the
@@ -111,24 +190,20 @@ impl<M: Model> Hosted for Host<M> {
     }
     fn answer(&self, request: &Request) -> Arc<Reply> {
         let key = read_key(request);
-        if let Some(hit) = key.as_ref().and_then(|k| lock(&self.reads).get(k).cloned()) {
+        if let Some(hit) = key.as_ref().and_then(|k| lock(&self.reads).get(k)) {
             return hit;
         }
         let mut generator = SystemGenerator;
         let mut world = self.lock();
-        let reply = Arc::new(Reply::new(self.model.answer(
-            &mut world,
-            request,
-            &mut generator,
-        )));
+        self.model.begin_trace(&mut world);
+        let answer = self.model.answer(&mut world, request, &mut generator);
+        let footprint = self.model.end_trace(&mut world, &answer);
+        let reply = Arc::new(Reply::new(answer));
         let mut reads = lock(&self.reads);
         if reply.answer.applied != Applied::No {
-            reads.clear();
+            reads.invalidate(footprint.as_ref());
         } else if let Some(key) = key {
-            if reads.len() >= CACHE_ENTRIES {
-                reads.clear();
-            }
-            reads.insert(key, reply.clone());
+            reads.insert(key, reply.clone(), footprint.as_ref());
         }
         drop(reads);
         drop(world);
@@ -185,7 +260,7 @@ impl Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
                 initial: Mutex::new(initial),
-                reads: Mutex::new(HashMap::new()),
+                reads: Mutex::new(ReadCache::default()),
                 model,
             }),
             name,
