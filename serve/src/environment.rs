@@ -175,6 +175,18 @@ fn read_key(request: &Request) -> Option<String> {
     Some(key)
 }
 
+/// Drops a replaced World (and the replies cached for it) off the caller's
+/// path: a large World takes time to free, and `data/reset` should not wait.
+fn retire<T: Send + 'static>(old: T) {
+    if std::thread::Builder::new()
+        .name("rea-retire".into())
+        .spawn(move || drop(old))
+        .is_err()
+    {
+        // No thread to spare: the value was dropped with the closure.
+    }
+}
+
 impl<M: Model> Host<M> {
     fn lock(&self) -> std::sync::MutexGuard<'_, M::World> {
         lock(&self.world)
@@ -212,15 +224,19 @@ impl<M: Model> Hosted for Host<M> {
     fn reset(&self) {
         let fresh = lock(&self.initial).clone();
         let mut world = self.lock();
-        *world = fresh;
-        lock(&self.reads).clear();
+        let old = std::mem::replace(&mut *world, fresh);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, reads));
     }
     fn rebase(&self, value: &Value) -> Result<(), ImportError> {
         let start = self.model.import(value)?;
-        *lock(&self.initial) = start.clone();
+        let old_start = std::mem::replace(&mut *lock(&self.initial), start.clone());
         let mut world = self.lock();
-        *world = start;
-        lock(&self.reads).clear();
+        let old = std::mem::replace(&mut *world, start);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, old_start, reads));
         Ok(())
     }
     fn get(&self) -> Value {
@@ -231,8 +247,10 @@ impl<M: Model> Hosted for Host<M> {
         // Build the replacement outside the lock; swap it in at once.
         let replacement = self.model.import(value)?;
         let mut world = self.lock();
-        *world = replacement;
-        lock(&self.reads).clear();
+        let old = std::mem::replace(&mut *world, replacement);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, reads));
         Ok(())
     }
     fn tables(&self) -> IndexMap<String, Value> {
@@ -244,6 +262,7 @@ impl<M: Model> Hosted for Host<M> {
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
+    sessions: crate::sessions::SessionBounds,
 }
 
 impl Environment {
@@ -264,7 +283,19 @@ impl Environment {
                 model,
             }),
             name,
+            sessions: crate::sessions::SessionBounds::default(),
         }
+    }
+
+    /// The MCP session bounds the HTTP adapter applies.
+    pub fn with_session_bounds(mut self, bounds: crate::sessions::SessionBounds) -> Self {
+        self.sessions = bounds;
+        self
+    }
+
+    /// The MCP session bounds.
+    pub fn session_bounds(&self) -> crate::sessions::SessionBounds {
+        self.sessions
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

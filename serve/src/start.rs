@@ -38,6 +38,8 @@ pub struct StartOptions {
     /// Build from these records only (zero-based producer ordinals), as
     /// inspection selects them; every record when `None`.
     pub records: Option<Vec<u64>>,
+    /// MCP session bounds (`--max-sessions`, `--session-idle-timeout`).
+    pub sessions: crate::sessions::SessionBounds,
 }
 
 impl StartOptions {
@@ -156,7 +158,8 @@ fn build(
         WithAppModel::new(EngineModel::new(engine), app),
         None,
         options.name.as_deref(),
-    );
+    )
+    .with_session_bounds(options.sessions);
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",

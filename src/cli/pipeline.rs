@@ -26,6 +26,7 @@ pub(crate) fn build(
         format: format.map(str::to_string),
         strict,
         records: None,
+        sessions: Default::default(),
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;
