@@ -1,32 +1,44 @@
 #!/usr/bin/env bash
-# Serving throughput: requests/s and p50/p99 latency of `rea environment-serve`
-# for an item read, a list read and a create at 16 connections (wrk), beside a
-# minimal hyper server answering the same bytes in the same run; then RSS and
-# start-up time on the 30 MiB capture ../shared/fixtures/kinto/large.har.
+# The serving bench: `rea environment-serve` beside a minimal stateful hyper
+# server (serve/examples/hyper_ceiling.rs: the same recorded bytes from
+# memory, an id index, PATCH as a shallow merge, POST with the next id,
+# DELETE), in one run, printed as ratios. Servers are pinned to core 0 and
+# wrk to core 1; each throughput case alternates the two servers
+# (rea -> limit -> limit -> rea) and compares the means.
 #
-# usage: benches/serve.sh [SECONDS]      (default 5 s per measurement)
-#        REA_BIN=path/to/rea benches/serve.sh   measures that binary instead of
-#        the release build (e.g. a baseline build, for before/after ratios in
-#        one session); CEILING_BIN=path/to/hyper_ceiling likewise skips its build.
-# needs: wrk (apt-get install wrk), curl. Binds 127.0.0.1 only; stops what it starts.
+# It measures, on tests/fixtures/kinto/dev-a.har (products records):
+#   throughput  item read, list read, create, PATCH, mixed GET/PATCH/GET;
+#   data plane  data/add of 1k, 10k, 100k rows (time, RSS), create latency at
+#               those World sizes, data/reset at 100k entities;
+#   memory      RSS fresh, after CREATES creates (default 100k), after data/reset;
+#   start-up    time to listening and RSS on ../shared/fixtures/kinto/large.har;
+#   routing     item-read throughput with 10 and 10,000 tools (generated captures).
+#
+# usage: benches/serve.sh [SECONDS]      (default 3 s per wrk measurement)
+#   REA_BIN=path/to/rea          measure that binary (default: the release build)
+#   REA_BEFORE=path/to/rea       also measure a second binary in the same run
+#                                (before/after ratios); its lines say "before"
+#   CEILING_BIN=path/to/limit    skip building serve/examples/hyper_ceiling
+#   CREATES=N                    creates for the memory case (default 100000)
+#   ONLY="throughput data memory startup routing"   a subset of the sections
+# needs: wrk (apt-get install wrk), curl, python3, taskset. Binds 127.0.0.1
+# only; stops what it starts.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-duration="${1:-5}"
+duration="${1:-3}"
 conns=16
-threads=2
+creates="${CREATES:-100000}"
+only="${ONLY:-throughput data memory startup routing}"
 capture="tests/fixtures/kinto/dev-a.har"
 large="${REA_LARGE_HAR:-../shared/fixtures/kinto/large.har}"
-command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
-
-if [ -z "${REA_BIN:-}" ]; then
-  cargo build --release --quiet --bin rea
-fi
-if [ -z "${CEILING_BIN:-}" ]; then
-  cargo build --release --quiet -p rea-serve --example hyper_ceiling
-fi
+for tool in wrk curl python3 taskset; do
+  command -v "$tool" >/dev/null || { echo "$tool is not installed" >&2; exit 2; }
+done
+if [ -z "${REA_BIN:-}" ]; then cargo build --release --quiet --bin rea; fi
+if [ -z "${CEILING_BIN:-}" ]; then cargo build --release --quiet -p rea-serve --example hyper_ceiling; fi
 rea="${REA_BIN:-$root/target/release/rea}"
-ceiling="${CEILING_BIN:-$root/target/release/examples/hyper_ceiling}"
+limit="${CEILING_BIN:-$root/target/release/examples/hyper_ceiling}"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -35,90 +47,261 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+wants() { [[ " $only " == *" $1 "* ]]; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 wait_port() {
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 1200); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.05
+    sleep 0.025
   done
   echo "nothing listens on $1" >&2; return 1
 }
+rss_mib() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
+# start BIN CAPTURE [FLAGS...]: starts rea on core 0; sets $port and $pid.
+start() {
+  local bin="$1" cap="$2"; shift 2
+  port="$(free_port)"
+  taskset -c 0 "$bin" environment-serve "$cap" --port "$port" "$@" 2>>"$work/rea.log" & pid=$!
+  pids+=("$pid")
+  wait_port "$port"
+}
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+rpc() { # port method [params-file]
+  if [ -n "${3:-}" ]; then
+    curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
+      -H 'Content-Type: application/json' --data-binary "@$3"
+  else
+    curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
+      -H 'Content-Type: application/json' -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$2\"}"
+  fi
+}
+# wrk_run URL [SCRIPT] [CONNS]: prints "req/s mean-latency-us non2xx"
+wrk_run() {
+  local target="$1" script="${2:-}" c="${3:-$conns}" out
+  out="$(taskset -c 1 wrk -t1 -c"$c" -d"${duration}s" --latency ${script:+-s "$script"} "$target")"
+  awk '
+    /^Requests\/sec/ {rps=$2}
+    /Non-2xx or 3xx responses/ {bad=$5}
+    $1=="Latency" && !lat {v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
+      lat = (u=="ms") ? v*1000 : (u=="s") ? v*1000000 : v}
+    END {printf "%s %s %s\n", rps, lat, bad+0}' <<<"$out"
+}
+ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else 'n/a')" "$1" "$2"; }
+mean() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print(f'{sum(v)/len(v):.0f}')" "$@"; }
 
 base="/v1/buckets/shop/collections/products/records"
 item="$base/prod-001"
-list="$base"
-# The create body the capture sent (a full product).
-python3 - "$capture" "$work/create.json" <<'PY'
+# The bodies the capture sent: a create (a full product) and a PATCH.
+python3 - "$capture" "$work" <<'PY'
 import json, sys
 har = json.load(open(sys.argv[1]))
+out = sys.argv[2]
 for e in har["log"]["entries"]:
     r = e["request"]
     if r["method"] == "POST" and r["url"].endswith("/products/records"):
-        open(sys.argv[2], "w").write(r["postData"]["text"]); break
+        open(f"{out}/create.json", "w").write(r["postData"]["text"])
+    if r["method"] == "PATCH" and "/products/records/" in r["url"]:
+        open(f"{out}/patch.json", "w").write(r["postData"]["text"])
 PY
-cat > "$work/post.lua" <<LUA
+cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 local f = io.open("$work/create.json", "rb"); wrk.body = f:read("*a"); f:close()
 LUA
+cat >"$work/patch.lua" <<LUA
+wrk.method = "PATCH"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("$work/patch.json", "rb"); wrk.body = f:read("*a"); f:close()
+LUA
+cat >"$work/mixed.lua" <<LUA
+local f = io.open("$work/patch.json", "rb"); local body = f:read("*a"); f:close()
+local n = 0
+request = function()
+  n = n + 1
+  if n % 3 == 2 then
+    return wrk.format("PATCH", "$item", {["Content-Type"] = "application/json"}, body)
+  end
+  return wrk.format("GET", "$item")
+end
+LUA
+# A create script that stops each thread after its share of CREATES responses.
+cat >"$work/creates.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("$work/create.json", "rb"); wrk.body = f:read("*a"); f:close()
+local n = 0
+response = function(status, headers, body)
+  n = n + 1
+  if n >= $creates then wrk.thread:stop() end
+end
+LUA
 
-port="$(free_port)"
-"$rea" environment-serve "$capture" --port "$port" 2>"$work/rea.log" & pids+=($!)
-wait_port "$port"
-url="http://127.0.0.1:$port"
-curl -sf "$url$item" -o "$work/item.json"
-curl -sf "$url$list" -o "$work/list.json"
-curl -sf -X POST -H 'Content-Type: application/json' --data-binary "@$work/create.json" "$url$base" -o "$work/created.json"
-curl -sf -X POST "$url/agentenv" -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"data/reset"}' >/dev/null
+echo "# rea bench: ${duration}s per wrk case, $conns connections, servers on core 0, wrk on core 1 ($(nproc) cores)"
+bins=("after:$rea")
+if [ -n "${REA_BEFORE:-}" ]; then bins=("before:$REA_BEFORE" "after:$rea"); fi
 
-cport="$(free_port)"
-"$ceiling" "$cport" "GET:$item=$work/item.json" "GET:$list=$work/list.json" "POST:$base=$work/created.json" 2>/dev/null & pids+=($!)
-wait_port "$cport"
-curl_cmp() { cmp -s <(curl -s "$1") "$2" || { echo "the ceiling does not answer the same bytes for $1" >&2; exit 1; }; }
-curl_cmp "http://127.0.0.1:$cport$item" "$work/item.json"
-curl_cmp "http://127.0.0.1:$cport$list" "$work/list.json"
-
-measure() { # label url [script]
-  local label="$1" target="$2" script="${3:-}"
-  local out
-  if [ -n "$script" ]; then
-    out="$(wrk -t"$threads" -c"$conns" -d"${duration}s" --latency -s "$script" "$target")"
-  else
-    out="$(wrk -t"$threads" -c"$conns" -d"${duration}s" --latency "$target")"
-  fi
-  local rps p50 p99 errors
-  rps="$(awk '/^Requests\/sec/ {print $2}' <<<"$out")"
-  p50="$(awk '$1=="50%" {print $2}' <<<"$out")"
-  p99="$(awk '$1=="99%" {print $2}' <<<"$out")"
-  errors="$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$out")"
-  printf '%-22s %12s %10s %10s %s\n' "$label" "$rps" "$p50" "$p99" "${errors:+non-2xx: $errors}"
+throughput() { # label bin
+  local label="$1" bin="$2"
+  start "$bin" "$capture"; local rport="$port" rpid="$pid"
+  curl -sf "http://127.0.0.1:$rport$item" -o "$work/item.json"
+  curl -sf "http://127.0.0.1:$rport$base" -o "$work/list.json"
+  local lport; lport="$(free_port)"
+  taskset -c 0 "$limit" "$lport" "$base" "$work/item.json" "$work/list.json" /data id 2>/dev/null & local lpid=$!
+  pids+=("$lpid"); wait_port "$lport"
+  cmp -s <(curl -s "http://127.0.0.1:$lport$item") "$work/item.json" \
+    || echo "# note: the limit server's item bytes differ from rea's" >&2
+  printf '%-8s %-10s %12s %12s %8s %12s %12s\n' "" case "rea req/s" "limit req/s" ratio "rea mean" "limit mean"
+  local case url script
+  for case in item list patch mixed create; do
+    case "$case" in
+      item) url="$item"; script="";;
+      list) url="$base"; script="";;
+      patch) url="$item"; script="$work/patch.lua";;
+      mixed) url="$item"; script="$work/mixed.lua";;
+      create) url="$base"; script="$work/post.lua";;
+    esac
+    local r1 l1 l2 r2
+    r1=($(wrk_run "http://127.0.0.1:$rport$url" "$script"))
+    l1=($(wrk_run "http://127.0.0.1:$lport$url" "$script"))
+    l2=($(wrk_run "http://127.0.0.1:$lport$url" "$script"))
+    r2=($(wrk_run "http://127.0.0.1:$rport$url" "$script"))
+    local rr lr
+    rr="$(mean "${r1[0]}" "${r2[0]}")"; lr="$(mean "${l1[0]}" "${l2[0]}")"
+    printf '%-8s %-10s %12s %12s %8s %10sus %10sus%s\n' "$label" "$case" "$rr" "$lr" "$(ratio "$rr" "$lr")x" \
+      "$(mean "${r1[1]}" "${r2[1]}")" "$(mean "${l1[1]}" "${l2[1]}")" \
+      "$( [ "$((r1[2] + r2[2]))" -gt 0 ] && echo "  rea non-2xx: $((r1[2] + r2[2]))" )"
+  done
+  stop "$rpid"; stop "$lpid"
 }
 
-echo "# $conns connections, $threads wrk threads, ${duration}s each; $(nproc) cores"
-printf '%-22s %12s %10s %10s\n' "case" "req/s" "p50" "p99"
-measure "rea item read" "$url$item"
-measure "hyper item (ceiling)" "http://127.0.0.1:$cport$item"
-measure "rea list read" "$url$list"
-measure "hyper list (ceiling)" "http://127.0.0.1:$cport$list"
-measure "rea create" "$url$base" "$work/post.lua"
-measure "hyper create (ceiling)" "http://127.0.0.1:$cport$base" "$work/post.lua"
-echo "# item $(wc -c <"$work/item.json") bytes, list $(wc -c <"$work/list.json") bytes, created $(wc -c <"$work/created.json") bytes"
-rss="$(awk '/VmRSS/ {print $2}' "/proc/${pids[0]}/status")"
-echo "# rea RSS after the run on dev-a: $((rss / 1024)) MiB"
+# rows N FILE: a data/add request of N product rows (the capture's first
+# product with new ids), in the data/get shape the server exported.
+rows() {
+  python3 - "$1" "$2" "$work/export.json" "$base" <<'PY'
+import json, sys
+n, out, export, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+tables = json.load(open(export))["result"]
+for name, rows in tables.items():
+    sample = next((r for r in rows if isinstance(r, dict) and r.get("_collection") == base), None)
+    if sample:
+        break
+data = {name: [dict(sample, id=f"row-{i:06d}") for i in range(n)]}
+json.dump({"jsonrpc": "2.0", "id": 1, "method": "data/add",
+           "params": {"parts": [{"kind": "data", "data": data}]}}, open(out, "w"))
+PY
+}
 
-if [ -f "$large" ]; then
-  kill "${pids[0]}" 2>/dev/null || true
-  lport="$(free_port)"
-  start=$(date +%s.%N)
-  "$rea" environment-serve "$large" --port "$lport" 2>"$work/large.log" & lpid=$!; pids+=($lpid)
-  wait_port "$lport"
-  ready=$(date +%s.%N)
-  rss="$(awk '/VmRSS/ {print $2}' "/proc/$lpid/status")"
-  hwm="$(awk '/VmHWM/ {print $2}' "/proc/$lpid/status")"
-  printf '# large.har (%s bytes): start-up to listening %.2f s; RSS %d MiB (peak %d MiB)\n' \
-    "$(stat -c %s "$large")" "$(echo "$ready - $start" | bc)" "$((rss / 1024))" "$((hwm / 1024))"
-  grep -E "^environment|ready in" "$work/large.log" | sed 's/^/# /'
-else
-  echo "# $large not found: skipped the start-up measurement"
-fi
+data_plane() { # label bin
+  local label="$1" bin="$2"
+  start "$bin" "$capture"; local rport="$port" rpid="$pid"
+  local fresh; fresh="$(rss_mib "$rpid")"
+  curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' -o "$work/export.json"
+  printf '%-8s %-10s %10s %12s %10s %14s\n' "" rows "data/add" "payload" "RSS" "create mean"
+  local n t size c1
+  for n in 1000 10000 100000; do
+    [ -f "$work/add-$n.json" ] || rows "$n" "$work/add-$n.json"
+    size="$(stat -c %s "$work/add-$n.json")"
+    t="$(rpc "$rport" data/add "$work/add-$n.json")"
+    grep -q '"error"' "$work/rpc.out" && echo "# data/add $n: $(head -c 300 "$work/rpc.out")" >&2
+    c1=($(wrk_run "http://127.0.0.1:$rport$base" "$work/post.lua" 1))
+    printf '%-8s %-10s %9.3fs %10s MiB %6s MiB %12sus\n' "$label" "$n" "$t" "$((size / 1048576))" "$(rss_mib "$rpid")" "${c1[1]}"
+  done
+  rpc "$rport" data/reset >/dev/null # warm
+  t="$(rpc "$rport" data/add "$work/add-100000.json")"
+  local r0; r0="$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$rport/agentenv")"
+  t="$(rpc "$rport" data/reset)"
+  printf '%-8s data/reset at 100k entities: %.2f ms (an HTTP round trip: %.2f ms); RSS fresh %s MiB, after the reset %s MiB\n' \
+    "$label" "$(python3 -c "print($t*1000)")" "$(python3 -c "print($r0*1000)")" "$fresh" "$(rss_mib "$rpid")"
+  stop "$rpid"
+}
+
+memory() { # label bin
+  local label="$1" bin="$2"
+  start "$bin" "$capture"; local rport="$port" rpid="$pid"
+  local fresh; fresh="$(rss_mib "$rpid")"
+  local t0 t1
+  t0=$(date +%s.%N)
+  taskset -c 1 wrk -t1 -c"$conns" -d120s -s "$work/creates.lua" "http://127.0.0.1:$rport$base" >/dev/null
+  t1=$(date +%s.%N)
+  local count; count="$(curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
+  local after; after="$(rss_mib "$rpid")"
+  rpc "$rport" data/reset >/dev/null
+  sleep 0.5
+  printf '%-8s RSS fresh %s MiB; after %s creates (%s rows, %.1f s) %s MiB; after data/reset %s MiB (%sx fresh)\n' \
+    "$label" "$fresh" "$creates" "$count" "$(echo "$t1 - $t0" | bc)" "$after" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$fresh")"
+  stop "$rpid"
+}
+
+startup() { # label bin
+  local label="$1" bin="$2"
+  [ -f "$large" ] || { echo "# $large not found: skipped start-up"; return; }
+  local t0 t1; t0=$(date +%s.%N)
+  start "$bin" "$large"; t1=$(date +%s.%N)
+  local hwm; hwm="$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")"
+  local mib=$(( $(stat -c %s "$large") / 1048576 ))
+  printf '%-8s start-up on large.har (%s MiB): ready in %.2f s; RSS %s MiB (%sx the capture), peak %s MiB\n' \
+    "$label" "$mib" "$(echo "$t1 - $t0" | bc)" "$(rss_mib "$pid")" "$(ratio "$(rss_mib "$pid")" "$mib")" "$hwm"
+  stop "$pid"
+}
+
+# tools N FILE: a capture with N distinct GET endpoints (literal paths).
+tools_capture() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+n, out = int(sys.argv[1]), sys.argv[2]
+words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+def name(i):
+    s = []
+    while True:
+        s.append(words[i % 10]); i //= 10
+        if i == 0: break
+    return "-".join(s)
+entries = []
+for i in range(n):
+    body = json.dumps({"name": name(i), "ok": True})
+    entries.append({
+        "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
+        "request": {"method": "GET", "url": f"http://127.0.0.1:9/api/{name(i)}/status", "httpVersion": "HTTP/1.1",
+                    "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                     "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
+                     "content": {"size": len(body), "mimeType": "application/json", "text": body},
+                     "redirectURL": "", "headersSize": -1, "bodySize": len(body)},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}})
+json.dump({"log": {"version": "1.2", "creator": {"name": "bench", "version": "1"}, "entries": entries}}, open(out, "w"))
+print(f"/api/{name(n - 1)}/status")
+PY
+}
+
+routing() { # label bin
+  local label="$1" bin="$2" n path rps=() t0 t1 tools
+  for n in 10 10000; do
+    [ -f "$work/tools-$n.har" ] || tools_capture "$n" "$work/tools-$n.har" >"$work/tools-$n.path"
+    path="$(cat "$work/tools-$n.path")"
+    t0=$(date +%s.%N); start "$bin" "$work/tools-$n.har" --template-rule none; t1=$(date +%s.%N)
+    tools="$(grep -o '[0-9]* tools' "$work/rea.log" | tail -1)"
+    local r; r=($(wrk_run "http://127.0.0.1:$port$path"))
+    rps+=("${r[0]}")
+    printf '%-8s routing with %5s tools (%s): %10s req/s, %7sus mean; start-up %.2f s\n' \
+      "$label" "$n" "$tools" "${r[0]}" "${r[1]}" "$(echo "$t1 - $t0" | bc)"
+    stop "$pid"
+  done
+  printf '%-8s routing: 10,000 tools at %sx the throughput of 10\n' "$label" "$(ratio "${rps[1]}" "${rps[0]}")"
+}
+
+for section in throughput data memory startup routing; do
+  wants "$section" || continue
+  echo "## $section"
+  for entry in "${bins[@]}"; do
+    case "$section" in
+      throughput) throughput "${entry%%:*}" "${entry#*:}";;
+      data) data_plane "${entry%%:*}" "${entry#*:}";;
+      memory) memory "${entry%%:*}" "${entry#*:}";;
+      startup) startup "${entry%%:*}" "${entry#*:}";;
+      routing) routing "${entry%%:*}" "${entry#*:}";;
+    esac
+  done
+done

@@ -13,7 +13,6 @@ use crate::refusal::Refusal;
 use crate::render::{answer_from_record, parent_collection, recorded_not_found};
 use crate::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
 use crate::state::{Effect, Entity, FieldRule, ViewPlan, WritePlan};
-use crate::world::same_id;
 use crate::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::{json, Map, Value};
 
@@ -240,13 +239,7 @@ fn create(
     let held = world.list(&t.name, &collection);
     // Every entity of the type, for type-scoped sequences; gathered only
     // when a rule asks (a walk over the whole type on each create otherwise).
-    let type_entities = || -> Vec<&Entity> {
-        world
-            .collections
-            .get(&t.name)
-            .map(|c| c.values().flatten().collect())
-            .unwrap_or_default()
-    };
+    let type_entities = || -> Vec<&Entity> { world.entities_of_type(&t.name).collect() };
     let mut fields = Map::new();
     for rule in &plan.field_rules {
         let field = rule.field.as_str();
@@ -325,7 +318,7 @@ fn create(
     let Some(id) = fields.get(&t.id_field).cloned() else {
         return internal(plan, "the created entity has no identity");
     };
-    if held.iter().any(|e| same_id(&e.id, &id)) {
+    if held.holds(&id) {
         return Refusal::AlreadyExists {
             tool: plan.tool.clone(),
             id,

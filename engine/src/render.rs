@@ -219,11 +219,9 @@ fn render_list(
         .unwrap_or(&[]);
     let held = world.list(&plan.type_name, &collection);
     let entities: Vec<&Entity> = match recorded_line {
-        Some(l) if l.membership != Membership::All => l
-            .listed
-            .iter()
-            .filter_map(|id| held.iter().find(|e| crate::world::same_id(&e.id, id)))
-            .collect(),
+        Some(l) if l.membership != Membership::All => {
+            l.listed.iter().filter_map(|id| held.find(id)).collect()
+        }
         // Lines never recorded: `listing::shape` applies their query.
         _ => held.iter().collect(),
     };

@@ -1,9 +1,13 @@
 //! Routing: matches an HTTP request line to a manifest tool by its path
-//! template, with a fixed precedence (see `Router::route`).
+//! template, with a fixed precedence (see `Router::route`). The templates
+//! are compiled once into a table by method, then a tree of segments
+//! (literal children by value, one parameter child), so a request line
+//! costs its own segments, not the number of tools.
 
 use crate::codec::{path_segments, percent_decode};
 use crate::manifest::Tool;
 use indexmap::IndexMap;
+use std::collections::HashMap;
 
 /// Path parameter values by placeholder name, percent-decoded.
 pub type Params = IndexMap<String, String>;
@@ -27,6 +31,45 @@ pub(crate) struct Route {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Router {
     routes: Vec<Route>,
+    /// By upper-case method: the templates as a tree of segments.
+    table: HashMap<String, Node>,
+}
+
+/// One position in the segment tree: the routes whose template ends here,
+/// the literal segments that go on, and the parameter that does.
+#[derive(Debug, Clone, Default)]
+struct Node {
+    ends: Vec<usize>,
+    literals: HashMap<String, Node>,
+    param: Option<Box<Node>>,
+}
+
+impl Node {
+    fn add(&mut self, segments: &[Segment], route: usize) {
+        let Some((first, rest)) = segments.split_first() else {
+            self.ends.push(route);
+            return;
+        };
+        let next = match first {
+            Segment::Literal(l) => self.literals.entry(l.clone()).or_default(),
+            Segment::Param(_) => self.param.get_or_insert_with(Box::default),
+        };
+        next.add(rest, route);
+    }
+
+    /// Every route whose template fits `segments`.
+    fn fitting(&self, segments: &[&str], out: &mut Vec<usize>) {
+        let Some((first, rest)) = segments.split_first() else {
+            out.extend_from_slice(&self.ends);
+            return;
+        };
+        if let Some(next) = self.literals.get(*first) {
+            next.fitting(rest, out);
+        }
+        if let Some(next) = &self.param {
+            next.fitting(rest, out);
+        }
+    }
 }
 
 /// Compiles a `path_template` such as `/v1/buckets/{bucket_id}`.
@@ -44,7 +87,7 @@ pub fn compile(template: &str) -> Vec<Segment> {
 
 impl Router {
     pub(crate) fn new(tools: &[Tool]) -> Router {
-        let routes = tools
+        let routes: Vec<Route> = tools
             .iter()
             .enumerate()
             .map(|(i, t)| Route {
@@ -53,7 +96,14 @@ impl Router {
                 segments: compile(&t.path_template),
             })
             .collect();
-        Router { routes }
+        let mut table: HashMap<String, Node> = HashMap::new();
+        for (i, r) in routes.iter().enumerate() {
+            table
+                .entry(r.method.clone())
+                .or_default()
+                .add(&r.segments, i);
+        }
+        Router { routes, table }
     }
 
     /// The compiled template of tool `index`.
@@ -73,10 +123,21 @@ impl Router {
     /// Every route matching `method` and `path`, with its params.
     pub(crate) fn matches<'a>(&'a self, method: &str, path: &str) -> Vec<(&'a Route, Params)> {
         let segments = path_segments(path);
-        let method = method.to_ascii_uppercase();
-        self.routes
-            .iter()
-            .filter(|r| r.method == method && r.segments.len() == segments.len())
+        let node = if method.bytes().any(|b| b.is_ascii_lowercase()) {
+            self.table.get(&method.to_ascii_uppercase())
+        } else {
+            self.table.get(method)
+        };
+        let Some(node) = node else {
+            return Vec::new();
+        };
+        let mut fitting = Vec::new();
+        node.fitting(&segments, &mut fitting);
+        // Manifest order, as a walk over every route would give.
+        fitting.sort_unstable();
+        fitting
+            .into_iter()
+            .filter_map(|i| self.routes.get(i))
             .filter_map(|r| bind(&r.segments, &segments).map(|params| (r, params)))
             .collect()
     }
@@ -182,6 +243,54 @@ mod tests {
             router.route("GET", "/api/other/1", |_| true).map(|r| r.0),
             Some(2)
         );
+    }
+
+    #[test]
+    fn the_table_finds_what_a_walk_over_every_route_finds() {
+        let mut tools = Vec::new();
+        for i in 0..50 {
+            tools.push(tool("GET", &format!("/api/r{i}/{{id}}")));
+            tools.push(tool("GET", &format!("/api/r{i}/{{id}}/sub")));
+            tools.push(tool("PATCH", &format!("/api/r{i}/{{id}}")));
+        }
+        tools.push(tool("GET", "/api/{kind}/{id}"));
+        tools.push(tool("GET", "/api/r3/special"));
+        tools.push(tool("get", "/"));
+        let router = Router::new(&tools);
+        let walk = |method: &str, path: &str| -> Vec<usize> {
+            let segments = path_segments(path);
+            router
+                .routes
+                .iter()
+                .filter(|r| r.method == method.to_ascii_uppercase())
+                .filter(|r| bind(&r.segments, &segments).is_some())
+                .map(|r| r.tool)
+                .collect()
+        };
+        for (method, path) in [
+            ("GET", "/api/r3/special"),
+            ("GET", "/api/r3/x"),
+            ("get", "/api/r49/x/sub"),
+            ("PATCH", "/api/r7/x"),
+            ("GET", "/api/zz/1"),
+            ("GET", "/"),
+            ("GET", "/api"),
+            ("DELETE", "/api/r1/x"),
+        ] {
+            let found: Vec<usize> = router
+                .matches(method, path)
+                .into_iter()
+                .map(|(r, _)| r.tool)
+                .collect();
+            assert_eq!(found, walk(method, path), "{method} {path}");
+        }
+        assert_eq!(
+            router
+                .route("GET", "/api/r3/special", |_| true)
+                .map(|r| r.0),
+            Some(151)
+        );
+        assert_eq!(router.route("GET", "/", |_| true).map(|r| r.0), Some(152));
     }
 
     #[test]

@@ -14,15 +14,48 @@ use crate::state::{Entity, EntityType, State};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
 use serde_json::{json, Map, Value};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The member naming a row's collection path in exports and imports.
 pub const COLLECTION_MEMBER: &str = "_collection";
 
-/// Entities by type, then collection path, in state order; and documents by path.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Entities by type, then collection path, each collection in state order
+/// with an identity index; and documents by path. Cloning is cheap (the
+/// collections and documents are persistent and shared until written), so
+/// `data/reset` and isolated copies of a starting World cost no copy of
+/// the entities.
+#[derive(Default)]
 pub struct World {
-    pub collections: IndexMap<String, IndexMap<String, Vec<Entity>>>,
-    pub documents: IndexMap<String, Value>,
+    collections: IndexMap<String, IndexMap<String, Collection>>,
+    pub documents: Documents,
+    trace: Trace,
+}
+
+impl Clone for World {
+    fn clone(&self) -> World {
+        World {
+            collections: self.collections.clone(),
+            documents: self.documents.clone(),
+            trace: Trace::default(),
+        }
+    }
+}
+
+impl PartialEq for World {
+    fn eq(&self, other: &World) -> bool {
+        self.collections == other.collections && self.documents == other.documents
+    }
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("collections", &self.collections)
+            .field("documents", &self.documents)
+            .finish()
+    }
 }
 
 /// True when an identity value names the requested path value.
@@ -43,6 +76,344 @@ pub fn same_id(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The distance between neighbouring order keys when a collection is laid
+/// out afresh: room for 32 halvings between two neighbours before the
+/// collection is renumbered.
+const GAP: u64 = 1 << 32;
+
+/// One collection path's entities: in list order (by an order key, so an
+/// insert anywhere costs O(log n) once its neighbours are known) with an
+/// index from identity to order key. Persistent: a clone shares every node.
+#[derive(Clone, Default)]
+pub struct Collection {
+    order: imbl::OrdMap<u64, Arc<Entity>>,
+    /// String identities, then numeric ones by their text (`id_matches`).
+    strings: imbl::HashMap<Box<str>, u64>,
+    numbers: imbl::HashMap<Box<str>, u64>,
+    /// Set once an identity is held twice (a state that repeats one): the
+    /// index then names the first holder, and lookups and removals walk the
+    /// list in order as the plain list would.
+    repeated: bool,
+}
+
+impl PartialEq for Collection {
+    fn eq(&self, other: &Collection) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Collection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+enum IdKey<'a> {
+    Str(&'a str),
+    Num(String),
+}
+
+fn id_key(id: &Value) -> Option<IdKey<'_>> {
+    match id {
+        Value::String(s) => Some(IdKey::Str(s)),
+        Value::Number(n) => Some(IdKey::Num(n.to_string())),
+        _ => None,
+    }
+}
+
+impl Collection {
+    /// Number of entities.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// True when the collection holds no entity.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The entities in list order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Entity> + ExactSizeIterator {
+        self.order.values().map(|e| &**e)
+    }
+
+    /// The first entity in list order.
+    pub fn first(&self) -> Option<&Entity> {
+        self.order.get_min().map(|(_, e)| &**e)
+    }
+
+    /// The order key of the first entity whose identity is the path value `id`.
+    fn key_of(&self, id: &str) -> Option<u64> {
+        if self.repeated {
+            return self
+                .order
+                .iter()
+                .find(|(_, e)| id_matches(&e.id, id))
+                .map(|(k, _)| *k);
+        }
+        match (self.strings.get(id), self.numbers.get(id)) {
+            (Some(a), Some(b)) => Some(*a.min(b)),
+            (a, b) => a.or(b).copied(),
+        }
+    }
+
+    /// The entity whose identity is the path value `id`.
+    pub fn get(&self, id: &str) -> Option<&Entity> {
+        self.order.get(&self.key_of(id)?).map(|e| &**e)
+    }
+
+    /// True when an entity with the same identity as `id` is held.
+    pub fn holds(&self, id: &Value) -> bool {
+        match id_key(id) {
+            Some(IdKey::Str(s)) => self.strings.contains_key(s),
+            Some(IdKey::Num(n)) => self.numbers.contains_key(n.as_str()),
+            None => false,
+        }
+    }
+
+    /// The first entity with the same identity as `id` (`same_id`).
+    pub fn find(&self, id: &Value) -> Option<&Entity> {
+        if self.repeated {
+            return self.iter().find(|e| same_id(&e.id, id));
+        }
+        let key = match id_key(id)? {
+            IdKey::Str(s) => self.strings.get(s),
+            IdKey::Num(n) => self.numbers.get(n.as_str()),
+        }?;
+        self.order.get(key).map(|e| &**e)
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Entity> {
+        let key = self.key_of(id)?;
+        self.order.get_mut(&key).map(Arc::make_mut)
+    }
+
+    fn index(&mut self, id: &Value, key: u64) {
+        let slot = match id_key(id) {
+            Some(IdKey::Str(s)) => self.strings.entry(s.into()),
+            Some(IdKey::Num(n)) => self.numbers.entry(n.into_boxed_str()),
+            None => return,
+        };
+        match slot {
+            imbl::hashmap::Entry::Occupied(mut o) => {
+                self.repeated = true;
+                if key < *o.get() {
+                    o.insert(key);
+                }
+            }
+            imbl::hashmap::Entry::Vacant(v) => {
+                v.insert(key);
+            }
+        }
+    }
+
+    fn unindex(&mut self, id: &Value) {
+        match id_key(id) {
+            Some(IdKey::Str(s)) => {
+                self.strings.remove(s);
+            }
+            Some(IdKey::Num(n)) => {
+                self.numbers.remove(n.as_str());
+            }
+            None => {}
+        }
+    }
+
+    /// Appends in list order (building a collection).
+    fn push(&mut self, entity: Entity) {
+        self.insert(entity, None);
+    }
+
+    /// Inserts at `index` of the list (clamped; `None`: last).
+    fn insert(&mut self, entity: Entity, index: Option<usize>) {
+        let len = self.len();
+        let at = index.unwrap_or(len).min(len);
+        let key = match self.key_at(at) {
+            Some(k) => k,
+            None => {
+                self.renumber();
+                self.key_at(at).unwrap_or(u64::MAX / 2)
+            }
+        };
+        self.index(&entity.id, key);
+        self.order.insert(key, Arc::new(entity));
+    }
+
+    /// A free order key between the entities at `at - 1` and `at`, or
+    /// `None` when they are neighbours (the collection needs renumbering).
+    fn key_at(&self, at: usize) -> Option<u64> {
+        let len = self.len();
+        if len == 0 {
+            return Some(u64::MAX / 2);
+        }
+        if at == len {
+            return self.order.get_max().and_then(|(k, _)| k.checked_add(GAP));
+        }
+        if at == 0 {
+            return self.order.get_min().and_then(|(k, _)| k.checked_sub(GAP));
+        }
+        // From whichever end is nearer.
+        let (before, after) = if at <= len / 2 {
+            let mut keys = self.order.keys().skip(at - 1);
+            (*keys.next()?, *keys.next()?)
+        } else {
+            let mut keys = self.order.keys().rev().skip(len - at - 1);
+            let after = *keys.next()?;
+            (*keys.next()?, after)
+        };
+        (after - before > 1).then(|| before + (after - before) / 2)
+    }
+
+    /// Lays the order keys out afresh, `GAP` apart around the middle.
+    fn renumber(&mut self) {
+        let entities: Vec<Arc<Entity>> = self.order.values().cloned().collect();
+        *self = Collection::default();
+        let start = u64::MAX / 2 - (entities.len() as u64 / 2).saturating_mul(GAP);
+        for (i, e) in entities.into_iter().enumerate() {
+            let key = start + i as u64 * GAP;
+            let id = e.id.clone();
+            self.order.insert(key, e);
+            self.index(&id, key);
+        }
+    }
+
+    /// Removes and returns the entity whose identity is the path value `id`.
+    fn remove(&mut self, id: &str) -> Option<Entity> {
+        let key = self.key_of(id)?;
+        let entity = self.order.remove(&key)?;
+        if self.repeated {
+            self.renumber();
+        } else {
+            self.unindex(&entity.id);
+        }
+        Some(Arc::unwrap_or_clone(entity))
+    }
+}
+
+/// The documents by path, shared until written.
+#[derive(Default)]
+pub struct Documents {
+    values: Arc<IndexMap<String, Value>>,
+    /// Set when a document was read or written while tracing (see `World::trace`).
+    read: AtomicBool,
+    written: bool,
+}
+
+impl Clone for Documents {
+    fn clone(&self) -> Documents {
+        Documents {
+            values: self.values.clone(),
+            read: AtomicBool::new(false),
+            written: false,
+        }
+    }
+}
+
+impl PartialEq for Documents {
+    fn eq(&self, other: &Documents) -> bool {
+        self.values == other.values
+    }
+}
+
+impl std::fmt::Debug for Documents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.values.fmt(f)
+    }
+}
+
+impl Documents {
+    fn seen(&self) {
+        self.read.store(true, Ordering::Relaxed);
+    }
+    fn values_mut(&mut self) -> &mut IndexMap<String, Value> {
+        self.written = true;
+        Arc::make_mut(&mut self.values)
+    }
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        self.seen();
+        self.values.get(path)
+    }
+    pub fn contains_key(&self, path: &str) -> bool {
+        self.seen();
+        self.values.contains_key(path)
+    }
+    pub fn len(&self) -> usize {
+        self.seen();
+        self.values.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn iter(&self) -> indexmap::map::Iter<'_, String, Value> {
+        self.seen();
+        self.values.iter()
+    }
+    pub fn insert(&mut self, path: String, value: Value) -> Option<Value> {
+        self.values_mut().insert(path, value)
+    }
+    pub fn retain(&mut self, keep: impl FnMut(&String, &mut Value) -> bool) {
+        self.values_mut().retain(keep);
+    }
+}
+
+/// What one traced call read and wrote of a World: collections by (type,
+/// collection path), whole types (a walk over every collection of one), and
+/// the documents (as one dependency).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Footprint {
+    pub read_collections: HashSet<(String, String)>,
+    pub read_types: HashSet<String>,
+    pub written_collections: HashSet<(String, String)>,
+    pub read_documents: bool,
+    pub written_documents: bool,
+}
+
+impl Footprint {
+    /// True when the call wrote nothing it traced.
+    pub fn wrote_nothing(&self) -> bool {
+        self.written_collections.is_empty() && !self.written_documents
+    }
+}
+
+/// The trace of a World while one call is traced (`World::begin_trace`).
+#[derive(Default)]
+struct Trace {
+    on: AtomicBool,
+    log: Mutex<Footprint>,
+}
+
+fn note(set: &mut HashSet<(String, String)>, type_name: &str, collection: &str) {
+    if !set.iter().any(|(t, c)| t == type_name && c == collection) {
+        set.insert((type_name.to_string(), collection.to_string()));
+    }
+}
+
+impl Trace {
+    fn log(&self) -> Option<std::sync::MutexGuard<'_, Footprint>> {
+        self.on
+            .load(Ordering::Relaxed)
+            .then(|| self.log.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+    fn read(&self, type_name: &str, collection: &str) {
+        if let Some(mut log) = self.log() {
+            note(&mut log.read_collections, type_name, collection);
+        }
+    }
+    fn read_type(&self, type_name: &str) {
+        if let Some(mut log) = self.log() {
+            if !log.read_types.contains(type_name) {
+                log.read_types.insert(type_name.to_string());
+            }
+        }
+    }
+    fn write(&mut self, type_name: &str, collection: &str) {
+        if *self.on.get_mut() {
+            let log = self.log.get_mut().unwrap_or_else(|p| p.into_inner());
+            note(&mut log.written_collections, type_name, collection);
+        }
+    }
+}
+
 impl World {
     /// The World a state document describes.
     pub fn from_state(state: &State) -> World {
@@ -59,59 +430,101 @@ impl World {
                 .or_default()
                 .push(e.clone());
         }
+        let documents = world.documents.values_mut();
         for d in &state.documents {
-            world.documents.insert(d.path.clone(), d.value.clone());
+            documents.insert(d.path.clone(), d.value.clone());
         }
         world
     }
 
+    /// Starts recording which types and documents this World is read and
+    /// written at, until `end_trace` (the serving read cache keys on it).
+    pub fn begin_trace(&mut self) {
+        *self.trace.on.get_mut() = true;
+        *self.trace.log.get_mut().unwrap_or_else(|p| p.into_inner()) = Footprint::default();
+        *self.documents.read.get_mut() = false;
+        self.documents.written = false;
+    }
+
+    /// What was read and written since `begin_trace`; stops tracing.
+    pub fn end_trace(&mut self) -> Footprint {
+        *self.trace.on.get_mut() = false;
+        let mut log = std::mem::take(self.trace.log.get_mut().unwrap_or_else(|p| p.into_inner()));
+        log.read_documents = *self.documents.read.get_mut();
+        log.written_documents = self.documents.written;
+        log
+    }
+
+    /// Every collection by type, then collection path.
+    pub fn collections(&self) -> &IndexMap<String, IndexMap<String, Collection>> {
+        for t in self.collections.keys() {
+            self.trace.read_type(t);
+        }
+        &self.collections
+    }
+
     /// The entities of one collection path, in state order.
-    pub fn list(&self, type_name: &str, collection: &str) -> &[Entity] {
+    pub fn list(&self, type_name: &str, collection: &str) -> &Collection {
+        static EMPTY: std::sync::OnceLock<Collection> = std::sync::OnceLock::new();
+        self.trace.read(type_name, collection);
         self.collections
             .get(type_name)
             .and_then(|c| c.get(collection))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .unwrap_or_else(|| EMPTY.get_or_init(Collection::default))
+    }
+
+    /// Every entity of one type, collection by collection.
+    pub fn entities_of_type(&self, type_name: &str) -> impl Iterator<Item = &Entity> {
+        self.trace.read_type(type_name);
+        self.collections
+            .get(type_name)
+            .into_iter()
+            .flat_map(|c| c.values())
+            .flat_map(Collection::iter)
     }
 
     /// The entity of `collection` whose identity is `id` (a path value).
     pub fn entity(&self, type_name: &str, collection: &str, id: &str) -> Option<&Entity> {
-        self.list(type_name, collection)
-            .iter()
-            .find(|e| id_matches(&e.id, id))
+        self.list(type_name, collection).get(id)
     }
 
-    /// Mutable access to one entity.
+    /// True when `collection` holds an entity with the same identity as `id`.
+    pub fn holds(&self, type_name: &str, collection: &str, id: &Value) -> bool {
+        self.list(type_name, collection).holds(id)
+    }
+
+    /// Mutable access to one entity (its identity stays as it is).
     pub fn entity_mut(
         &mut self,
         type_name: &str,
         collection: &str,
         id: &str,
     ) -> Option<&mut Entity> {
+        self.trace.write(type_name, collection);
         self.collections
             .get_mut(type_name)?
             .get_mut(collection)?
-            .iter_mut()
-            .find(|e| id_matches(&e.id, id))
+            .get_mut(id)
     }
 
     /// Inserts an entity at `index` of its collection (clamped; `None`: last).
     pub fn insert(&mut self, entity: Entity, index: Option<usize>) {
-        let list = self
-            .collections
+        self.trace.write(&entity.type_name, &entity.collection);
+        self.collections
             .entry(entity.type_name.clone())
             .or_default()
             .entry(entity.collection.clone())
-            .or_default();
-        let at = index.unwrap_or(list.len()).min(list.len());
-        list.insert(at, entity);
+            .or_default()
+            .insert(entity, index);
     }
 
     /// Removes and returns one entity.
     pub fn remove(&mut self, type_name: &str, collection: &str, id: &str) -> Option<Entity> {
-        let list = self.collections.get_mut(type_name)?.get_mut(collection)?;
-        let at = list.iter().position(|e| id_matches(&e.id, id))?;
-        Some(list.remove(at))
+        self.trace.write(type_name, collection);
+        self.collections
+            .get_mut(type_name)?
+            .get_mut(collection)?
+            .remove(id)
     }
 
     /// Number of entities held.
@@ -119,7 +532,7 @@ impl World {
         self.collections
             .values()
             .flat_map(|c| c.values())
-            .map(Vec::len)
+            .map(Collection::len)
             .sum()
     }
 
@@ -201,15 +614,17 @@ impl World {
                             None,
                         ));
                     };
+                    let template = compile(&t.collection_template);
+                    let by_path = world.collections.entry(t.name.clone()).or_default();
                     for (i, row) in rows.iter().enumerate() {
-                        let entity = import_row(t, i, row)?;
-                        let list = world
-                            .collections
-                            .entry(t.name.clone())
-                            .or_default()
-                            .entry(entity.collection.clone())
-                            .or_default();
-                        if list.iter().any(|e| same_id(&e.id, &entity.id)) {
+                        let entity = import_row(t, &template, i, row)?;
+                        if !by_path.contains_key(&entity.collection) {
+                            by_path.insert(entity.collection.clone(), Collection::default());
+                        }
+                        let Some(list) = by_path.get_mut(&entity.collection) else {
+                            continue;
+                        };
+                        if list.holds(&entity.id) {
                             return Err(invalid(
                                 &format!(
                                     "collection `{type_name}` row {i}: duplicate `{}` {}",
@@ -272,7 +687,12 @@ pub fn path_fits_template(path: &str, template: &str) -> bool {
     crate::route::fits(&compile(template), &path_segments(path))
 }
 
-fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorReport> {
+fn import_row(
+    t: &EntityType,
+    template: &[Segment],
+    i: usize,
+    row: &Value,
+) -> Result<Entity, ErrorReport> {
     let name = &t.name;
     let Some(obj) = row.as_object() else {
         return Err(invalid(
@@ -282,11 +702,11 @@ fn import_row(t: &EntityType, i: usize, row: &Value) -> Result<Entity, ErrorRepo
             None,
         ));
     };
-    let spans = template_has_param(&t.collection_template);
+    let spans = template.iter().any(|s| matches!(s, Segment::Param(_)));
     let collection = match obj.get(COLLECTION_MEMBER) {
         Some(Value::String(p)) => {
             let p = normalize_path(p);
-            if !path_fits_template(&p, &t.collection_template) {
+            if !crate::route::fits(template, &path_segments(&p)) {
                 return Err(invalid(
                     &format!("collection `{name}` row {i}: `{COLLECTION_MEMBER}` {p} does not fit {}", t.collection_template),
                     Some(name),
@@ -430,5 +850,178 @@ fn json_type(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(collection: &str, id: Value) -> Entity {
+        let mut fields = Map::new();
+        fields.insert("id".into(), id.clone());
+        Entity {
+            type_name: "items".into(),
+            collection: collection.into(),
+            id,
+            fields,
+            view_fields: IndexMap::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn ids(world: &World) -> Vec<Value> {
+        world
+            .list("items", "/api/items")
+            .iter()
+            .map(|e| e.id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn inserts_keep_list_order_at_every_position() {
+        let mut world = World::default();
+        let mut expected: Vec<Value> = Vec::new();
+        // Front, back and middle inserts, with enough at one spot to force
+        // renumbering (more than 32 halvings of one gap).
+        for i in 0..200u64 {
+            let at = match i % 4 {
+                0 => 0,
+                1 => expected.len(),
+                2 => expected.len() / 2,
+                _ => 1.min(expected.len()),
+            };
+            let id = json!(format!("e{i}"));
+            world.insert(entity("/api/items", id.clone()), Some(at));
+            expected.insert(at, id);
+        }
+        for i in 0..40u64 {
+            let id = json!(format!("r{i}"));
+            world.insert(entity("/api/items", id.clone()), Some(1));
+            expected.insert(1, id);
+        }
+        world.insert(entity("/api/items", json!("last")), None);
+        expected.push(json!("last"));
+        world.insert(entity("/api/items", json!("clamped")), Some(10_000));
+        expected.push(json!("clamped"));
+        assert_eq!(ids(&world), expected);
+        assert_eq!(world.entity_count(), expected.len());
+        for id in &expected {
+            let text = id.as_str().unwrap();
+            assert_eq!(
+                world.entity("items", "/api/items", text).map(|e| &e.id),
+                Some(id)
+            );
+        }
+        let removed = world.remove("items", "/api/items", "e7").map(|e| e.id);
+        assert_eq!(removed, Some(json!("e7")));
+        expected.retain(|v| v != &json!("e7"));
+        assert_eq!(ids(&world), expected);
+        assert!(world.entity("items", "/api/items", "e7").is_none());
+    }
+
+    #[test]
+    fn numeric_and_string_identities_are_looked_up_as_path_values() {
+        let mut world = World::default();
+        world.insert(entity("/api/items", json!(7)), None);
+        world.insert(entity("/api/items", json!("7")), None);
+        world.insert(entity("/api/items", json!(1.5)), None);
+        // The first holder in list order answers a path value, as a scan would.
+        let first = world
+            .entity("items", "/api/items", "7")
+            .map(|e| e.id.clone());
+        assert_eq!(first, Some(json!(7)));
+        assert!(world.holds("items", "/api/items", &json!("7")));
+        assert!(world.holds("items", "/api/items", &json!(1.5)));
+        assert!(!world.holds("items", "/api/items", &json!(8)));
+        assert_eq!(
+            world
+                .list("items", "/api/items")
+                .find(&json!("7"))
+                .map(|e| &e.id),
+            Some(&json!("7"))
+        );
+        world.remove("items", "/api/items", "7");
+        let next = world
+            .entity("items", "/api/items", "7")
+            .map(|e| e.id.clone());
+        assert_eq!(next, Some(json!("7")));
+        assert!(world.entity("items", "/api/other", "7").is_none());
+    }
+
+    #[test]
+    fn a_repeated_identity_answers_as_the_plain_list_would() {
+        let mut world = World::default();
+        let mut a = entity("/api/items", json!("x"));
+        a.fields.insert("n".into(), json!(1));
+        let mut b = entity("/api/items", json!("x"));
+        b.fields.insert("n".into(), json!(2));
+        world.insert(a, None);
+        world.insert(b, Some(0));
+        let n = |w: &World| {
+            w.entity("items", "/api/items", "x")
+                .map(|e| e.fields["n"].clone())
+        };
+        assert_eq!(n(&world), Some(json!(2)));
+        world.remove("items", "/api/items", "x");
+        assert_eq!(n(&world), Some(json!(1)));
+        world.remove("items", "/api/items", "x");
+        assert_eq!(n(&world), None);
+    }
+
+    #[test]
+    fn a_clone_is_independent_of_the_world_it_came_from() {
+        let mut world = World::default();
+        for i in 0..100 {
+            world.insert(entity("/api/items", json!(i)), None);
+        }
+        world
+            .documents
+            .insert("/api/settings".into(), json!({"a": 1}));
+        let start = world.clone();
+        assert_eq!(start, world);
+        world.remove("items", "/api/items", "3");
+        world
+            .entity_mut("items", "/api/items", "4")
+            .unwrap()
+            .fields
+            .insert("changed".into(), json!(true));
+        world
+            .documents
+            .insert("/api/settings".into(), json!({"a": 2}));
+        assert_ne!(start, world);
+        assert_eq!(start.list("items", "/api/items").len(), 100);
+        assert!(start.entity("items", "/api/items", "3").is_some());
+        let four = start.entity("items", "/api/items", "4").unwrap();
+        assert!(!four.fields.contains_key("changed"));
+        assert_eq!(start.documents.get("/api/settings"), Some(&json!({"a": 1})));
+    }
+
+    #[test]
+    fn a_trace_names_the_types_and_documents_read_and_written() {
+        let mut world = World::default();
+        world.insert(entity("/api/items", json!("a")), None);
+        world.begin_trace();
+        let _ = world.entity("items", "/api/items", "a");
+        let _ = world.documents.get("/x");
+        world.remove("others", "/api/others", "b");
+        let trace = world.end_trace();
+        let pair = |t: &str, c: &str| (t.to_string(), c.to_string());
+        assert!(trace
+            .read_collections
+            .contains(&pair("items", "/api/items")));
+        assert!(trace
+            .written_collections
+            .contains(&pair("others", "/api/others")));
+        assert!(trace.read_types.is_empty());
+        let _ = world.entities_of_type("items").count();
+        assert!(trace.read_documents && !trace.written_documents);
+        world.begin_trace();
+        let _ = world.entities_of_type("items").count();
+        assert!(world.end_trace().read_types.contains("items"));
+        // Not tracing: nothing is recorded.
+        let _ = world.entity("items", "/api/items", "a");
+        world.begin_trace();
+        assert_eq!(world.end_trace(), Footprint::default());
     }
 }

@@ -8,7 +8,7 @@
 use crate::model::{ImportError, Model, ToolInfo};
 use indexmap::IndexMap;
 use rea_derivation::model::serving::{ModelWorld, Served, ServingModel};
-use rea_engine::{Answer, AnswerBody, Applied, Call, Generator, Request};
+use rea_engine::{Answer, AnswerBody, Applied, Call, Footprint, Generator, Request};
 use serde_json::Value;
 
 /// An inner model with the app model in front.
@@ -118,6 +118,17 @@ impl<M: Model> Model for WithAppModel<M> {
 
     fn tables(&self) -> IndexMap<String, Value> {
         self.inner.tables()
+    }
+
+    fn begin_trace(&self, world: &mut Self::World) {
+        self.inner.begin_trace(&mut world.inner);
+    }
+
+    /// The engine's trace holds only for the engine's own answers (the app
+    /// model's answers name no tool); the app model's are not traced.
+    fn end_trace(&self, world: &mut Self::World, answer: &Answer) -> Option<Footprint> {
+        let inner = self.inner.end_trace(&mut world.inner, answer);
+        answer.tool.as_ref().and(inner)
     }
 }
 

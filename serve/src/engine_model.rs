@@ -4,7 +4,7 @@
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use rea_engine::{Answer, Engine, Generator, Request, World};
+use rea_engine::{Answer, Engine, Footprint, Generator, Request, World};
 use serde_json::Value;
 
 /// The engine plus the tool list the server offers from it.
@@ -119,5 +119,13 @@ impl Model for EngineModel {
 
     fn tables(&self) -> IndexMap<String, Value> {
         self.engine.tables()
+    }
+
+    fn begin_trace(&self, world: &mut World) {
+        world.begin_trace();
+    }
+
+    fn end_trace(&self, world: &mut World, _answer: &Answer) -> Option<Footprint> {
+        Some(world.end_trace())
     }
 }

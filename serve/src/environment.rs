@@ -6,10 +6,14 @@
 //! after `data/add` answers the same bytes.
 //!
 //! Reads are pure functions of the World, so their replies are cached per
-//! request line until the World changes (an applied or possibly-applied
-//! write, `data/reset`, `data/add`). Entries are inserted and the cache is
-//! cleared only while the World lock is held, so a cached reply is always
-//! the one the current World would render.
+//! request line until the part of the World they read changes: each entry
+//! names the collections (by entity type and collection path), the whole
+//! types and whether the documents its answer read, and an applied or
+//! possibly-applied write drops the entries of the collections it wrote
+//! (every entry when what it wrote is not known; `data/reset` and
+//! `data/add` drop every entry). Entries are inserted and dropped only while
+//! the World lock is held, so a cached reply is always the one the current
+//! World would render.
 
 use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo};
@@ -18,7 +22,7 @@ use axum::body::Bytes;
 use axum::http::HeaderMap;
 use indexmap::IndexMap;
 pub use rea_engine::Request;
-use rea_engine::{Answer, Applied};
+use rea_engine::{Answer, Applied, Footprint};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -70,7 +74,82 @@ struct Host<M: Model> {
     world: Mutex<M::World>,
     initial: Mutex<M::World>,
     /// Read replies by `METHOD target`, valid for the current World.
-    reads: Mutex<HashMap<String, Arc<Reply>>>,
+    reads: Mutex<ReadCache>,
+}
+
+/// Read replies by key, with the keys that depend on each collection, on
+/// each whole type, on the documents, and on anything at all (a footprint
+/// not known).
+#[derive(Default)]
+struct ReadCache {
+    entries: HashMap<String, Arc<Reply>>,
+    by_collection: HashMap<(String, String), Vec<String>>,
+    by_type: HashMap<String, Vec<String>>,
+    by_documents: Vec<String>,
+    by_anything: Vec<String>,
+    /// Keys held in the lists above (an entry dropped through one list
+    /// stays named in the others until they are drained).
+    indexed: usize,
+}
+
+impl ReadCache {
+    fn get(&self, key: &str) -> Option<Arc<Reply>> {
+        self.entries.get(key).cloned()
+    }
+
+    fn clear(&mut self) {
+        *self = ReadCache::default();
+    }
+
+    fn insert(&mut self, key: String, reply: Arc<Reply>, read: Option<&Footprint>) {
+        if self.entries.len() >= CACHE_ENTRIES || self.indexed >= 4 * CACHE_ENTRIES {
+            self.clear();
+        }
+        match read {
+            None => {
+                self.by_anything.push(key.clone());
+                self.indexed += 1;
+            }
+            Some(read) => {
+                for c in &read.read_collections {
+                    self.by_collection
+                        .entry(c.clone())
+                        .or_default()
+                        .push(key.clone());
+                    self.indexed += 1;
+                }
+                for t in &read.read_types {
+                    self.by_type.entry(t.clone()).or_default().push(key.clone());
+                    self.indexed += 1;
+                }
+                if read.read_documents {
+                    self.by_documents.push(key.clone());
+                    self.indexed += 1;
+                }
+            }
+        }
+        self.entries.insert(key, reply);
+    }
+
+    /// Drops the entries a write may have changed the answers of.
+    fn invalidate(&mut self, written: Option<&Footprint>) {
+        let Some(w) = written.filter(|w| !w.wrote_nothing()) else {
+            self.clear();
+            return;
+        };
+        let mut dropped: Vec<String> = std::mem::take(&mut self.by_anything);
+        for c in &w.written_collections {
+            dropped.extend(self.by_collection.remove(c).unwrap_or_default());
+            dropped.extend(self.by_type.remove(&c.0).unwrap_or_default());
+        }
+        if w.written_documents {
+            dropped.append(&mut self.by_documents);
+        }
+        self.indexed = self.indexed.saturating_sub(dropped.len());
+        for key in dropped {
+            self.entries.remove(&key);
+        }
+    }
 }
 
 /// Request headers an answer depends on (the serving origin and the
@@ -96,6 +175,18 @@ fn read_key(request: &Request) -> Option<String> {
     Some(key)
 }
 
+/// Drops a replaced World (and the replies cached for it) off the caller's
+/// path: a large World takes time to free, and `data/reset` should not wait.
+fn retire<T: Send + 'static>(old: T) {
+    if std::thread::Builder::new()
+        .name("rea-retire".into())
+        .spawn(move || drop(old))
+        .is_err()
+    {
+        // No thread to spare: the value was dropped with the closure.
+    }
+}
+
 impl<M: Model> Host<M> {
     fn lock(&self) -> std::sync::MutexGuard<'_, M::World> {
         lock(&self.world)
@@ -111,24 +202,20 @@ impl<M: Model> Hosted for Host<M> {
     }
     fn answer(&self, request: &Request) -> Arc<Reply> {
         let key = read_key(request);
-        if let Some(hit) = key.as_ref().and_then(|k| lock(&self.reads).get(k).cloned()) {
+        if let Some(hit) = key.as_ref().and_then(|k| lock(&self.reads).get(k)) {
             return hit;
         }
         let mut generator = SystemGenerator;
         let mut world = self.lock();
-        let reply = Arc::new(Reply::new(self.model.answer(
-            &mut world,
-            request,
-            &mut generator,
-        )));
+        self.model.begin_trace(&mut world);
+        let answer = self.model.answer(&mut world, request, &mut generator);
+        let footprint = self.model.end_trace(&mut world, &answer);
+        let reply = Arc::new(Reply::new(answer));
         let mut reads = lock(&self.reads);
         if reply.answer.applied != Applied::No {
-            reads.clear();
+            reads.invalidate(footprint.as_ref());
         } else if let Some(key) = key {
-            if reads.len() >= CACHE_ENTRIES {
-                reads.clear();
-            }
-            reads.insert(key, reply.clone());
+            reads.insert(key, reply.clone(), footprint.as_ref());
         }
         drop(reads);
         drop(world);
@@ -137,15 +224,19 @@ impl<M: Model> Hosted for Host<M> {
     fn reset(&self) {
         let fresh = lock(&self.initial).clone();
         let mut world = self.lock();
-        *world = fresh;
-        lock(&self.reads).clear();
+        let old = std::mem::replace(&mut *world, fresh);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, reads));
     }
     fn rebase(&self, value: &Value) -> Result<(), ImportError> {
         let start = self.model.import(value)?;
-        *lock(&self.initial) = start.clone();
+        let old_start = std::mem::replace(&mut *lock(&self.initial), start.clone());
         let mut world = self.lock();
-        *world = start;
-        lock(&self.reads).clear();
+        let old = std::mem::replace(&mut *world, start);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, old_start, reads));
         Ok(())
     }
     fn get(&self) -> Value {
@@ -156,8 +247,10 @@ impl<M: Model> Hosted for Host<M> {
         // Build the replacement outside the lock; swap it in at once.
         let replacement = self.model.import(value)?;
         let mut world = self.lock();
-        *world = replacement;
-        lock(&self.reads).clear();
+        let old = std::mem::replace(&mut *world, replacement);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, reads));
         Ok(())
     }
     fn tables(&self) -> IndexMap<String, Value> {
@@ -169,8 +262,12 @@ impl<M: Model> Hosted for Host<M> {
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
+<<<<<<< HEAD
     /// The recorded gRPC methods (served beside the model, never changing the World).
     grpc: crate::grpc::Catalogue,
+=======
+    sessions: crate::sessions::SessionBounds,
+>>>>>>> h-perf
 }
 
 impl Environment {
@@ -187,11 +284,12 @@ impl Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
                 initial: Mutex::new(initial),
-                reads: Mutex::new(HashMap::new()),
+                reads: Mutex::new(ReadCache::default()),
                 model,
             }),
             name,
             grpc: crate::grpc::Catalogue::default(),
+            sessions: crate::sessions::SessionBounds::default(),
         }
     }
 
@@ -204,6 +302,17 @@ impl Environment {
     /// The recorded gRPC methods.
     pub(crate) fn grpc(&self) -> &crate::grpc::Catalogue {
         &self.grpc
+    }
+
+    /// The MCP session bounds the HTTP adapter applies.
+    pub fn with_session_bounds(mut self, bounds: crate::sessions::SessionBounds) -> Self {
+        self.sessions = bounds;
+        self
+    }
+
+    /// The MCP session bounds.
+    pub fn session_bounds(&self) -> crate::sessions::SessionBounds {
+        self.sessions
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

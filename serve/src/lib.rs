@@ -33,6 +33,7 @@ mod mcp;
 mod model;
 mod outcome;
 mod server;
+pub mod sessions;
 mod start;
 mod tools;
 
@@ -44,6 +45,7 @@ pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
 pub use model::{ImportError, Model, ToolInfo, ToolKind};
 pub use server::{app, run, run_stdio, ServeConfig};
+pub use sessions::SessionBounds;
 pub use start::StartOptions;
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use indexmap::IndexMap;
 use rea_engine::manifest::Tool;
-use rea_engine::{Answer, Generator, Request};
+use rea_engine::{Answer, Footprint, Generator, Request};
 use serde_json::Value;
 
 /// Whether a tool reads or may change state.
@@ -66,4 +66,15 @@ pub trait Model: Send + Sync + 'static {
     fn import(&self, value: &Value) -> Result<Self::World, ImportError>;
     /// One JSON Schema per entity collection (a row), by type name.
     fn tables(&self) -> IndexMap<String, Value>;
+    /// Starts recording what the next answer reads and writes of `world`
+    /// (for the read cache). By default nothing is recorded.
+    fn begin_trace(&self, world: &mut Self::World) {
+        let _ = world;
+    }
+    /// What `answer` read and wrote since `begin_trace`; `None` when not
+    /// known (a read then depends on everything, a write changes everything).
+    fn end_trace(&self, world: &mut Self::World, answer: &Answer) -> Option<Footprint> {
+        let _ = (world, answer);
+        None
+    }
 }

@@ -11,7 +11,6 @@ use crate::mcp::McpSurface;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 use std::future::Future;
@@ -91,7 +90,7 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     let surface = McpSurface::new(env.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(surface.clone()),
-        LocalSessionManager::default().into(),
+        crate::sessions::BoundedSessions::new(env.session_bounds()).into(),
         mcp_config(config, ct),
     );
     let plane = Plane {

@@ -44,6 +44,8 @@ pub struct StartOptions {
     /// Recorded secrets: pseudonymised by default (`rea_core::secrets`);
     /// `keep` serves them as recorded.
     pub secrets: rea_core::secrets::SecretPolicy,
+    /// MCP session bounds (`--max-sessions`, `--session-idle-timeout`).
+    pub sessions: crate::sessions::SessionBounds,
 }
 
 impl StartOptions {
@@ -178,7 +180,8 @@ fn build(
         None,
         options.name.as_deref(),
     )
-    .with_grpc(grpc);
+    .with_grpc(grpc)
+    .with_session_bounds(options.sessions);
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",

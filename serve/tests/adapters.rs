@@ -413,3 +413,67 @@ async fn a_next_page_link_followed_reaches_the_fake() {
     assert_eq!(second.len(), 2);
     assert!(second.iter().all(|id| !ids(&page.json()).contains(id)));
 }
+
+#[tokio::test]
+async fn a_write_drops_the_cached_reads_of_its_own_collection_only() {
+    let env = kinto();
+    let read = |path: &str| env.call(&Request::Http(rea_engine::Call::new("GET", path, None)));
+    let product = format!("{PRODUCTS}/prod-001");
+    let order = format!("{ORDERS}/ord-001");
+    let (p1, o1, l1) = (read(&product), read(&order), read(PRODUCTS));
+    assert!(
+        Arc::ptr_eq(&p1, &read(&product)),
+        "a repeated read is cached"
+    );
+    // A write to the orders collection leaves the products reads cached …
+    let patch = send(
+        &env,
+        "PATCH",
+        &format!("{ORDERS}/ord-001"),
+        &[],
+        Some(json!({"data": {"status": "shipped"}})),
+    )
+    .await;
+    assert_eq!(
+        patch.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&patch.body)
+    );
+    assert!(Arc::ptr_eq(&p1, &read(&product)));
+    assert!(Arc::ptr_eq(&l1, &read(PRODUCTS)));
+    // … and answers the orders read afresh.
+    let o2 = read(&order);
+    assert!(!Arc::ptr_eq(&o1, &o2));
+    assert_eq!(o2.answer.status, 200);
+    let shown: Value = serde_json::from_slice(&o2.bytes).unwrap();
+    assert_eq!(shown["data"]["status"], "shipped", "{shown}");
+    // A create in products (the body the capture sent, a new id) drops
+    // the products list read.
+    let har: Value = serde_json::from_slice(&std::fs::read(fixture("dev-a.har")).unwrap()).unwrap();
+    let mut body: Value = har["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["request"])
+        .find(|r| r["method"] == "POST" && r["url"].as_str().unwrap().ends_with(PRODUCTS))
+        .and_then(|r| serde_json::from_str(r["postData"]["text"].as_str()?).ok())
+        .expect("the capture creates a product");
+    body["data"]["id"] = json!("prod-cache");
+    let created = send(&env, "POST", PRODUCTS, &[], Some(body)).await;
+    assert!(
+        created.status / 100 == 2,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let new_id = created.json()["data"]["id"].as_str().unwrap().to_string();
+    let listed = |r: &Arc<rea_serve::Reply>| ids(&serde_json::from_slice(&r.bytes).unwrap());
+    let l2 = read(PRODUCTS);
+    assert!(!Arc::ptr_eq(&l1, &l2));
+    assert!(listed(&l2).contains(&new_id));
+    assert!(!listed(&l1).contains(&new_id));
+    // data/reset drops everything.
+    rpc(&env, "data/reset", json!({})).await;
+    assert!(!Arc::ptr_eq(&l2, &read(PRODUCTS)));
+    assert!(!listed(&read(PRODUCTS)).contains(&new_id));
+}

@@ -31,6 +31,7 @@ pub(crate) fn build(
         records: None,
         descriptor_set: descriptor_set.map(Path::to_path_buf),
         secrets: secrets.clone(),
+        sessions: Default::default(),
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;

@@ -63,6 +63,13 @@ pub(crate) struct ServeArgs {
     pub descriptor_set: Option<PathBuf>,
     #[command(flatten)]
     pub secrets: crate::cli::secrets::SecretArgs,
+    /// Most MCP sessions open at once over HTTP (default 1024); a new one
+    /// beyond it is refused until one closes or idles out.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: Option<u64>,
+    /// Seconds an MCP session may stay idle before it is closed (default 300).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_idle_timeout: Option<u64>,
 }
 
 /// The resolved configuration the libraries see.
@@ -82,6 +89,7 @@ struct Resolved {
     json: bool,
     descriptor_set: Option<PathBuf>,
     secrets: rea_core::secrets::SecretPolicy,
+    sessions: rea_serve::SessionBounds,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -132,7 +140,19 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         json: args.json,
         descriptor_set: args.descriptor_set,
         secrets: args.secrets.policy(),
+        sessions: session_bounds(args.max_sessions, args.session_idle_timeout),
     })
+}
+
+/// `--max-sessions` and `--session-idle-timeout` over the defaults.
+fn session_bounds(max: Option<u64>, idle_seconds: Option<u64>) -> rea_serve::SessionBounds {
+    let defaults = rea_serve::SessionBounds::default();
+    rea_serve::SessionBounds {
+        max_sessions: max.map_or(defaults.max_sessions, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        }),
+        idle_timeout: idle_seconds.map_or(defaults.idle_timeout, std::time::Duration::from_secs),
+    }
 }
 
 /// `--template-rule` values → the rules in effect, in their fixed order.
@@ -198,7 +218,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             ))
         },
     )?;
-    let env = Arc::new(env);
+    let env = Arc::new(env.with_session_bounds(cfg.sessions));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

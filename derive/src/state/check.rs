@@ -267,7 +267,7 @@ impl<'a> Replay<'a> {
     fn unmodelled(&mut self, path: &str) {
         let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
         let mut held = None;
-        for by_path in self.world.collections.values() {
+        for by_path in self.world.collections().values() {
             for (collection, entities) in by_path {
                 let csegs = collection.split('/').filter(|s| !s.is_empty()).count();
                 if segs.len() > csegs && normalize_path(&segs[..csegs].join("/")) == *collection {
