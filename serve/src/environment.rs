@@ -262,12 +262,9 @@ impl<M: Model> Hosted for Host<M> {
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
-<<<<<<< HEAD
     /// The recorded gRPC methods (served beside the model, never changing the World).
     grpc: crate::grpc::Catalogue,
-=======
     sessions: crate::sessions::SessionBounds,
->>>>>>> h-perf
 }
 
 impl Environment {
