@@ -119,6 +119,10 @@ impl<M: Model> Model for WithAppModel<M> {
     fn tables(&self) -> IndexMap<String, Value> {
         self.inner.tables()
     }
+
+    fn routes(&self, method: &str, path: &str) -> bool {
+        self.inner.routes(method, path) || self.app.owns(method, path)
+    }
 }
 
 impl<M: Model> WithAppModel<M> {

@@ -120,4 +120,18 @@ impl Model for EngineModel {
     fn tables(&self) -> IndexMap<String, Value> {
         self.engine.tables()
     }
+
+    fn routes(&self, method: &str, path: &str) -> bool {
+        let call = rea_engine::Call {
+            method: method.to_string(),
+            path: path.to_string(),
+            query: None,
+            headers: Vec::new(),
+            body: None,
+        };
+        !matches!(
+            self.engine.resolve(&Request::Http(call)),
+            Err(rea_engine::Refusal::NoMatchingTool { .. })
+        )
+    }
 }

@@ -57,6 +57,7 @@ trait Hosted: Send + Sync {
     fn get(&self) -> Value;
     fn add(&self, value: &Value) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
+    fn routes(&self, method: &str, path: &str) -> bool;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -163,12 +164,17 @@ impl<M: Model> Hosted for Host<M> {
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
     }
+    fn routes(&self, method: &str, path: &str) -> bool {
+        self.model.routes(method, path)
+    }
 }
 
 /// The environment every adapter serves.
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
+    /// What the recording showed of HTTP-level behaviour (CORS, `405`).
+    observed: crate::cors::Observed,
 }
 
 impl Environment {
@@ -189,7 +195,24 @@ impl Environment {
                 model,
             }),
             name,
+            observed: crate::cors::Observed::default(),
         }
+    }
+
+    /// Keeps what the recording showed of HTTP-level behaviour (start-up).
+    pub(crate) fn with_observed(mut self, observed: crate::cors::Observed) -> Self {
+        self.observed = observed;
+        self
+    }
+
+    /// What the recording showed of HTTP-level behaviour.
+    pub(crate) fn observed(&self) -> &crate::cors::Observed {
+        &self.observed
+    }
+
+    /// Whether an HTTP request with `method` at `path` reaches a tool.
+    pub fn routes(&self, method: &str, path: &str) -> bool {
+        self.host.routes(method, path)
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

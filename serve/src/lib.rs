@@ -14,17 +14,21 @@
 //! - `inspect_mcp`: the inspection tools over MCP stdio (`rea inspect-mcp`).
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
-//! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
+//! - `server`: `app(env, config) -> Router` and `run(listener, ...)` (connection limits).
+//! - `guard`: Host/Origin/content-type checks in front of every surface.
+//! - `cors`: CORS on the app's paths, preflights, what the recording showed.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
 
 pub mod app_model;
 pub mod check;
+pub mod cors;
 mod dataplane;
 mod engine_model;
 mod environment;
 mod error;
 mod generator;
+mod guard;
 mod http;
 pub mod inspect_mcp;
 mod mcp;
@@ -34,6 +38,7 @@ mod server;
 mod start;
 mod tools;
 
+pub use cors::CorsSetting;
 pub use dataplane::DataPlaneConfig;
 pub use engine_model::EngineModel;
 pub use environment::{Environment, Reply, Request};
@@ -41,7 +46,7 @@ pub use error::ServeError;
 pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
 pub use model::{ImportError, Model, ToolInfo, ToolKind};
-pub use server::{app, run, run_stdio, ServeConfig};
+pub use server::{app, run, run_stdio, Limits, ServeConfig};
 pub use start::StartOptions;
 
 #[cfg(test)]

@@ -66,4 +66,9 @@ pub trait Model: Send + Sync + 'static {
     fn import(&self, value: &Value) -> Result<Self::World, ImportError>;
     /// One JSON Schema per entity collection (a row), by type name.
     fn tables(&self) -> IndexMap<String, Value>;
+    /// Whether an HTTP request with `method` at `path` reaches a tool (for
+    /// HEAD, preflights and `405`); routing only, nothing is answered.
+    fn routes(&self, _method: &str, _path: &str) -> bool {
+        false
+    }
 }

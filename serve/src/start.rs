@@ -115,6 +115,7 @@ fn build(
         )
     })?;
     let records = records_of(&evidence);
+    let observed = crate::cors::Observed::of(&records);
     progress(&format!(
         "decoded {} records; deriving the environment manifest",
         records.len()
@@ -156,7 +157,8 @@ fn build(
         WithAppModel::new(EngineModel::new(engine), app),
         None,
         options.name.as_deref(),
-    );
+    )
+    .with_observed(observed);
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",
