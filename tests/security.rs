@@ -194,7 +194,7 @@ fn a_foreign_host_is_refused_on_every_surface() {
     let get = r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#;
     let cases = [
         format!("POST /agentenv HTTP/1.1\r\nHost: rebound.example:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{get}", server.addr.port(), get.len()),
-        format!("GET /.well-known/agent-env.json HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n"),
+        "GET /.well-known/agent-env.json HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n".to_string(),
         format!("GET {} HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n", records("products")),
         "GET /_rea/ HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n".to_string(),
         format!("POST /mcp HTTP/1.1\r\nHost: 10.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{get}", get.len()),

@@ -132,7 +132,7 @@ pub(crate) fn origin_trusted(origin: &str, host: Option<&str>) -> bool {
         && sent.port_or_known_default() == url.port_or_known_default()
 }
 
-fn header_text<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Option<&'a str> {
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
