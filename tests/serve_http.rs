@@ -204,7 +204,13 @@ fn a_bad_data_add_is_refused_and_changes_nothing() {
         assert_eq!(server.data(), before);
     }
     // Envelope errors per JSON-RPC.
-    let r = common::http(server.addr, "POST", "/agentenv", &[], Some("{oops"));
+    let r = common::http(
+        server.addr,
+        "POST",
+        "/agentenv",
+        &[("Content-Type", "application/json")],
+        Some("{oops"),
+    );
     assert_eq!(r.json()["error"]["code"], -32700);
     assert_eq!(server.rpc("data/bogus", json!({}))["error"]["code"], -32601);
 }

@@ -4,7 +4,10 @@
 //! document per the plan's field rules, and answers as the recording's
 //! envelope would with the written entity in it and the recorded status.
 //! An entity the World does not hold answers as the recorded not-found did.
-//! Every refusal changes nothing.
+//! A write never changes an entity's identity through its body: a body id
+//! that differs from the path's answers the app's own recorded refusal of
+//! one, else `400 id_mismatch`; a created id must be a string or a number
+//! of the kind the type's ids are. Every refusal changes nothing.
 
 use crate::codec::body_entity;
 use crate::codec::{path_segments, percent_decode};
@@ -318,6 +321,14 @@ fn create(
     let Some(id) = fields.get(&t.id_field).cloned() else {
         return internal(plan, "the created entity has no identity");
     };
+    if let Some(message) = id_kind_problem(&id, world, &t.name) {
+        return *refuse(
+            plan,
+            "invalid_id",
+            &format!("`{}` {message}", t.id_field),
+            json!({ "member": t.id_field, "sent": id }),
+        );
+    }
     if held.holds(&id) {
         return Refusal::AlreadyExists {
             tool: plan.tool.clone(),
@@ -346,6 +357,96 @@ fn create(
     answer
 }
 
+/// Whether a sent id names the held entity: the same value, or the same
+/// scalar spelled as text (`"5"` for `5`).
+fn id_matches(held: &Value, sent: &Value) -> bool {
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    crate::world::same_id(held, sent) || text(sent).is_some_and(|s| text(held) == Some(s))
+}
+
+/// Why a new entity's id cannot be held: not a string or a number, or not
+/// of the kind every held id of the type is.
+fn id_kind_problem(id: &Value, world: &World, type_name: &str) -> Option<&'static str> {
+    let kind = |v: &Value| match v {
+        Value::String(_) => Some(0),
+        Value::Number(_) => Some(1),
+        _ => None,
+    };
+    let Some(new) = kind(id) else {
+        return Some("must be a string or a number");
+    };
+    let mut held = world.entities_of_type(type_name).map(|e| kind(&e.id));
+    let first = held.next()?;
+    (first != Some(new) && held.all(|k| k == first))
+        .then_some("must be of the kind the type's other ids are")
+}
+
+/// The answer to a body id that differs from the path's: the tool's
+/// recorded refusal of such a body (a 4xx to a body whose id differs from
+/// its path's), else `400 id_mismatch`.
+fn id_refusal(
+    engine: &Engine,
+    plan: &WritePlan,
+    call: &Call,
+    id_field: &str,
+    held: &Value,
+    sent: &Value,
+) -> Answer {
+    let pointer = body_pointer(engine, plan);
+    let recorded = engine
+        .tool(&plan.tool)
+        .into_iter()
+        .flat_map(|t| t.record_ordinals.iter())
+        .filter_map(|&o| engine.record(o))
+        .find(|r| {
+            r.status
+                .is_some_and(|s| (400..500).contains(&s) && s != 404 && s != 410)
+                && r.method.eq_ignore_ascii_case(&call.method)
+                && recorded_id_differs(r, pointer.as_deref(), id_field)
+        });
+    if let Some(rec) = recorded {
+        let mut answer = answer_from_record(rec, &plan.tool);
+        answer.applied = Applied::No;
+        return answer;
+    }
+    *refuse(
+        plan,
+        "id_mismatch",
+        &format!("the body's `{id_field}` differs from the path's: a write never changes an entity's identity"),
+        json!({ "member": id_field, "path": held, "sent": sent }),
+    )
+}
+
+/// Whether a recorded request sent a body id other than its path's last segment.
+fn recorded_id_differs(
+    rec: &crate::records::Record,
+    pointer: Option<&str>,
+    id_field: &str,
+) -> bool {
+    let Some(body) = rec
+        .request_text
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+    else {
+        return false;
+    };
+    let Some(sent) = body_entity(&body, pointer).and_then(|e| e.get(id_field)) else {
+        return false;
+    };
+    let Some(last) = rec
+        .path
+        .as_deref()
+        .and_then(|p| path_segments(p).last().map(|s| percent_decode(s)))
+    else {
+        return false;
+    };
+    !id_matches(&Value::String(last.to_string()), sent)
+}
+
 fn target(params: &Params, call: &Call) -> (String, String) {
     let id = params.values().last().cloned().unwrap_or_else(|| {
         path_segments(&call.path)
@@ -372,6 +473,17 @@ fn update(
     let Some(entity) = world.entity(&type_name, &collection, &id) else {
         return not_found(engine, plan, &id);
     };
+    let mut body = std::borrow::Cow::Borrowed(body);
+    if let Some(t) = engine.entity_type(&type_name) {
+        if let Some(sent) = body.get(&t.id_field) {
+            if !id_matches(&entity.id, sent) {
+                return id_refusal(engine, plan, call, &t.id_field, &entity.id, sent);
+            }
+            // The same identity, as sent: the held value (and its kind) stays.
+            body.to_mut().remove(&t.id_field);
+        }
+    }
+    let body = body.as_ref();
     let mut updated = entity.clone();
     let mut fields = entity.fields.clone();
     let now = gen.now_ms();

@@ -130,6 +130,10 @@ impl<M: Model> Model for WithAppModel<M> {
         let inner = self.inner.end_trace(&mut world.inner, answer);
         answer.tool.as_ref().and(inner)
     }
+
+    fn routes(&self, method: &str, path: &str) -> bool {
+        self.inner.routes(method, path) || self.app.owns(method, path)
+    }
 }
 
 impl<M: Model> WithAppModel<M> {

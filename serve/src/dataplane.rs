@@ -2,7 +2,9 @@
 //! `/.well-known/agent-env.json` and JSON-RPC 2.0 at `/agentenv`
 //! (`data/reset`, `data/get`, `data/add` with `load: "replace"`).
 //! `AgentEnv-Role` and `write_namespace` are accepted and ignored: one
-//! environment holds one World, whoever calls.
+//! environment holds one World, whoever calls. The envelope follows
+//! JSON-RPC 2.0 to the letter: batches, notifications (no answer), ids
+//! echoed as written.
 
 use crate::environment::Environment;
 use crate::tools::card_entry;
@@ -95,7 +97,8 @@ pub(crate) async fn card_handler(State(plane): State<Plane>) -> Response {
     json_response(&card(&plane.env))
 }
 
-/// `POST /agentenv`.
+/// `POST /agentenv`: a request, a notification or a batch. Only
+/// notifications: `204` and no body.
 pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Response {
     let reply = {
         let plane = plane.clone();
@@ -104,48 +107,171 @@ pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Resp
         tokio::task::spawn_blocking(move || rpc(&plane, &body)).await
     };
     match reply {
-        Ok(value) => json_response(&value),
-        Err(_) => json_response(&rpc_error(Value::Null, -32603, "internal error", None)),
+        Ok(Some(text)) => text_response(text),
+        Ok(None) => axum::http::StatusCode::NO_CONTENT.into_response(),
+        Err(_) => text_response(error_text("null", -32603, "internal error", None)),
     }
 }
 
-/// Answers one JSON-RPC request body.
-pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
-    let request: Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(_) => return rpc_error(Value::Null, -32700, "parse error", None),
+/// Answers one JSON-RPC 2.0 body to the letter: the reply text, or `None`
+/// when it held only notifications. Ids are echoed as written (`1e400`
+/// included); duplicate member names are refused, as the HAR reader does.
+pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Option<String> {
+    use rea_core::json::JsonErrorKind;
+    let parsed = match rea_core::json::parse(body) {
+        Ok(p) => p,
+        Err(e) if e.kind == JsonErrorKind::DuplicateKey => {
+            return Some(duplicate_key_reply(body, &e.pointer, &e.to_string()))
+        }
+        Err(e) => {
+            return Some(error_text(
+                "null",
+                -32700,
+                "parse error",
+                Some(json!({"detail": format!("the body is not JSON: {e}")})),
+            ))
+        }
     };
-    let Value::Object(request) = request else {
-        return rpc_error(Value::Null, -32600, "invalid request", None);
+    let lexeme = |pointer: &str| {
+        parsed
+            .numeric_literals
+            .iter()
+            .find(|l| l.pointer == pointer)
+            .map(|l| l.lexeme.clone())
     };
-    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    // The first number under `{at}/params` a double cannot hold.
+    let unsafe_number = |at: &str| {
+        let prefix = format!("{at}/params");
+        parsed
+            .numeric_literals
+            .iter()
+            .find(|l| !l.safe && l.pointer.starts_with(&prefix))
+            .map(|l| {
+                format!(
+                    "{}: the number {} cannot be represented",
+                    &l.pointer[at.len()..],
+                    l.lexeme
+                )
+            })
+    };
+    match &parsed.value {
+        Value::Array(batch) if batch.is_empty() => Some(error_text(
+            "null",
+            -32600,
+            "invalid request",
+            Some(json!({"detail": "an empty batch"})),
+        )),
+        Value::Array(batch) => {
+            let replies: Vec<String> = batch
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| {
+                    let at = format!("/{i}");
+                    one(plane, m, lexeme(&format!("{at}/id")), unsafe_number(&at))
+                })
+                .collect();
+            (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
+        }
+        message => one(plane, message, lexeme("/id"), unsafe_number("")),
+    }
+}
+
+/// A duplicate member name: in `params` an invalid-params error for the
+/// request's id, elsewhere an invalid request.
+fn duplicate_key_reply(body: &[u8], pointer: &str, message: &str) -> String {
+    let detail = format!("{pointer}: a member is named twice ({message})");
+    let last_wins: Option<Value> = serde_json::from_slice(body).ok();
+    let id = last_wins
+        .as_ref()
+        .and_then(|v| v.get("id"))
+        .filter(|id| id.is_string() || id.is_number())
+        .map(Value::to_string);
+    match id {
+        Some(id) if pointer.starts_with("/params/") => error_text(
+            &id,
+            -32602,
+            "invalid_request",
+            Some(json!({"detail": detail})),
+        ),
+        _ => error_text(
+            "null",
+            -32600,
+            "invalid request",
+            Some(json!({"detail": detail})),
+        ),
+    }
+}
+
+/// One message of a body: its reply, or `None` for a notification.
+fn one(
+    plane: &Plane,
+    message: &Value,
+    id_lexeme: Option<String>,
+    unsafe_number: Option<String>,
+) -> Option<String> {
+    let invalid = |id: &str, detail: &str| {
+        Some(error_text(
+            id,
+            -32600,
+            "invalid request",
+            Some(json!({"detail": detail})),
+        ))
+    };
+    let Value::Object(request) = message else {
+        return invalid("null", "a request must be a JSON object");
+    };
+    let id = match request.get("id") {
+        None => None,
+        Some(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => {
+            Some(id_lexeme.unwrap_or_else(|| v.to_string()))
+        }
+        Some(_) => return invalid("null", "`id` must be a string, a number or null"),
+    };
+    let id_text = id.as_deref().unwrap_or("null");
     if request.get("jsonrpc") != Some(&json!("2.0")) {
-        return rpc_error(id, -32600, "invalid request", None);
+        return invalid(id_text, "`jsonrpc` must be \"2.0\"");
     }
     let Some(method) = request.get("method").and_then(Value::as_str) else {
-        return rpc_error(id, -32600, "invalid request", None);
+        return invalid(id_text, "`method` must be a string");
     };
-    let params = match request.get("params") {
+    let outcome = match unsafe_number {
+        Some(detail) => Err(invalid_params_error(&detail)),
+        None => call(plane, method, request.get("params")),
+    };
+    // A notification is carried out and never answered.
+    let id = id?;
+    Some(match outcome {
+        Ok(result) => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{}}}",
+            serde_json::to_string(&result).unwrap_or_else(|_| "{}".into())
+        ),
+        Err(error) => envelope_text(&id, &error),
+    })
+}
+
+/// Runs one method: its result, or its JSON-RPC error object.
+fn call(plane: &Plane, method: &str, params: Option<&Value>) -> Result<Value, Value> {
+    let params = match params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(p)) => p.clone(),
-        Some(_) => return invalid_params(id, "params must be an object"),
+        Some(_) => return Err(invalid_params_error("params must be an object")),
     };
     match method {
         "data/reset" => {
             plane.env.reset();
-            rpc_result(id, json!({}))
+            Ok(json!({}))
         }
         "data/get" => {
             // `write_namespace` (an upload grant) is accepted and ignored: the
             // export is always returned inline.
             let data = to_tables(&plane.env.export(), &documents_table_name(&plane.env));
-            rpc_result(id, json!({"parts": [{"kind": "data", "data": data}]}))
+            Ok(json!({"parts": [{"kind": "data", "data": data}]}))
         }
         "data/add" => match data_add(plane, &params) {
-            Ok(()) => rpc_result(id, json!({})),
-            Err(detail) => invalid_params(id, &detail),
+            Ok(()) => Ok(json!({})),
+            Err(detail) => Err(invalid_params_error(&detail)),
         },
-        other => rpc_error(id, -32601, &format!("method not found: {other}"), None),
+        other => Err(json!({"code": -32601, "message": format!("method not found: {other}")})),
     }
 }
 
@@ -221,7 +347,15 @@ fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
     } else {
         return Err("parts[0].file: bytes or uri is required".into());
     };
-    serde_json::from_slice(&bytes).map_err(|e| format!("parts[0].file: not JSON ({e})"))
+    let parsed =
+        rea_core::json::parse(&bytes).map_err(|e| format!("parts[0].file: not JSON ({e})"))?;
+    match parsed.numeric_literals.iter().find(|l| !l.safe) {
+        Some(l) => Err(format!(
+            "parts[0].file{}: the number {} cannot be represented",
+            l.pointer, l.lexeme
+        )),
+        None => Ok(parsed.value),
+    }
 }
 
 /// Reads a `file://` URI, only below `data_root`; never fetches anything else.
@@ -363,25 +497,28 @@ fn pointer_to_dots(pointer: &str) -> String {
         .collect()
 }
 
-fn rpc_result(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+fn invalid_params_error(detail: &str) -> Value {
+    json!({"code": -32602, "message": "invalid_request", "data": {"detail": detail}})
 }
 
-fn rpc_error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
+/// A reply text with `id` written as given (a JSON value's text).
+fn envelope_text(id: &str, error: &Value) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{}}}",
+        serde_json::to_string(error).unwrap_or_else(|_| "{}".into())
+    )
+}
+
+fn error_text(id: &str, code: i64, message: &str, data: Option<Value>) -> String {
     let mut error = json!({"code": code, "message": message});
     if let Some(data) = data {
         error["data"] = data;
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
+    envelope_text(id, &error)
 }
 
-fn invalid_params(id: Value, detail: &str) -> Value {
-    rpc_error(
-        id,
-        -32602,
-        "invalid_request",
-        Some(json!({"detail": detail})),
-    )
+fn text_response(text: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
 fn json_response(value: &Value) -> Response {

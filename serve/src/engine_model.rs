@@ -128,4 +128,18 @@ impl Model for EngineModel {
     fn end_trace(&self, world: &mut World, _answer: &Answer) -> Option<Footprint> {
         Some(world.end_trace())
     }
+
+    fn routes(&self, method: &str, path: &str) -> bool {
+        let call = rea_engine::Call {
+            method: method.to_string(),
+            path: path.to_string(),
+            query: None,
+            headers: Vec::new(),
+            body: None,
+        };
+        !matches!(
+            self.engine.resolve(&Request::Http(call)),
+            Err(rea_engine::Refusal::NoMatchingTool { .. })
+        )
+    }
 }

@@ -61,6 +61,7 @@ trait Hosted: Send + Sync {
     fn get(&self) -> Value;
     fn add(&self, value: &Value) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
+    fn routes(&self, method: &str, path: &str) -> bool;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -256,6 +257,9 @@ impl<M: Model> Hosted for Host<M> {
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
     }
+    fn routes(&self, method: &str, path: &str) -> bool {
+        self.model.routes(method, path)
+    }
 }
 
 /// The environment every adapter serves.
@@ -265,6 +269,8 @@ pub struct Environment {
     /// The recorded gRPC methods (served beside the model, never changing the World).
     grpc: crate::grpc::Catalogue,
     sessions: crate::sessions::SessionBounds,
+    /// What the recording showed of HTTP-level behaviour (CORS, `405`).
+    observed: crate::cors::Observed,
 }
 
 impl Environment {
@@ -287,6 +293,7 @@ impl Environment {
             name,
             grpc: crate::grpc::Catalogue::default(),
             sessions: crate::sessions::SessionBounds::default(),
+            observed: crate::cors::Observed::default(),
         }
     }
 
@@ -310,6 +317,22 @@ impl Environment {
     /// The MCP session bounds.
     pub fn session_bounds(&self) -> crate::sessions::SessionBounds {
         self.sessions
+    }
+
+    /// Keeps what the recording showed of HTTP-level behaviour (start-up).
+    pub(crate) fn with_observed(mut self, observed: crate::cors::Observed) -> Self {
+        self.observed = observed;
+        self
+    }
+
+    /// What the recording showed of HTTP-level behaviour.
+    pub(crate) fn observed(&self) -> &crate::cors::Observed {
+        &self.observed
+    }
+
+    /// Whether an HTTP request with `method` at `path` reaches a tool.
+    pub fn routes(&self, method: &str, path: &str) -> bool {
+        self.host.routes(method, path)
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

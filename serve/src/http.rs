@@ -1,6 +1,9 @@
 //! The recorded API at its own paths: one fallback handler turning a request
 //! line into an environment call, answering with the recorded content type and
-//! only the recorded headers that still describe the answer.
+//! only the recorded headers that still describe the answer. `HEAD` answers
+//! as the path's `GET` without the body where no `HEAD` was recorded; a known
+//! path with an unknown method answers `405` with `Allow` where the
+//! recording showed a `405`.
 
 use crate::environment::{Environment, Reply, Request};
 use crate::outcome::content_type;
@@ -20,10 +23,16 @@ pub(crate) async fn fallback(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let head = method == Method::HEAD;
+    let routed = if head && !env.routes("HEAD", uri.path()) {
+        "GET"
+    } else {
+        method.as_str()
+    };
     let reply = match parse_body(&headers, &body) {
         Ok(parsed) => {
             let call = Call {
-                method: method.as_str().to_string(),
+                method: routed.to_string(),
                 path: uri.path().to_string(),
                 query: uri.query().map(str::to_string),
                 headers: request_headers(&headers),
@@ -35,8 +44,38 @@ pub(crate) async fn fallback(
         }
         Err(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
     };
-    let head = method == Method::HEAD;
+    if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
+        if let Some(response) = method_not_allowed(&env, uri.path()) {
+            return response;
+        }
+    }
     to_response(&reply, head)
+}
+
+/// The recorded `405` with `Allow` naming the methods that reach a tool
+/// at `path`, when the recording showed one and some method does.
+fn method_not_allowed(env: &Environment, path: &str) -> Option<Response> {
+    let (content_type, body) = env.observed().method_not_allowed.as_ref()?;
+    let allowed: Vec<&str> = crate::cors::METHODS
+        .into_iter()
+        .filter(|m| env.routes(m, path) || (*m == "HEAD" && env.routes("GET", path)))
+        .collect();
+    if allowed.is_empty() {
+        return None;
+    }
+    let mut response = Response::new(Body::from(body.clone()));
+    *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
+        headers.insert(axum::http::header::ALLOW, v);
+    }
+    if let Some(ct) = content_type
+        .as_deref()
+        .and_then(|c| HeaderValue::from_str(c).ok())
+    {
+        headers.insert(axum::http::header::CONTENT_TYPE, ct);
+    }
+    Some(response)
 }
 
 /// The request headers the engine reads, as sent (values that are not
@@ -78,6 +117,13 @@ pub(crate) fn to_response(reply: &Reply, head: bool) -> Response {
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
     *response.headers_mut() = reply.headers.clone();
+    if head {
+        // The length the GET's body has.
+        response.headers_mut().insert(
+            axum::http::header::CONTENT_LENGTH,
+            HeaderValue::from(reply.bytes.len()),
+        );
+    }
     response
 }
 

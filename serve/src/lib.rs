@@ -15,18 +15,22 @@
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
 //! - `grpc`: the recorded gRPC / gRPC-web methods at their paths and as MCP tools.
-//! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
+//! - `server`: `app(env, config) -> Router` and `run(listener, ...)` (connection limits).
+//! - `guard`: Host/Origin/content-type checks in front of every surface.
+//! - `cors`: CORS on the app's paths, preflights, what the recording showed.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
 
 pub mod app_model;
 pub mod check;
+pub mod cors;
 mod dataplane;
 mod engine_model;
 mod environment;
 mod error;
 mod generator;
 mod grpc;
+mod guard;
 mod http;
 pub mod inspect_mcp;
 mod mcp;
@@ -37,6 +41,7 @@ pub mod sessions;
 mod start;
 mod tools;
 
+pub use cors::CorsSetting;
 pub use dataplane::DataPlaneConfig;
 pub use engine_model::EngineModel;
 pub use environment::{Environment, Reply, Request};
@@ -44,7 +49,7 @@ pub use error::ServeError;
 pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
 pub use model::{ImportError, Model, ToolInfo, ToolKind};
-pub use server::{app, run, run_stdio, ServeConfig};
+pub use server::{app, run, run_stdio, Limits, ServeConfig};
 pub use sessions::SessionBounds;
 pub use start::StartOptions;
 

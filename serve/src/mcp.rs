@@ -1,7 +1,9 @@
 //! The MCP surface (rmcp): one tool per read tool and per served write,
 //! answered through `Environment::call`. The handler holds only an
 //! `Arc<Environment>`: rmcp's streamable HTTP service may build a handler per
-//! request, so nothing stateful lives in it.
+//! request, so nothing stateful lives in it. In front of rmcp, `envelope`
+//! answers a POST body that is not one JSON-RPC 2.0 message with the
+//! JSON-RPC error its specification names.
 
 use crate::environment::{Environment, Reply, Request};
 use crate::model::ToolInfo;
@@ -140,4 +142,170 @@ impl ServerHandler for McpSurface {
             .map_err(|e| ErrorData::internal_error(format!("the call failed: {e}"), None))?;
         Ok(to_result(&reply).into())
     }
+}
+
+/// A JSON-RPC error answer on `/mcp` (`id` is `null` when the request's
+/// could not be read).
+fn rpc_refusal(
+    status: axum::http::StatusCode,
+    id: Value,
+    code: i64,
+    message: &str,
+    detail: String,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message, "data": {"detail": detail}}
+    });
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Why a POST body is not one JSON-RPC 2.0 message MCP accepts, as the
+/// answer to send; `None` when rmcp should take it.
+pub(crate) fn protocol_error(bytes: &[u8]) -> Option<axum::response::Response> {
+    use axum::http::StatusCode;
+    use rea_core::json::JsonErrorKind;
+    let bad = StatusCode::BAD_REQUEST;
+    let parsed = match rea_core::json::parse(bytes) {
+        Ok(p) => p,
+        Err(e) if e.kind == JsonErrorKind::DuplicateKey => {
+            return Some(rpc_refusal(
+                bad,
+                Value::Null,
+                -32600,
+                "Invalid Request",
+                format!("a member is named twice at {} ({e})", e.pointer),
+            ))
+        }
+        Err(e) => {
+            return Some(rpc_refusal(
+                bad,
+                Value::Null,
+                -32700,
+                "Parse error",
+                format!("the body is not JSON: {e}"),
+            ))
+        }
+    };
+    let Value::Object(message) = &parsed.value else {
+        return Some(rpc_refusal(
+            bad,
+            Value::Null,
+            -32600,
+            "Invalid Request",
+            "the body must be one JSON-RPC message object (MCP takes no batches)".into(),
+        ));
+    };
+    let exact_id = !parsed.numeric_literals.iter().any(|l| l.pointer == "/id");
+    let id = message.get("id");
+    let id_ok = match id {
+        None | Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => exact_id && (n.is_i64() || n.is_u64()),
+        _ => false,
+    };
+    let echo = if id_ok {
+        id.cloned().unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
+    let invalid = |detail: &str| {
+        Some(rpc_refusal(
+            bad,
+            echo.clone(),
+            -32600,
+            "Invalid Request",
+            detail.to_string(),
+        ))
+    };
+    if message.get("jsonrpc") != Some(&json!("2.0")) {
+        return invalid("`jsonrpc` must be \"2.0\"");
+    }
+    if !id_ok {
+        return invalid("`id` must be a string or an integer");
+    }
+    let method = match message.get("method") {
+        Some(Value::String(m)) => m.as_str(),
+        Some(_) => return invalid("`method` must be a string"),
+        // A client's answer to a server request.
+        None if id.is_some()
+            && (message.contains_key("result") || message.contains_key("error")) =>
+        {
+            return None
+        }
+        None => return invalid("`method` is required"),
+    };
+    let params_error = match message.get("params") {
+        None => None,
+        Some(Value::Object(p)) => {
+            let arguments = p.get("arguments");
+            if method == "tools/call" && arguments.is_some_and(|a| !a.is_object() && !a.is_null()) {
+                Some("`params.arguments` must be an object of argument name -> value")
+            } else if method == "tools/call" && !p.get("name").is_some_and(Value::is_string) {
+                Some("`params.name` must be the tool's name")
+            } else {
+                None
+            }
+        }
+        Some(_) => Some("`params` must be an object"),
+    };
+    let detail = params_error?;
+    // A notification gets no answer of its own; a request its error, in band.
+    let status = if id.is_some() {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    Some(rpc_refusal(
+        status,
+        echo,
+        -32602,
+        "Invalid params",
+        detail.to_string(),
+    ))
+}
+
+/// The middleware in front of rmcp: reads a JSON POST body (at most
+/// `limit` bytes) and answers protocol errors itself.
+pub(crate) async fn envelope(
+    axum::extract::State(limit): axum::extract::State<usize>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let json_body = request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"));
+    // Other media types and methods: rmcp answers (415, 405, 406, ...).
+    if request.method() != axum::http::Method::POST || !json_body {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(b) => b,
+        Err(_) => {
+            return (
+                axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body is larger than {limit} bytes"),
+            )
+                .into_response()
+        }
+    };
+    if let Some(refusal) = protocol_error(&bytes) {
+        return refusal;
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }

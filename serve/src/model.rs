@@ -77,4 +77,10 @@ pub trait Model: Send + Sync + 'static {
         let _ = (world, answer);
         None
     }
+
+    /// Whether an HTTP request with `method` at `path` reaches a tool (for
+    /// HEAD, preflights and `405`); routing only, nothing is answered.
+    fn routes(&self, _method: &str, _path: &str) -> bool {
+        false
+    }
 }

@@ -1,36 +1,84 @@
-//! Assembling the listener: `app(env, config)` builds the router (card, data
-//! plane, MCP at `/mcp`, the recorded API as fallback); `run` serves it on a
-//! listener the caller owns until the shutdown future resolves; `run_stdio`
-//! serves MCP over stdin/stdout.
+//! Assembling the listener: `app(env, config)` builds the router (the guard
+//! in front of everything, then the card, data plane, MCP at `/mcp`, the
+//! recorded API as fallback, each with its own body limit); `run` serves it
+//! on a listener the caller owns, one hyper HTTP/1.1 connection per task
+//! under the connection limits (`Limits`), until the shutdown future
+//! resolves; `run_stdio` serves MCP over stdin/stdout.
 
+use crate::cors::{Cors, CorsSetting};
 use crate::dataplane::{self, DataPlaneConfig, Plane};
 use crate::environment::Environment;
 use crate::error::ServeError;
+use crate::guard::{self, Guard};
 use crate::http;
 use crate::mcp::McpSurface;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 use std::future::Future;
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tokio::net::TcpListener;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt as _;
 
-/// Largest request body accepted (data/add payloads included).
-const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+/// Connection limits and timeouts of the HTTP listener, and the largest
+/// request body per surface. `Limits::default()` are the defaults the CLI
+/// flags document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// A client must send a request's whole header within this; it also
+    /// bounds how long a kept-alive connection may wait for its next request.
+    pub header_read_timeout: Duration,
+    /// A connection on which no byte moved either way for this long is
+    /// closed (a stalled body, a dead peer; MCP event streams send a
+    /// keep-alive every 15 s).
+    pub idle_timeout: Duration,
+    /// Connections served at once; more clients wait in the listen backlog.
+    pub max_connections: usize,
+    /// Largest request body on the app's paths.
+    pub app_body_bytes: usize,
+    /// Largest request body on `/agentenv` (`data/add` payloads).
+    pub data_plane_body_bytes: usize,
+    /// Largest request body on `/mcp`.
+    pub mcp_body_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 512,
+            app_body_bytes: 16 * 1024 * 1024,
+            data_plane_body_bytes: 64 * 1024 * 1024,
+            mcp_body_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
 
 /// How the listener is exposed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ServeConfig {
     /// The host the listener is bound to (decides the DNS-rebinding checks).
     pub host: String,
     pub port: u16,
     /// The only directory `data/add` may read `file://` URIs from.
     pub data_root: Option<PathBuf>,
+    /// Connection limits, timeouts and body limits.
+    pub limits: Limits,
+    /// CORS on the app's paths (`--cors`).
+    pub cors: CorsSetting,
 }
 
 impl ServeConfig {
@@ -52,7 +100,7 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
 fn mcp_config(config: &ServeConfig, ct: CancellationToken) -> StreamableHttpServerConfig {
     let base = StreamableHttpServerConfig::default()
         .with_cancellation_token(ct)
-        .with_max_request_body_bytes(MAX_BODY_BYTES);
+        .with_max_request_body_bytes(config.limits.mcp_body_bytes);
     if config.is_loopback() {
         // DNS rebinding: only loopback Host headers (rmcp's default list) and,
         // when a browser sends an Origin, only loopback origins.
@@ -85,7 +133,8 @@ fn mcp_config(config: &ServeConfig, ct: CancellationToken) -> StreamableHttpServ
     }
 }
 
-/// The whole router: card, data plane, MCP and the recorded API.
+/// The whole router: the guard, then card, data plane, MCP and the
+/// recorded API.
 pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -> Router {
     let surface = McpSurface::new(env.clone());
     let mcp = StreamableHttpService::new(
@@ -93,6 +142,12 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
         crate::sessions::BoundedSessions::new(env.session_bounds()).into(),
         mcp_config(config, ct),
     );
+    let mcp = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(
+            config.limits.mcp_body_bytes,
+            crate::mcp::envelope,
+        ));
     let plane = Plane {
         env: env.clone(),
         config: Arc::new(DataPlaneConfig {
@@ -102,18 +157,22 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     let data_plane = Router::new()
         .route("/.well-known/agent-env.json", get(dataplane::card_handler))
         .route("/agentenv", post(dataplane::rpc_handler))
-        .with_state(plane);
+        .with_state(plane)
+        .layer(DefaultBodyLimit::max(config.limits.data_plane_body_bytes));
+    let cors = Cors::new(&config.cors, env.observed());
+    let guard = Arc::new(Guard::new(&config.host, cors, env.clone()));
     Router::new()
-        .nest_service("/mcp", mcp)
+        .merge(mcp)
         .merge(data_plane)
         .merge(crate::grpc::http::router(&env))
         .fallback(http::fallback)
         .with_state(env)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(DefaultBodyLimit::max(config.limits.app_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open
-/// requests finish.
+/// requests finish (at most `SHUTDOWN_GRACE`).
 pub async fn run(
     listener: TcpListener,
     env: Arc<Environment>,
@@ -123,14 +182,182 @@ pub async fn run(
     let ct = CancellationToken::new();
     let router = app(env, config, ct.child_token());
     let stop = ct.clone();
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Ends open MCP sessions and their event streams too.
-            stop.cancel();
-        })
-        .await?;
+    tokio::spawn(async move {
+        shutdown.await;
+        // Ends open MCP sessions and their event streams too.
+        stop.cancel();
+    });
+    let limits = config.limits.clone();
+    let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS) as u32;
+    let permits = Arc::new(Semaphore::new(max as usize));
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .keep_alive(true);
+    loop {
+        let permit = tokio::select! {
+            p = permits.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            _ = ct.cancelled() => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before accept:
+                    // wait a moment rather than spin.
+                    if !is_connection_error(&e) {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    continue;
+                }
+            },
+            _ = ct.cancelled() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let http1 = http1.clone();
+        let stop = ct.clone();
+        let idle = limits.idle_timeout;
+        tokio::spawn(async move {
+            serve_connection(stream, router, http1, idle, stop).await;
+            drop(permit);
+        });
+    }
+    // Wait for open connections to finish, bounded.
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, permits.acquire_many(max)).await;
     Ok(())
+}
+
+/// How long `run` waits for open connections after shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+fn is_connection_error(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+    )
+}
+
+/// One connection: HTTP/1.1 with upgrades, closed when idle for `idle`, shut
+/// down gracefully when `stop` is cancelled.
+async fn serve_connection(
+    stream: TcpStream,
+    router: Router,
+    http1: hyper::server::conn::http1::Builder,
+    idle: Duration,
+    stop: CancellationToken,
+) {
+    let epoch = Instant::now();
+    let last = Arc::new(AtomicU64::new(0));
+    let io = Watched {
+        io: stream,
+        last: last.clone(),
+        epoch,
+    };
+    let service =
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let router = router.clone();
+            async move { router.oneshot(request.map(axum::body::Body::new)).await }
+        });
+    let conn = http1
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades();
+    let mut conn = std::pin::pin!(conn);
+    let mut stopping = false;
+    loop {
+        let quiet = Duration::from_millis(
+            (epoch.elapsed().as_millis() as u64).saturating_sub(last.load(Ordering::Relaxed)),
+        );
+        if quiet >= idle {
+            // Dropping the connection closes the socket.
+            return;
+        }
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            _ = stop.cancelled(), if !stopping => {
+                stopping = true;
+                conn.as_mut().graceful_shutdown();
+            }
+            _ = tokio::time::sleep(idle - quiet) => {}
+        }
+    }
+}
+
+/// A socket that notes when a byte last moved (for the idle timeout).
+struct Watched {
+    io: TcpStream,
+    /// Milliseconds since `epoch` of the last read or write.
+    last: Arc<AtomicU64>,
+    epoch: Instant,
+}
+
+impl Watched {
+    fn touch(&self) {
+        self.last
+            .store(self.epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut this.io).poll_read(cx, buf);
+        if matches!(poll, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            this.touch();
+        }
+        poll
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.io).poll_write(cx, data);
+        if matches!(poll, Poll::Ready(Ok(n)) if n > 0) {
+            this.touch();
+        }
+        poll
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        if matches!(poll, Poll::Ready(Ok(n)) if n > 0) {
+            this.touch();
+        }
+        poll
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
 }
 
 /// Serves MCP over stdin/stdout until the client closes or `shutdown` resolves.

@@ -138,6 +138,7 @@ fn build(
         ));
     }
     let records = records_of(&evidence);
+    let observed = crate::cors::Observed::of(&records);
     progress(&format!(
         "decoded {} records; deriving the environment manifest",
         records.len()
@@ -181,7 +182,8 @@ fn build(
         options.name.as_deref(),
     )
     .with_grpc(grpc)
-    .with_session_bounds(options.sessions);
+    .with_session_bounds(options.sessions)
+    .with_observed(observed);
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",

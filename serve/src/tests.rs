@@ -20,6 +20,7 @@ fn config() -> ServeConfig {
         host: "127.0.0.1".into(),
         port: 0,
         data_root: None,
+        ..ServeConfig::default()
     }
 }
 
@@ -240,6 +241,7 @@ async fn json_rpc_envelope_errors() {
     let env = env();
     let router = app(env.clone(), &config(), CancellationToken::new());
     let req = HttpRequest::post("/agentenv")
+        .header("content-type", "application/json")
         .body(Body::from("{not json"))
         .unwrap();
     let res = router.oneshot(req).await.unwrap();
@@ -257,9 +259,10 @@ async fn json_rpc_envelope_errors() {
         serde_json::from_slice::<Value>(&body).unwrap()["error"]["code"],
         -32600
     );
+    // A batch answers each member; `1` is not a request.
     let (_, _, body) = send(&env, "POST", "/agentenv", Some(json!([1]))).await;
     assert_eq!(
-        serde_json::from_slice::<Value>(&body).unwrap()["error"]["code"],
+        serde_json::from_slice::<Value>(&body).unwrap()[0]["error"]["code"],
         -32600
     );
     assert_eq!(

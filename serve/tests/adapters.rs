@@ -55,6 +55,7 @@ async fn send(
         host: "127.0.0.1".into(),
         port: 18999,
         data_root: None,
+        ..ServeConfig::default()
     };
     let router = app(env.clone(), &config, CancellationToken::new());
     let mut req = HttpRequest::builder()

@@ -47,6 +47,7 @@ async fn sessions_beyond_the_bound_are_refused_until_one_closes() {
         host: "127.0.0.1".into(),
         port: 18999,
         data_root: None,
+        ..Default::default()
     };
     let router = app(Arc::new(env), &config, CancellationToken::new());
     let mut ids = Vec::new();

@@ -70,6 +70,29 @@ pub(crate) struct ServeArgs {
     /// Seconds an MCP session may stay idle before it is closed (default 300).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub session_idle_timeout: Option<u64>,
+    /// CORS on the app's paths: an origin (repeatable), `*`, or `off`
+    /// (default: as the recording's own Access-Control-* answers, else off).
+    #[arg(long, value_name = "ORIGIN|*|off")]
+    pub cors: Vec<String>,
+    /// Seconds a client has to send a request's header (also the longest
+    /// wait for the next request on a kept-alive connection).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub header_read_timeout: f64,
+    /// Seconds a connection may stay without any byte read or written.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub idle_timeout: f64,
+    /// Connections served at once (more wait in the listen backlog).
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    pub max_connections: usize,
+    /// Largest request body on the app's paths, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub app_body_limit: usize,
+    /// Largest request body on /agentenv, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub data_plane_body_limit: usize,
+    /// Largest request body on /mcp, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub mcp_body_limit: usize,
 }
 
 /// The resolved configuration the libraries see.
@@ -90,9 +113,49 @@ struct Resolved {
     descriptor_set: Option<PathBuf>,
     secrets: rea_core::secrets::SecretPolicy,
     sessions: rea_serve::SessionBounds,
+    cors: rea_serve::CorsSetting,
+    limits: rea_serve::Limits,
+}
+
+/// A positive number of seconds, from a flag.
+fn seconds(flag: &str, value: f64) -> Result<std::time::Duration, ErrorReport> {
+    if !(value.is_finite() && value > 0.0 && value <= 86_400.0) {
+        return Err(ErrorReport::input(
+            "invalid_argument",
+            format!("--{flag} must be a number of seconds above 0 and at most 86400, got {value}"),
+        )
+        .detail("argument", flag.replace('-', "_")));
+    }
+    Ok(std::time::Duration::from_secs_f64(value))
+}
+
+fn limits(args: &ServeArgs) -> Result<rea_serve::Limits, ErrorReport> {
+    for (flag, n) in [
+        ("max-connections", args.max_connections),
+        ("app-body-limit", args.app_body_limit),
+        ("data-plane-body-limit", args.data_plane_body_limit),
+        ("mcp-body-limit", args.mcp_body_limit),
+    ] {
+        if n == 0 {
+            return Err(ErrorReport::input(
+                "invalid_argument",
+                format!("--{flag} must be at least 1"),
+            )
+            .detail("argument", flag.replace('-', "_")));
+        }
+    }
+    Ok(rea_serve::Limits {
+        header_read_timeout: seconds("header-read-timeout", args.header_read_timeout)?,
+        idle_timeout: seconds("idle-timeout", args.idle_timeout)?,
+        max_connections: args.max_connections,
+        app_body_bytes: args.app_body_limit,
+        data_plane_body_bytes: args.data_plane_body_limit,
+        mcp_body_bytes: args.mcp_body_limit,
+    })
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
+    let limits = limits(&args)?;
     let host = args
         .host
         .or_else(|| {
@@ -115,6 +178,8 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         },
     };
     let rules = resolve_rules(&args.template_rules)?;
+    let cors = rea_serve::CorsSetting::parse(&args.cors)
+        .map_err(|m| ErrorReport::input("invalid_argument", m).detail("argument", "cors"))?;
     if let Some(root) = &args.data_root {
         if !root.is_dir() {
             return Err(ErrorReport::input(
@@ -141,6 +206,8 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         descriptor_set: args.descriptor_set,
         secrets: args.secrets.policy(),
         sessions: session_bounds(args.max_sessions, args.session_idle_timeout),
+        cors,
+        limits,
     })
 }
 
@@ -261,6 +328,8 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             host: cfg.host.clone(),
             port: local.port(),
             data_root: cfg.data_root.clone(),
+            limits: cfg.limits.clone(),
+            cors: cfg.cors.clone(),
         };
         if !config.is_loopback() {
             log(&format!(

@@ -40,6 +40,7 @@ impl InProcess {
             host: HOST.to_string(),
             port: PORT,
             data_root: None,
+            ..ServeConfig::default()
         };
         let stop = CancellationToken::new();
         let router = {

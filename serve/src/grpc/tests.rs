@@ -51,6 +51,7 @@ async fn call(env: &Arc<Environment>, path: &str, content_type: &str, body: Vec<
         host: "127.0.0.1".into(),
         port: 0,
         data_root: None,
+        ..Default::default()
     };
     let app = crate::app(
         env.clone(),
