@@ -101,12 +101,20 @@ pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Resp
         let plane = plane.clone();
         // data/add may read a file and validate a large World: keep it off the
         // async workers.
-        tokio::task::spawn_blocking(move || rpc(&plane, &body)).await
+        tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
+            let value = rpc(&plane, &body);
+            crate::admin::journal_data_plane(&plane.env, &body, &value, started);
+            value
+        })
+        .await
     };
-    match reply {
+    let mut response = match reply {
         Ok(value) => json_response(&value),
         Err(_) => json_response(&rpc_error(Value::Null, -32603, "internal error", None)),
-    }
+    };
+    response.extensions_mut().insert(crate::admin::Journaled);
+    response
 }
 
 /// Answers one JSON-RPC request body.

@@ -169,6 +169,8 @@ impl<M: Model> Hosted for Host<M> {
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
+    /// The journal, readiness and admin prefix (`crate::admin`).
+    ops: crate::admin::Ops,
 }
 
 impl Environment {
@@ -189,7 +191,13 @@ impl Environment {
                 model,
             }),
             name,
+            ops: crate::admin::Ops::default(),
         }
+    }
+
+    /// What the operator sees: the journal, coverage, readiness, the admin prefix.
+    pub fn ops(&self) -> &crate::admin::Ops {
+        &self.ops
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

@@ -20,23 +20,29 @@ pub(crate) async fn fallback(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let reply = match parse_body(&headers, &body) {
-        Ok(parsed) => {
-            let call = Call {
-                method: method.as_str().to_string(),
-                path: uri.path().to_string(),
-                query: uri.query().map(str::to_string),
-                headers: request_headers(&headers),
-                body: parsed,
-            };
-            // The engine is synchronous and quick; the lock is never held
-            // across an await point.
-            env.call(&Request::Http(call))
-        }
-        Err(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
+    let started = std::time::Instant::now();
+    let (parsed, refused) = match parse_body(&headers, &body) {
+        Ok(parsed) => (parsed, None),
+        Err(message) => (None, Some(message)),
     };
+    let request = Request::Http(Call {
+        method: method.as_str().to_string(),
+        path: uri.path().to_string(),
+        query: uri.query().map(str::to_string),
+        headers: request_headers(&headers),
+        body: parsed,
+    });
+    let reply = match refused {
+        // The engine is synchronous and quick; the lock is never held
+        // across an await point.
+        None => env.call(&request),
+        Some(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
+    };
+    crate::admin::journal_http(&env, &request, &reply, started);
     let head = method == Method::HEAD;
-    to_response(&reply, head)
+    let mut response = to_response(&reply, head);
+    response.extensions_mut().insert(crate::admin::Journaled);
+    response
 }
 
 /// The request headers the engine reads, as sent (values that are not

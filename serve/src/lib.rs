@@ -17,7 +17,9 @@
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
+//! - `admin`: the journal, coverage, health and the live page under `/_rea`.
 
+pub mod admin;
 pub mod app_model;
 pub mod check;
 mod dataplane;

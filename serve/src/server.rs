@@ -88,6 +88,7 @@ fn mcp_config(config: &ServeConfig, ct: CancellationToken) -> StreamableHttpServ
 
 /// The whole router: card, data plane, MCP and the recorded API.
 pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -> Router {
+    let admin = crate::admin::router(env.clone(), ct.clone());
     let surface = McpSurface::new(env.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(surface.clone()),
@@ -107,9 +108,11 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     Router::new()
         .nest_service("/mcp", mcp)
         .merge(data_plane)
+        .merge(admin)
         .fallback(http::fallback)
         .with_state(env)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(crate::admin::log_layer))
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open
@@ -121,6 +124,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let ct = CancellationToken::new();
+    env.ops().set_ready();
     let router = app(env, config, ct.child_token());
     let stop = ct.clone();
     axum::serve(listener, router)
