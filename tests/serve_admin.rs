@@ -492,3 +492,76 @@ fn version_names_the_git_commit() {
         _ => assert_eq!(commit, "unknown"),
     }
 }
+
+fn venv_python() -> PathBuf {
+    let root = repo_root();
+    let status = Command::new("bash")
+        .arg(root.join("tests/python/setup.sh"))
+        .status()
+        .expect("run tests/python/setup.sh");
+    assert!(status.success(), "tests/python/setup.sh failed: {status:?}");
+    root.join(".venv/bin/python")
+}
+
+fn run_script(script: &str, args: &[String], path: Option<&str>) -> String {
+    let python = venv_python();
+    let mut cmd = Command::new(python);
+    cmd.arg(repo_root().join("tests/python").join(script))
+        .args(args)
+        .current_dir(repo_root().join("tests/python"));
+    if let Some(path) = path {
+        cmd.env("PATH", path);
+    }
+    let out = cmd.output().expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(out.status.success(), "{script} failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+    stdout
+}
+
+/// Headless Chromium (Debian's `chromium`, driven by Playwright from the
+/// test venv) on the live page: tools and a table shown, an HTTP write in the
+/// page's journal within a second, a screenshot under the test's output
+/// (`target/rea-admin-page.png`).
+#[test]
+fn the_live_page_works_in_a_real_browser() {
+    let server = Server::start(&fixture("dev-a.har"), &[]);
+    let body = common::recorded_body("dev-a.har", "POST", PRODUCTS, "Browser Mug");
+    let shot = repo_root().join("target").join("rea-admin-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = run_script(
+        "admin_page.py",
+        &[
+            format!("http://{}", server.addr),
+            PRODUCTS.to_string(),
+            body.to_string(),
+            shot.display().to_string(),
+        ],
+        None,
+    );
+    assert!(out.contains("journal showed the write after"), "{out}");
+    assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
+}
+
+/// The stdio client configuration in docs/serving.md, verbatim (only the
+/// placeholder path made real), works with the `mcp` SDK once `rea` is on
+/// PATH, as `cargo install --path .` puts it.
+#[test]
+fn the_documented_stdio_configuration_works_with_the_mcp_sdk() {
+    let bin = PathBuf::from(rea());
+    let dir = bin.parent().unwrap().display().to_string();
+    let path = match std::env::var("PATH") {
+        Ok(p) if !p.is_empty() => format!("{dir}:{p}"),
+        _ => dir,
+    };
+    run_script(
+        "docs_stdio.py",
+        &[
+            repo_root().join("docs/serving.md").display().to_string(),
+            repo_root().display().to_string(),
+        ],
+        Some(&path),
+    );
+}
