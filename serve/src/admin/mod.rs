@@ -18,6 +18,8 @@ mod journal;
 mod nearest;
 mod redact;
 mod routes;
+#[cfg(test)]
+mod tests;
 
 pub use journal::{Entry, Filter, Journal, Source, Surface, DEFAULT_CAPACITY};
 pub use nearest::Near;
