@@ -1,5 +1,6 @@
 //! The `rea` command line: argument parsing and dispatch only. Each command
-//! lives in `src/cli/<command>.rs`.
+//! lives in `src/cli/<command>.rs`; the log set-up (`-v`, `-q`,
+//! `--log-format`, `RUST_LOG`) in `src/cli/logging.rs`.
 
 mod cli;
 
@@ -9,10 +10,12 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "rea",
-    version,
+    version = env!("REA_VERSION_LINE"),
     about = "Turn a recorded web capture into a replayable fake of its API"
 )]
 struct Cli {
+    #[command(flatten)]
+    logging: cli::logging::LogArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return ExitCode::from(cli::usage_error(e)),
     };
+    cli::logging::init(&cli.logging);
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),

@@ -104,13 +104,25 @@ pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Resp
         let plane = plane.clone();
         // data/add may read a file and validate a large World: keep it off the
         // async workers.
-        tokio::task::spawn_blocking(move || rpc(&plane, &body)).await
+        tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
+            let text = rpc(&plane, &body);
+            let value: Value = text
+                .as_deref()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null);
+            crate::admin::journal_data_plane(&plane.env, &body, &value, started);
+            text
+        })
+        .await
     };
-    match reply {
+    let mut response = match reply {
         Ok(Some(text)) => text_response(text),
         Ok(None) => axum::http::StatusCode::NO_CONTENT.into_response(),
         Err(_) => text_response(error_text("null", -32603, "internal error", None)),
-    }
+    };
+    response.extensions_mut().insert(crate::admin::Journaled);
+    response
 }
 
 /// Answers one JSON-RPC 2.0 body to the letter: the reply text, or `None`

@@ -271,6 +271,8 @@ pub struct Environment {
     sessions: crate::sessions::SessionBounds,
     /// What the recording showed of HTTP-level behaviour (CORS, `405`).
     observed: crate::cors::Observed,
+    /// The journal, readiness and admin prefix (`crate::admin`).
+    ops: crate::admin::Ops,
 }
 
 impl Environment {
@@ -294,6 +296,7 @@ impl Environment {
             grpc: crate::grpc::Catalogue::default(),
             sessions: crate::sessions::SessionBounds::default(),
             observed: crate::cors::Observed::default(),
+            ops: crate::admin::Ops::default(),
         }
     }
 
@@ -333,6 +336,12 @@ impl Environment {
     /// Whether an HTTP request with `method` at `path` reaches a tool.
     pub fn routes(&self, method: &str, path: &str) -> bool {
         self.host.routes(method, path)
+    }
+
+
+    /// What the operator sees: the journal, coverage, readiness, the admin prefix.
+    pub fn ops(&self) -> &crate::admin::Ops {
+        &self.ops
     }
 
     /// The environment name (the one given at start-up, else the manifest's).

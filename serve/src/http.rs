@@ -23,33 +23,39 @@ pub(crate) async fn fallback(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let started = std::time::Instant::now();
     let head = method == Method::HEAD;
     let routed = if head && !env.routes("HEAD", uri.path()) {
         "GET"
     } else {
         method.as_str()
     };
-    let reply = match parse_body(&headers, &body) {
-        Ok(parsed) => {
-            let call = Call {
-                method: routed.to_string(),
-                path: uri.path().to_string(),
-                query: uri.query().map(str::to_string),
-                headers: request_headers(&headers),
-                body: parsed,
-            };
-            // The engine is synchronous and quick; the lock is never held
-            // across an await point.
-            env.call(&Request::Http(call))
-        }
-        Err(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
+    let (parsed, refused) = match parse_body(&headers, &body) {
+        Ok(parsed) => (parsed, None),
+        Err(message) => (None, Some(message)),
     };
-    if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
-        if let Some(response) = method_not_allowed(&env, uri.path()) {
-            return response;
-        }
+    let request = Request::Http(Call {
+        method: routed.to_string(),
+        path: uri.path().to_string(),
+        query: uri.query().map(str::to_string),
+        headers: request_headers(&headers),
+        body: parsed,
+    });
+    let reply = match refused {
+        // The engine is synchronous and quick; the lock is never held
+        // across an await point.
+        None => env.call(&request),
+        Some(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
+    };
+    crate::admin::journal_http(&env, &request, &reply, started);
+    let mut response = if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
+        method_not_allowed(&env, uri.path())
+    } else {
+        None
     }
-    to_response(&reply, head)
+    .unwrap_or_else(|| to_response(&reply, head));
+    response.extensions_mut().insert(crate::admin::Journaled);
+    response
 }
 
 /// The recorded `405` with `Allow` naming the methods that reach a tool

@@ -20,7 +20,9 @@
 //! - `cors`: CORS on the app's paths, preflights, what the recording showed.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
+//! - `admin`: the journal, coverage, health and the live page under `/_rea`.
 
+pub mod admin;
 pub mod app_model;
 pub mod check;
 pub mod cors;

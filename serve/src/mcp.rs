@@ -122,11 +122,14 @@ impl ServerHandler for McpSurface {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let started = std::time::Instant::now();
         if let Some(method) = self.env.grpc().by_tool(&request.name) {
             let arguments = request.arguments.unwrap_or_default();
             return Ok(crate::grpc::mcp::call(self.env.grpc(), method, &arguments).into());
         }
         if self.env.tool(&request.name).is_none() {
+            let arguments = request.arguments.unwrap_or_default();
+            crate::admin::journal_tool(&self.env, &request.name, &arguments, None, started);
             return Err(ErrorData::invalid_params(
                 format!("no tool named {}", request.name),
                 None,
@@ -137,9 +140,15 @@ impl ServerHandler for McpSurface {
             arguments: request.arguments.unwrap_or_default(),
         };
         let env = self.env.clone();
-        let reply = tokio::task::spawn_blocking(move || env.call(&request))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("the call failed: {e}"), None))?;
+        let reply = tokio::task::spawn_blocking(move || {
+            let reply = env.call(&request);
+            if let Request::Tool { name, arguments } = &request {
+                crate::admin::journal_tool(&env, name, arguments, Some(&reply), started);
+            }
+            reply
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the call failed: {e}"), None))?;
         Ok(to_result(&reply).into())
     }
 }

@@ -136,6 +136,7 @@ fn mcp_config(config: &ServeConfig, ct: CancellationToken) -> StreamableHttpServ
 /// The whole router: the guard, then card, data plane, MCP and the
 /// recorded API.
 pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -> Router {
+    let admin = crate::admin::router(env.clone(), ct.clone());
     let surface = McpSurface::new(env.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(surface.clone()),
@@ -164,11 +165,13 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     Router::new()
         .merge(mcp)
         .merge(data_plane)
+        .merge(admin)
         .merge(crate::grpc::http::router(&env))
         .fallback(http::fallback)
         .with_state(env)
         .layer(DefaultBodyLimit::max(config.limits.app_body_bytes))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+        .layer(axum::middleware::from_fn(crate::admin::log_layer))
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open
@@ -180,6 +183,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let ct = CancellationToken::new();
+    env.ops().set_ready();
     let router = app(env, config, ct.child_token());
     let stop = ct.clone();
     tokio::spawn(async move {

@@ -10,6 +10,7 @@ pub(crate) mod environment_model;
 pub(crate) mod environment_state;
 pub(crate) mod inspect;
 pub(crate) mod inspect_mcp;
+pub(crate) mod logging;
 pub(crate) mod output;
 pub(crate) mod pipeline;
 pub(crate) mod secrets;

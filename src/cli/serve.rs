@@ -93,6 +93,13 @@ pub(crate) struct ServeArgs {
     /// Largest request body on /mcp, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
     pub mcp_body_limit: usize,
+    /// Where the admin routes live (journal, coverage, health, the live
+    /// page). Default /_rea, moved automatically when the app uses it.
+    #[arg(long, value_name = "PREFIX")]
+    pub admin_prefix: Option<String>,
+    /// Calls the request journal keeps (the newest).
+    #[arg(long, value_name = "N", default_value_t = rea_serve::admin::DEFAULT_CAPACITY)]
+    pub journal_size: usize,
 }
 
 /// The resolved configuration the libraries see.
@@ -115,6 +122,8 @@ struct Resolved {
     sessions: rea_serve::SessionBounds,
     cors: rea_serve::CorsSetting,
     limits: rea_serve::Limits,
+    admin_prefix: Option<String>,
+    journal_size: usize,
 }
 
 /// A positive number of seconds, from a flag.
@@ -208,6 +217,8 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         sessions: session_bounds(args.max_sessions, args.session_idle_timeout),
         cors,
         limits,
+        admin_prefix: args.admin_prefix,
+        journal_size: args.journal_size,
     })
 }
 
@@ -286,6 +297,7 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
         },
     )?;
     let env = Arc::new(env.with_session_bounds(cfg.sessions));
+    operate(&env, &cfg)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -303,12 +315,15 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             "ready in {:.2}s; serving MCP on stdio",
             started.elapsed().as_secs_f64()
         ));
-        return runtime
+        env.ops().set_ready();
+        let served = runtime
             .block_on(async {
                 let stop = shutdown_signal();
-                rea_serve::run_stdio(env, stop).await
+                rea_serve::run_stdio(env.clone(), stop).await
             })
             .map_err(|e| e.report());
+        print_coverage(&env);
+        return served;
     }
     runtime.block_on(async {
         let stop = shutdown_signal();
@@ -343,12 +358,41 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             "ready in {:.2}s; listening on http://{local}",
             started.elapsed().as_secs_f64()
         ));
-        rea_serve::run(listener, env, &config, stop)
+        rea_serve::run(listener, env.clone(), &config, stop)
             .await
             .map_err(|e| e.report())?;
+        print_coverage(&env);
         log("stopped");
         Ok(())
     })
+}
+
+/// The operator's side: the admin prefix, the journal's size and what the
+/// live page says the environment was started from.
+fn operate(env: &Environment, cfg: &Resolved) -> Result<(), ErrorReport> {
+    let (_, warning) =
+        rea_serve::admin::choose_prefix(env, cfg.admin_prefix.as_deref()).map_err(|message| {
+            ErrorReport::input("invalid_argument", message).detail("argument", "admin_prefix")
+        })?;
+    if let Some(warning) = warning {
+        log(&warning);
+    }
+    env.ops().journal().set_capacity(cfg.journal_size);
+    env.ops().set_about(serde_json::json!({
+        "capture": cfg.capture.display().to_string(),
+        "format": cfg.format,
+        "template_rules": cfg.rules,
+        "state": cfg.state.as_ref().map(|s| s.display().to_string()),
+        "strict": cfg.strict,
+    }));
+    Ok(())
+}
+
+/// The end-of-run coverage summary on stderr.
+fn print_coverage(env: &Environment) {
+    for line in rea_serve::admin::coverage_summary(env) {
+        log(&line);
+    }
 }
 
 fn bind_addr(host: &str, port: u16) -> Result<SocketAddr, ErrorReport> {
@@ -455,6 +499,10 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
         log(&format!("MCP:        {base}/mcp"));
         log(&format!(
             "HTTP:       {base}/  (the recorded API's own paths)"
+        ));
+        log(&format!(
+            "live page:  {base}{}/  (journal {0}/requests, coverage {0}/coverage, health {0}/health)",
+            env.ops().prefix()
         ));
     }
 }

@@ -1,0 +1,316 @@
+//! The request journal: a bounded ring of the last calls from every surface
+//! (HTTP, MCP, data plane), each with the request (credentials redacted),
+//! the answer's status and size, the tool, the source and whether it was
+//! applied, and for unmatched requests the nearest tools with why each did
+//! not match. New entries are broadcast for the SSE stream; each call also
+//! writes the one per-request log line.
+
+use super::coverage::Coverage;
+use super::nearest::Near;
+use super::redact;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+
+/// Entries kept by default.
+pub const DEFAULT_CAPACITY: usize = 1000;
+/// Request bodies longer than this (as JSON text) are kept as their size only.
+const MAX_BODY_CHARS: usize = 16 * 1024;
+/// Entries the SSE stream may fall behind by before a subscriber skips ahead.
+const STREAM_BACKLOG: usize = 256;
+
+/// Which surface a call came in on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Surface {
+    Http,
+    Mcp,
+    DataPlane,
+}
+
+impl Surface {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Surface::Http => "http",
+            Surface::Mcp => "mcp",
+            Surface::DataPlane => "data-plane",
+        }
+    }
+}
+
+/// Where an answer came from: rendered from (or applied to) the World,
+/// replayed from a recording, answered by the inferred app model, or
+/// not answered at all (no tool, a recorded read that never saw the line,
+/// a write whose plan is not served, a request rea refused before routing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    World,
+    Recording,
+    Model,
+    Unmatched,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::World => "world",
+            Source::Recording => "recording",
+            Source::Model => "model",
+            Source::Unmatched => "unmatched",
+        }
+    }
+}
+
+/// One journal entry, as served at `/_rea/requests`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// Increasing from 1 for the life of the process (not reset by DELETE).
+    pub id: u64,
+    /// When the call arrived (RFC 3339, UTC).
+    pub time: String,
+    pub surface: Surface,
+    /// The request as received, credentials redacted: `method`, `path`,
+    /// `query`, `headers`, `body` (HTTP); `tool`, `arguments` (MCP);
+    /// `operation` (data plane).
+    pub request: Value,
+    pub status: u16,
+    /// Bytes of the answer's body.
+    pub size: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// rea's own code for answers it made itself (`no_matching_tool`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    pub tool: Option<String>,
+    pub source: Source,
+    /// `yes`, `no` or `unknown`.
+    pub applied: &'static str,
+    pub duration_ms: f64,
+    /// For unmatched requests: the nearest tools and why each did not match.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nearest: Vec<Near>,
+    /// For an unserved write: the plan's reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Which entries `GET /_rea/requests` returns.
+#[derive(Debug, Default, Clone, serde::Deserialize)]
+pub struct Filter {
+    /// An exact status (`404`) or a class (`4xx`).
+    pub status: Option<String>,
+    pub tool: Option<String>,
+    pub source: Option<String>,
+    pub surface: Option<String>,
+    /// At most this many (the newest).
+    pub limit: Option<usize>,
+}
+
+impl Filter {
+    fn status_matches(&self, status: u16) -> bool {
+        let Some(want) = self.status.as_deref().map(str::trim) else {
+            return true;
+        };
+        if let Some(class) = want.strip_suffix("xx").or_else(|| want.strip_suffix("XX")) {
+            return class.parse::<u16>().is_ok_and(|c| status / 100 == c);
+        }
+        want.parse::<u16>().is_ok_and(|s| s == status)
+    }
+
+    pub fn matches(&self, entry: &Entry) -> bool {
+        self.status_matches(entry.status)
+            && self
+                .tool
+                .as_deref()
+                .is_none_or(|t| entry.tool.as_deref() == Some(t))
+            && self
+                .source
+                .as_deref()
+                .is_none_or(|s| entry.source.as_str() == s)
+            && self
+                .surface
+                .as_deref()
+                .is_none_or(|s| entry.surface.as_str() == s)
+    }
+}
+
+/// A message on the journal's stream.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// One new entry, as JSON text.
+    Entry(Arc<str>),
+    /// The journal was cleared.
+    Cleared,
+}
+
+/// The bounded ring and its stream.
+pub struct Journal {
+    capacity: AtomicUsize,
+    ring: Mutex<Ring>,
+    stream: broadcast::Sender<Event>,
+    coverage: Coverage,
+}
+
+struct Ring {
+    next_id: u64,
+    entries: VecDeque<Arc<Entry>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Journal {
+    pub fn new(capacity: usize) -> Journal {
+        let (stream, _) = broadcast::channel(STREAM_BACKLOG);
+        Journal {
+            capacity: AtomicUsize::new(capacity.max(1)),
+            ring: Mutex::new(Ring {
+                next_id: 1,
+                entries: VecDeque::new(),
+            }),
+            stream,
+            coverage: Coverage::default(),
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity.load(Ordering::Relaxed)
+    }
+
+    /// Changes how many entries are kept (at least one); drops the oldest
+    /// entries beyond it.
+    pub fn set_capacity(&self, capacity: usize) {
+        let capacity = capacity.max(1);
+        self.capacity.store(capacity, Ordering::Relaxed);
+        let mut ring = lock(&self.ring);
+        while ring.entries.len() > capacity {
+            ring.entries.pop_front();
+        }
+    }
+
+    pub fn coverage(&self) -> &Coverage {
+        &self.coverage
+    }
+
+    /// Adds an entry (its `id` is assigned here), logs the request line,
+    /// counts it for coverage and broadcasts it.
+    pub fn record(&self, mut entry: Entry) {
+        log_line(&entry);
+        self.coverage.count(&entry);
+        let entry = {
+            let mut ring = lock(&self.ring);
+            entry.id = ring.next_id;
+            ring.next_id += 1;
+            let entry = Arc::new(entry);
+            while ring.entries.len() >= self.capacity() {
+                ring.entries.pop_front();
+            }
+            ring.entries.push_back(entry.clone());
+            entry
+        };
+        if self.stream.receiver_count() > 0 {
+            if let Ok(text) = serde_json::to_string(&*entry) {
+                let _ = self.stream.send(Event::Entry(text.into()));
+            }
+        }
+    }
+
+    /// The entries `filter` selects, oldest first.
+    pub fn entries(&self, filter: &Filter) -> Vec<Arc<Entry>> {
+        let ring = lock(&self.ring);
+        let mut out: Vec<Arc<Entry>> = ring
+            .entries
+            .iter()
+            .filter(|e| filter.matches(e))
+            .cloned()
+            .collect();
+        if let Some(limit) = filter.limit {
+            let skip = out.len().saturating_sub(limit);
+            out.drain(..skip);
+        }
+        out
+    }
+
+    /// How many entries the ring holds.
+    pub fn len(&self) -> usize {
+        lock(&self.ring).entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Empties the ring (`DELETE /_rea/requests`); coverage keeps counting
+    /// since start-up.
+    pub fn clear(&self) {
+        lock(&self.ring).entries.clear();
+        let _ = self.stream.send(Event::Cleared);
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.stream.subscribe()
+    }
+}
+
+/// The request as the journal keeps it: an HTTP request line with its
+/// headers and JSON body, credentials redacted.
+pub(super) fn http_request(
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    headers: &[(String, String)],
+    body: Option<&Value>,
+) -> Value {
+    let headers: serde_json::Map<String, Value> = headers
+        .iter()
+        .map(|(n, v)| (n.clone(), Value::String(redact::header_value(n, v))))
+        .collect();
+    serde_json::json!({
+        "method": method,
+        "path": path,
+        "query": query.map(redact::query),
+        "headers": headers,
+        "body": body.map(bounded_body),
+    })
+}
+
+/// A JSON body with credential members redacted, or its size when large.
+pub(super) fn bounded_body(body: &Value) -> Value {
+    let redacted = redact::json(body);
+    let chars = serde_json::to_string(&redacted).map_or(0, |t| t.len());
+    if chars > MAX_BODY_CHARS {
+        serde_json::json!({"omitted": format!("{chars} characters of JSON")})
+    } else {
+        redacted
+    }
+}
+
+/// The one info line for a call: method, path, tool, source, status, duration.
+fn log_line(entry: &Entry) {
+    let req = &entry.request;
+    let (method, path) = match entry.surface {
+        Surface::Http => (
+            req["method"].as_str().unwrap_or(""),
+            req["path"].as_str().unwrap_or(""),
+        ),
+        Surface::Mcp => ("tools/call", "mcp"),
+        Surface::DataPlane => (req["operation"].as_str().unwrap_or(""), "/agentenv"),
+    };
+    tracing::info!(
+        target: "rea::request",
+        surface = entry.surface.as_str(),
+        method,
+        path,
+        tool = entry.tool.as_deref().unwrap_or("-"),
+        source = entry.source.as_str(),
+        status = entry.status,
+        duration_ms = entry.duration_ms,
+        "{method} {path} {}",
+        entry.status
+    );
+}
