@@ -37,6 +37,8 @@ pub struct Page {
     pub fields: Option<Vec<String>>,
     /// The effective sort keys (for keyset cursors).
     pub sort: Vec<SortKey>,
+    /// Every match, sorted, before paging (indices into the universe).
+    pub ranked: Vec<usize>,
 }
 
 /// Request parameters, grouped by name in first-seen order.
@@ -395,6 +397,7 @@ pub fn evaluate(
         next_offset: (end < total).then_some(end),
         fields,
         sort,
+        ranked: matches,
     })
 }
 

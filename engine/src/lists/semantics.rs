@@ -145,7 +145,9 @@ pub struct Spelling {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceCheck {
     pub ordinal: u64,
-    /// `reproduced`, `contradicted`, `not-understood`, `after-write` (not
+    /// `reproduced`, `consistent` (the World is partial for it and agrees
+    /// with what it holds), `partial` (the World holds none of its items),
+    /// `contradicted`, `not-understood`, `after-write` (not
     /// checked: the World at that time is not the initial one) or
     /// `unchecked` (the same request and answer as an earlier instance, or
     /// beyond the first 64 distinct ones).

@@ -337,3 +337,61 @@ fn mlflow_comparison_on_an_unseen_value() {
     );
     assert!(items.is_empty());
 }
+
+/// A partial World (dev-b read 14 of WordPress's 19 published posts): the
+/// recorded `orderby=title&order=desc&per_page=5&page=2` cannot be
+/// re-rendered, but what the World holds agrees with it (the listed posts
+/// it knows, in title order, contiguous, 5 per page of 19 in 4 pages), so
+/// the sort, direction, page and size are kept; a recording whose order
+/// disagreed would drop them. The default page size dev-b's comments
+/// showed carries over to posts (dev-b never listed posts unsized).
+#[test]
+fn a_partial_world_confirms_what_it_holds_and_a_wrong_order_contradicts() {
+    let l = load("wordpress/dev-b.har");
+    let (sem, ep) = endpoint(&l, "/posts");
+    let check = sem.instances.iter().find(|i| i.ordinal == 25).unwrap();
+    assert_eq!(check.verdict, "consistent", "{check:?}");
+    for name in ["orderby", "order", "page", "per_page"] {
+        let p = sem.params.iter().find(|p| p.name == name).unwrap();
+        assert_eq!(p.status, "kept", "{name}: {p:?}");
+        assert!(p.confirmed_by.contains(&25), "{name}: {p:?}");
+    }
+    assert_eq!(sem.default_page_size, Some(10));
+    assert!(sem
+        .adopted
+        .contains(&"default-page-size from get_wp_json_wp_comments".to_string()));
+    // dev-a's real answer to `orderby=title&order=asc` (record 9), restricted
+    // to the posts dev-b's World holds, is the World's order.
+    let (_, items) = ask(
+        &l,
+        "/posts",
+        &query_params("orderby=title&order=asc&per_page=20"),
+    );
+    let app: Vec<u64> = vec![18, 16, 6, 8, 17, 2, 5, 20, 7, 12];
+    let held: Vec<u64> = ep
+        .universe
+        .iter()
+        .filter_map(|e| e["id"].as_u64())
+        .collect();
+    let ours: Vec<u64> = items
+        .iter()
+        .filter_map(|i| i["id"].as_u64())
+        .filter(|id| app.contains(id))
+        .collect();
+    let want: Vec<u64> = app.into_iter().filter(|id| held.contains(id)).collect();
+    assert!(want.len() >= 5, "{want:?}");
+    assert_eq!(ours[..want.len()], want[..]);
+    // The same recording with two listed posts swapped contradicts.
+    let mut wrong = ep.clone();
+    let inst = wrong
+        .instances
+        .iter_mut()
+        .find(|i| i.ordinal == 25)
+        .unwrap();
+    inst.items.swap(0, 1);
+    let again = crate::model::lists::infer::infer_endpoint(&wrong);
+    let check = again.instances.iter().find(|i| i.ordinal == 25).unwrap();
+    assert_eq!(check.verdict, "contradicted", "{check:?}");
+    let orderby = again.params.iter().find(|p| p.name == "orderby").unwrap();
+    assert_eq!(orderby.status, "dropped");
+}
