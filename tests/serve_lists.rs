@@ -151,3 +151,60 @@ fn mlflow_search_post_over_http_and_mcp() {
         "MCP and HTTP differ"
     );
 }
+
+/// A search over entities the app model holds follows writes: a run
+/// created through `runs/create` is found by `runs/search` with a filter on
+/// the tag it was created with (MLflow lists a new run in its experiment's
+/// searches; dev-b's record 25 finds the run that session created), over
+/// HTTP and MCP alike, and the runs the recording listed stay listed.
+#[test]
+fn mlflow_search_follows_writes_over_http_and_mcp() {
+    let server = Server::start(&capture("mlflow", "dev-a"), &[]);
+    let created = server.send(
+        "POST",
+        "/api/2.0/mlflow/runs/create",
+        Some(&json!({
+            "experiment_id": "2",
+            "run_name": "probe",
+            "user_id": "zoe",
+            "start_time": 1717500000000u64,
+            "tags": [{"key": "region", "value": "emea"}]
+        })),
+    );
+    assert_eq!(created.status, 200, "{}", created.text());
+    let run_id = created.json()["run"]["info"]["run_id"].clone();
+    assert!(run_id.is_string(), "{}", created.text());
+    let path = "/api/2.0/mlflow/runs/search";
+    let body = json!({"experiment_ids": ["2"], "filter": "tags.region = 'emea'"});
+    let http = server.send("POST", path, Some(&body));
+    assert_eq!(http.status, 200, "{}", http.text());
+    let v = http.json();
+    let ids: Vec<&Value> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["info"]["run_id"])
+        .collect();
+    assert_eq!(ids, [&run_id], "{v}");
+    // The experiment's recorded runs are still there, the new one with them.
+    let all = server.send("POST", path, Some(&json!({"experiment_ids": ["2"]})));
+    let names: Vec<String> = all.json()["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["info"]["run_name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"probe".to_string()), "{names:?}");
+    assert!(names.contains(&"lgbm-churn-b".to_string()), "{names:?}");
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let search = tool_named(&tools, &format!("POST {path}"));
+    let result = mcp.call(search["name"].as_str().unwrap(), json!({"body": body}));
+    assert_eq!(result["isError"], false);
+    assert!(
+        block(&result, 0).as_bytes() == http.body.as_slice(),
+        "MCP and HTTP differ: {} vs {}",
+        block(&result, 0),
+        http.text()
+    );
+}

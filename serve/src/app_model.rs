@@ -91,6 +91,14 @@ impl<M: Model> Model for WithAppModel<M> {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
+        // A list or search of the model's RPC entities (HTTP or tool call):
+        // narrowed from them as they are now.
+        let app_world = &world.app;
+        let current = |m: &str, p: &str| self.app.list_items(app_world, m, p);
+        if let Some(a) = self.inner.answer_list(request, &current) {
+            trace("app-list");
+            return a;
+        }
         let Request::Http(call) = request else {
             // A tool call is answered by its tool (the engine), never re-routed.
             return self.inner.answer(&mut world.inner, request, generator);

@@ -107,6 +107,14 @@ impl Model for EngineModel {
         self.engine.answer(world, request, generator)
     }
 
+    fn answer_list(
+        &self,
+        request: &Request,
+        current: &dyn Fn(&str, &str) -> Option<Vec<Value>>,
+    ) -> Option<Answer> {
+        rea_engine::lists::serve::answer_over(&self.engine, request, current)
+    }
+
     fn export(&self, world: &World) -> Value {
         self.engine.export(world)
     }

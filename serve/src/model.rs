@@ -60,6 +60,17 @@ pub trait Model: Send + Sync + 'static {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer;
+    /// Answers a list call over the items of its kind another World holds
+    /// now (`current(method, path)`: the app model's), when the list
+    /// semantics understand it; `None` leaves the call to `answer`.
+    #[allow(clippy::type_complexity)]
+    fn answer_list(
+        &self,
+        _request: &Request,
+        _current: &dyn Fn(&str, &str) -> Option<Vec<Value>>,
+    ) -> Option<Answer> {
+        None
+    }
     /// The World in the data-plane shape `{"collections": {...}, "documents": {...}}`.
     fn export(&self, world: &Self::World) -> Value;
     /// A World from the data-plane shape, checked against the tables.

@@ -215,6 +215,24 @@ impl ServingModel {
         self.resolve(method, path, None, None).is_some()
     }
 
+    /// The entities a list or search call of an RPC resource reads, as the
+    /// World holds them now (in key order), or `None` for other calls.
+    /// The list semantics narrow them (`rea_engine::lists::serve::answer_over`).
+    pub fn list_items(&self, world: &ModelWorld, method: &str, path: &str) -> Option<Vec<Value>> {
+        let r = self.resolve(method, path, None, None)?;
+        if r.resource.addressing != "rpc" || !matches!(r.role.as_str(), "list" | "query") {
+            return None;
+        }
+        Some(
+            world
+                .entities
+                .iter()
+                .filter(|(k, _)| k.0 == r.index && !world.gone.contains(*k))
+                .map(|(_, e)| Value::Object(e.clone()))
+                .collect(),
+        )
+    }
+
     /// True when an item read of this path concerns an entity the model
     /// changed or removed.
     pub fn holds(&self, world: &ModelWorld, method: &str, path: &str) -> bool {

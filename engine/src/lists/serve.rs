@@ -41,7 +41,6 @@ pub fn params_of(sem: &EndpointSemantics, call: &Call) -> Option<Vec<(String, Va
 /// other renderers.
 pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Option<Answer> {
     let sem = endpoint(engine, &tool.name)?;
-    let params = params_of(sem, call)?;
     let universe: Vec<Value> = match sem.universe.as_str() {
         "state" => {
             let ty = engine
@@ -57,6 +56,65 @@ pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Optio
         }
         _ => sem.answers.clone(),
     };
+    render(engine, sem, tool, call, universe)
+}
+
+/// Answers a call to a list endpoint without an entity type (its universe
+/// the items the recording's answers listed) over `current(method, path)`:
+/// the items of that kind as they are now, after writes elsewhere (an RPC search over
+/// the entities the app model's World holds). Recorded items keep their
+/// first-seen place, in their current version, and leave when no longer
+/// held; items the recording never listed follow in `current`'s order.
+/// `None` when the semantics do not understand the call.
+pub fn answer_over(
+    engine: &Engine,
+    request: &crate::Request,
+    current: &dyn Fn(&str, &str) -> Option<Vec<Value>>,
+) -> Option<Answer> {
+    let routed = engine.resolve(request).ok()?;
+    let sem = endpoint(engine, &routed.tool.name)?;
+    if sem.universe == "state" || sem.identity.is_none() {
+        return None;
+    }
+    let current = current(&routed.call.method, &routed.call.path)?;
+    let id = |v: &Value| -> Option<Value> {
+        sem.identity
+            .as_ref()
+            .and_then(|p| p.get(v).cloned())
+            .filter(|v| !v.is_null())
+    };
+    let mut universe: Vec<Value> = sem
+        .answers
+        .iter()
+        .filter_map(|a| {
+            let k = id(a)?;
+            current.iter().find(|c| id(c).as_ref() == Some(&k)).cloned()
+        })
+        .collect();
+    for c in &current {
+        let Some(k) = id(c) else { continue };
+        if !universe.iter().any(|u| id(u).as_ref() == Some(&k)) {
+            universe.push(c.clone());
+        }
+    }
+    let answer = render(engine, sem, routed.tool, &routed.call, universe)?;
+    Some(crate::answer_headers::describe(
+        engine,
+        &routed.call,
+        answer,
+    ))
+}
+
+/// One page of `universe` in the envelope of the endpoint's base record,
+/// with totals and next pages in the app's spelling.
+fn render(
+    engine: &Engine,
+    sem: &EndpointSemantics,
+    tool: &Tool,
+    call: &Call,
+    universe: Vec<Value>,
+) -> Option<Answer> {
+    let params = params_of(sem, call)?;
     let refs: Vec<&Value> = universe.iter().collect();
     let page = evaluate(sem, &params, &refs, &HashMap::new()).ok()?;
     let base = engine.record(sem.base_ordinal?)?;
