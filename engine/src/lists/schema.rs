@@ -70,6 +70,13 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
         Meaning::Search => {
             json!({"type": "string", "description": "keep items where some text contains this (any case)"})
         }
+        Meaning::ValueOperators { field } => json!({
+            "type": "string",
+            "description": format!(
+                "keep items whose `{}` compares with a value by the operator written before it: `eq.x`, `neq.x`, `gt.x`, `gte.x`, `lt.x`, `lte.x`, `in.(a,b)`; `not.` before any negates",
+                field.text()
+            ),
+        }),
         Meaning::FilterLanguage => json!({
             "type": "string",
             "description": "a filter expression: `member = 'x'`, `!=`, `<`, `<=`, `>`, `>=`, `LIKE '%x%'`, clauses joined by AND; `tags.k` or `metrics.m` reach key/value lists",

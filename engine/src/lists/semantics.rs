@@ -61,6 +61,10 @@ pub enum Meaning {
     Search,
     /// A filter expression (`a = 'x' AND b > 1`, `LIKE`).
     FilterLanguage,
+    /// Keep entities whose field compares with the value by the operator
+    /// the value spells before it: `eq.x`, `neq.x`, `gt.5`, `gte.5`,
+    /// `lt.5`, `lte.5`, `in.(a,b)`, `not.` before any of them negates.
+    ValueOperators { field: FieldPath },
 }
 
 impl Meaning {
@@ -77,6 +81,7 @@ impl Meaning {
             Meaning::Fields => "fields",
             Meaning::Search => "search",
             Meaning::FilterLanguage => "filter-language",
+            Meaning::ValueOperators { .. } => "value-operators",
         }
     }
 }

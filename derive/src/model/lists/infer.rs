@@ -5,7 +5,9 @@
 //! shared evaluator reproduces the recorded answer.
 
 use crate::model::lists::conventions::{self, Role};
-use crate::model::lists::eval::{app_token, evaluate, select, sort_spellings, NotUnderstood, Page};
+use crate::model::lists::eval::{
+    app_token, evaluate, select, sort_spellings, value_operator, NotUnderstood, Page,
+};
 use crate::model::lists::fields::{resolve, scalar, Collation, FieldPath};
 use crate::model::lists::filter_lang;
 use crate::model::lists::instances::{Endpoint, Instance};
@@ -319,6 +321,18 @@ fn candidates(
         }
     }
     if let Some(field) = resolve(name, &universe) {
+        // Values that spell their operator (`gt.5`): a convention first.
+        if !texts.is_empty()
+            && texts.len() == values.len()
+            && texts.iter().all(|t| value_operator(t).is_some())
+        {
+            out.push((
+                Meaning::ValueOperators {
+                    field: field.clone(),
+                },
+                "convention",
+            ));
+        }
         out.push((Meaning::Filter { field, op: Op::Eq }, "data"));
     }
     if let Some((field_name, op)) = conventions::operator_spelling(name) {

@@ -57,7 +57,10 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
                 .filter(|p| {
                     p.status == "kept"
                         && p.basis != "sibling"
-                        && !matches!(p.meaning, Meaning::Filter { .. })
+                        && !matches!(
+                            p.meaning,
+                            Meaning::Filter { .. } | Meaning::ValueOperators { .. }
+                        )
                 })
                 .map(move |p| (e.tool.clone(), p.clone()))
         })

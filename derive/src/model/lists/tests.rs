@@ -395,3 +395,79 @@ fn a_partial_world_confirms_what_it_holds_and_a_wrong_order_contradicts() {
     let orderby = again.params.iter().find(|p| p.name == "orderby").unwrap();
     assert_eq!(orderby.status, "dropped");
 }
+
+/// Operators spelled in the value (`eq.kitchen`, PostgREST's style): the
+/// recorded `?category=kitchen` (Kinto's real answer) spelled as
+/// `?category=eq.kitchen` keeps the value-operator convention (the plain
+/// equality reading lists nothing there and is not chosen); unseen
+/// operators then narrow as their plain spellings do: `neq.` is the
+/// complement, `in.(a,b)` the comma list, `not.in.` its complement.
+#[test]
+fn value_operators_are_kept_when_the_recording_spells_them() {
+    let l = load("kinto/dev-a.har");
+    let i = l
+        .semantics
+        .endpoints
+        .iter()
+        .position(|e| e.path_template.ends_with("/products/records"))
+        .unwrap();
+    let mut ep = l.endpoints[i].clone();
+    let inst = ep
+        .instances
+        .iter_mut()
+        .find(|i| i.params.iter().any(|(n, _)| n == "category"))
+        .unwrap();
+    for (n, v) in inst.params.iter_mut() {
+        if n == "category" {
+            *v = json!(format!("eq.{}", v.as_str().unwrap()));
+        }
+    }
+    let sem = crate::model::lists::infer::infer_endpoint(&ep);
+    let p = sem.params.iter().find(|p| p.name == "category").unwrap();
+    assert_eq!(p.meaning.kind(), "value-operators", "{p:?}");
+    assert_eq!(p.status, "kept", "{p:?}");
+    let universe: Vec<&Value> = ep.universe.iter().collect();
+    let run = |q: &str| -> Vec<Value> {
+        let page = evaluate(&sem, &query_params(q), &universe, &HashMap::new())
+            .unwrap_or_else(|e| panic!("{q}: {e:?}"));
+        page.indices
+            .iter()
+            .map(|&i| universe[i]["id"].clone())
+            .collect()
+    };
+    let all = run("");
+    let kitchen = run("category=eq.kitchen");
+    assert!(!kitchen.is_empty());
+    let others = run("category=neq.kitchen");
+    assert_eq!(kitchen.len() + others.len(), all.len());
+    assert!(others.iter().all(|id| !kitchen.contains(id)));
+    let categories: Vec<String> = ep
+        .universe
+        .iter()
+        .filter_map(|e| e["category"].as_str().map(String::from))
+        .collect();
+    let second = categories.iter().find(|c| *c != "kitchen").unwrap();
+    let both = run(&format!("category=in.(kitchen,{second})"));
+    let want: Vec<Value> = all
+        .iter()
+        .filter(|id| {
+            let e = ep.universe.iter().find(|e| e["id"] == **id).unwrap();
+            e["category"] == "kitchen" || e["category"] == json!(second)
+        })
+        .cloned()
+        .collect();
+    assert_eq!(both, want);
+    assert_eq!(
+        run(&format!("category=not.in.(kitchen,{second})")).len(),
+        all.len() - want.len()
+    );
+    // A value without an operator is not understood (the recording's own
+    // line, else the fallback, answers it).
+    assert!(evaluate(
+        &sem,
+        &query_params("category=kitchen"),
+        &universe,
+        &HashMap::new()
+    )
+    .is_err());
+}
