@@ -208,3 +208,47 @@ fn mlflow_search_follows_writes_over_http_and_mcp() {
         http.text()
     );
 }
+
+/// `environment-check` counts how list reads with a query were answered:
+/// built from WordPress dev-b (which never searched posts), dev-a's
+/// `/posts?search=grind` is answered with the whole list and counted
+/// `unconfirmed`; the narrowings dev-b confirmed count as `semantics`.
+#[test]
+fn environment_check_counts_unconfirmed_list_answers() {
+    let report = rea_serve::check::check(
+        &capture("wordpress", "dev-b"),
+        Some(&capture("wordpress", "dev-a")),
+    )
+    .expect("check");
+    let lists = report.list_answers();
+    let rows = |k: &str| {
+        lists
+            .iter()
+            .find(|(b, _)| *b == k)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default()
+    };
+    let search = report
+        .session
+        .rows
+        .iter()
+        .find(|r| r.path == "/wp-json/wp/v2/posts?search=grind")
+        .expect("the search row");
+    assert_eq!(rows("unconfirmed"), vec![search.idx], "{lists:?}");
+    let sized = report
+        .session
+        .rows
+        .iter()
+        .find(|r| r.path == "/wp-json/wp/v2/posts?per_page=6&page=2")
+        .expect("the paged row");
+    assert!(rows("semantics").contains(&sized.idx), "{lists:?}");
+    let text = report.text();
+    assert!(
+        text.contains(&format!("1 unconfirmed (rows {})", search.idx)),
+        "{text}"
+    );
+    assert_eq!(
+        report.json()["list_answers"]["unconfirmed"],
+        json!([search.idx])
+    );
+}

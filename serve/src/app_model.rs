@@ -113,6 +113,10 @@ impl<M: Model> Model for WithAppModel<M> {
         a
     }
 
+    fn list_basis(&self, world: &Self::World, request: &Request) -> Option<&'static str> {
+        self.inner.list_basis(&world.inner, request)
+    }
+
     fn export(&self, world: &Self::World) -> Value {
         self.inner.export(&world.inner)
     }

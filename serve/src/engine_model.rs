@@ -115,6 +115,10 @@ impl Model for EngineModel {
         rea_engine::lists::serve::answer_over(&self.engine, request, current)
     }
 
+    fn list_basis(&self, world: &World, request: &Request) -> Option<&'static str> {
+        rea_engine::lists::serve::basis(&self.engine, world, request)
+    }
+
     fn export(&self, world: &World) -> Value {
         self.engine.export(world)
     }

@@ -57,6 +57,7 @@ trait Hosted: Send + Sync {
     fn get(&self) -> Value;
     fn add(&self, value: &Value) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
+    fn list_basis(&self, request: &Request) -> Option<&'static str>;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -163,6 +164,9 @@ impl<M: Model> Hosted for Host<M> {
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
     }
+    fn list_basis(&self, request: &Request) -> Option<&'static str> {
+        self.model.list_basis(&self.lock(), request)
+    }
 }
 
 /// The environment every adapter serves.
@@ -232,6 +236,13 @@ impl Environment {
     /// the one `data/reset` returns to (`--state`).
     pub fn rebase(&self, value: &Value) -> Result<(), ImportError> {
         self.host.rebase(value)
+    }
+
+    /// How a list read would be answered now (`semantics`, `recorded`,
+    /// `convention`, `unconfirmed`; see `rea_engine::lists::serve::basis`),
+    /// without answering it; `None` for other calls.
+    pub fn list_basis(&self, request: &Request) -> Option<&'static str> {
+        self.host.list_basis(request)
     }
 
     /// `data/get`: the World in the data-plane shape.

@@ -71,6 +71,12 @@ pub trait Model: Send + Sync + 'static {
     ) -> Option<Answer> {
         None
     }
+    /// How a list read would be answered on `world` (`semantics`,
+    /// `recorded`, `convention`, `unconfirmed`), for the check's count;
+    /// `None` for other calls.
+    fn list_basis(&self, _world: &Self::World, _request: &Request) -> Option<&'static str> {
+        None
+    }
     /// The World in the data-plane shape `{"collections": {...}, "documents": {...}}`.
     fn export(&self, world: &Self::World) -> Value;
     /// A World from the data-plane shape, checked against the tables.

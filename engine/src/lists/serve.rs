@@ -307,3 +307,42 @@ fn prev_link(engine: &Engine, sem: &EndpointSemantics, call: &Call, page: &Page)
     let current = page.offset / size + 1;
     (current > 1).then(|| link(engine, call, &[p], (p, (current - 1).to_string())))
 }
+
+/// How a list read of the World is answered, for `environment-check`'s
+/// count: `semantics` (confirmed meanings), `recorded` (the recording of
+/// the same line), `convention` (a query the engine's conventions narrow
+/// though no recording confirmed them) or `unconfirmed` (a query nothing
+/// understands: the whole list). `None` for calls that are not list reads
+/// with a query.
+pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option<&'static str> {
+    let routed = engine.resolve(request).ok()?;
+    let crate::Plan::Read(Some(crate::state::ViewPlan::List(plan))) = routed.plan else {
+        return None;
+    };
+    let call = &routed.call;
+    let query = call.query.as_deref().filter(|q| !q.is_empty())?;
+    if answer(engine, world, routed.tool, call).is_some() {
+        return Some("semantics");
+    }
+    let line = call.line();
+    let norm = |l: &str| match l.split_once('?') {
+        Some((p, q)) => format!("{}?{q}", normalize_path(p)),
+        None => normalize_path(l),
+    };
+    if plan
+        .lines
+        .iter()
+        .any(|l| l.line == line || norm(&l.line) == norm(&line))
+    {
+        return Some("recorded");
+    }
+    let fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.clone())
+        .unwrap_or_default();
+    if crate::listing::understands(engine, routed.tool, query, &fields) {
+        Some("convention")
+    } else {
+        Some("unconfirmed")
+    }
+}
