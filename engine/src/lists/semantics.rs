@@ -207,9 +207,12 @@ pub struct EndpointSemantics {
 }
 
 impl EndpointSemantics {
-    /// True when some recorded instance re-rendered (the semantics have evidence).
+    /// True when some recorded instance re-rendered, or agreed with what a
+    /// partial World holds (the semantics have evidence).
     pub fn confirmed(&self) -> bool {
-        self.instances.iter().any(|i| i.verdict == "reproduced")
+        self.instances
+            .iter()
+            .any(|i| i.verdict == "reproduced" || i.verdict == "consistent")
     }
 
     /// The name of the kept parameter with this kind of meaning, if any.
