@@ -252,3 +252,62 @@ fn environment_check_counts_unconfirmed_list_answers() {
         json!([search.idx])
     );
 }
+
+/// A write the app model answers (Kinto dev-b never recorded a PATCH of
+/// `ord-002`'s status, so the spec's plans refuse it and the app model
+/// applies it) shows in the lists the engine renders: as in dev-a (records
+/// 34, 35, 38), after `PATCH ord-002 {"status": "cancelled"}` the pending
+/// orders leave it out and the unsorted list (newest change first) starts
+/// with it; MCP answers the same bytes.
+#[test]
+fn kinto_lists_show_writes_the_app_model_answered() {
+    let server = Server::start(&capture("kinto", "dev-b"), &[]);
+    let base = "/v1/buckets/shop/collections/orders/records";
+    let pending_ids = |r: &common::Response| -> Vec<String> {
+        r.json()["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = server.get(&format!("{base}?status=pending"));
+    assert!(
+        pending_ids(&before).contains(&"ord-002".to_string()),
+        "{}",
+        before.text()
+    );
+    let patched = server.send(
+        "PATCH",
+        &format!("{base}/ord-002"),
+        Some(&json!({"data": {"status": "cancelled"}})),
+    );
+    assert_eq!(patched.status, 200, "{}", patched.text());
+    let after = server.get(&format!("{base}?status=pending"));
+    assert_eq!(after.status, 200);
+    let ids = pending_ids(&after);
+    assert!(!ids.contains(&"ord-002".to_string()), "{ids:?}");
+    assert_eq!(ids.len() + 1, pending_ids(&before).len());
+    let all = server.get(base);
+    let first = &all.json()["data"][0];
+    assert_eq!(first["id"], "ord-002", "{}", all.text());
+    assert_eq!(first["status"], "cancelled");
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let list = tools
+        .iter()
+        .find(|t| {
+            t["title"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("GET ") && s.ends_with("/orders/records"))
+        })
+        .expect("the orders list tool");
+    let result = mcp.call(list["name"].as_str().unwrap(), json!({"status": "pending"}));
+    assert_eq!(result["isError"], false);
+    assert!(
+        block(&result, 0).as_bytes() == after.body.as_slice(),
+        "MCP and HTTP differ: {} vs {}",
+        block(&result, 0),
+        after.text()
+    );
+}

@@ -92,10 +92,26 @@ impl<M: Model> Model for WithAppModel<M> {
         generator: &mut dyn Generator,
     ) -> Answer {
         // A list or search of the model's RPC entities (HTTP or tool call):
-        // narrowed from them as they are now.
+        // narrowed from them as they are now; a path resource's list with
+        // the model's changes laid over the engine's.
         let app_world = &world.app;
-        let current = |m: &str, p: &str| self.app.list_items(app_world, m, p);
-        if let Some(a) = self.inner.answer_list(request, &current) {
+        let current = |m: &str, p: &str| {
+            use rea_engine::lists::serve::Current;
+            if let Some(items) = self.app.list_items(app_world, m, p) {
+                return Some(Current {
+                    items,
+                    removed: Vec::new(),
+                    complete: true,
+                });
+            }
+            let (items, removed) = self.app.list_changes(app_world, m, p)?;
+            Some(Current {
+                items,
+                removed,
+                complete: false,
+            })
+        };
+        if let Some(a) = self.inner.answer_list(&world.inner, request, &current) {
             trace("app-list");
             return a;
         }

@@ -109,10 +109,11 @@ impl Model for EngineModel {
 
     fn answer_list(
         &self,
+        world: &World,
         request: &Request,
-        current: &dyn Fn(&str, &str) -> Option<Vec<Value>>,
+        current: &dyn Fn(&str, &str) -> Option<rea_engine::lists::serve::Current>,
     ) -> Option<Answer> {
-        rea_engine::lists::serve::answer_over(&self.engine, request, current)
+        rea_engine::lists::serve::answer_over(&self.engine, world, request, current)
     }
 
     fn list_basis(&self, world: &World, request: &Request) -> Option<&'static str> {

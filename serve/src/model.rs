@@ -63,11 +63,11 @@ pub trait Model: Send + Sync + 'static {
     /// Answers a list call over the items of its kind another World holds
     /// now (`current(method, path)`: the app model's), when the list
     /// semantics understand it; `None` leaves the call to `answer`.
-    #[allow(clippy::type_complexity)]
     fn answer_list(
         &self,
+        _world: &Self::World,
         _request: &Request,
-        _current: &dyn Fn(&str, &str) -> Option<Vec<Value>>,
+        _current: &dyn Fn(&str, &str) -> Option<rea_engine::lists::serve::Current>,
     ) -> Option<Answer> {
         None
     }

@@ -59,23 +59,40 @@ pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Optio
     render(engine, sem, tool, call, universe)
 }
 
-/// Answers a call to a list endpoint without an entity type (its universe
-/// the items the recording's answers listed) over `current(method, path)`:
-/// the items of that kind as they are now, after writes elsewhere (an RPC search over
-/// the entities the app model's World holds). Recorded items keep their
-/// first-seen place, in their current version, and leave when no longer
-/// held; items the recording never listed follow in `current`'s order.
-/// `None` when the semantics do not understand the call.
+/// Items of a list another World holds (the app model's), for `answer_over`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Current {
+    /// The items as they are now: every item of the kind (`complete`), or
+    /// only those changed or created there.
+    pub items: Vec<Value>,
+    /// The ids of items removed there (text of the identity).
+    pub removed: Vec<String>,
+    /// True when `items` is every item of the kind.
+    pub complete: bool,
+}
+
+/// Answers a list call over the items another World holds now
+/// (`current(method, path)`: the app model's), when the semantics
+/// understand it.
+/// - An endpoint without an entity type (its universe the items the
+///   recording's answers listed, an RPC search) takes `current`'s complete
+///   list: recorded items keep their first-seen place in their current
+///   version and leave when no longer held; new ones follow.
+/// - An entity type's list (the engine's World) takes the changes laid
+///   over it: changed items in their current version (the list's members),
+///   removed ones left out, created ones appended.
+///
+/// `None` when nothing changed there or the semantics do not understand
+/// the call (the other renderers answer).
 pub fn answer_over(
     engine: &Engine,
+    world: &World,
     request: &crate::Request,
-    current: &dyn Fn(&str, &str) -> Option<Vec<Value>>,
+    current: &dyn Fn(&str, &str) -> Option<Current>,
 ) -> Option<Answer> {
     let routed = engine.resolve(request).ok()?;
     let sem = endpoint(engine, &routed.tool.name)?;
-    if sem.universe == "state" || sem.identity.is_none() {
-        return None;
-    }
+    sem.identity.as_ref()?;
     let current = current(&routed.call.method, &routed.call.path)?;
     let id = |v: &Value| -> Option<Value> {
         sem.identity
@@ -83,18 +100,53 @@ pub fn answer_over(
             .and_then(|p| p.get(v).cloned())
             .filter(|v| !v.is_null())
     };
-    let mut universe: Vec<Value> = sem
-        .answers
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let shown = |v: &Value| -> Value {
+        match v {
+            Value::Object(o) if !sem.item_fields.is_empty() => Value::Object(
+                o.iter()
+                    .filter(|(k, _)| sem.item_fields.contains(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    };
+    let (base, complete): (Vec<Value>, bool) = match (sem.universe.as_str(), current.complete) {
+        ("state", false) => {
+            let ty = engine
+                .state
+                .types
+                .iter()
+                .find(|t| t.list_tools.contains(&routed.tool.name))?;
+            let held = world
+                .list(&ty.name, &normalize_path(&routed.call.path))
+                .iter()
+                .map(|e| render_entity(e, &sem.item_fields, &ty.fields, &routed.tool.name))
+                .collect();
+            (held, false)
+        }
+        ("state", true) | (_, false) => return None,
+        (_, true) => (sem.answers.clone(), true),
+    };
+    let mut universe: Vec<Value> = base
         .iter()
         .filter_map(|a| {
             let k = id(a)?;
-            current.iter().find(|c| id(c).as_ref() == Some(&k)).cloned()
+            match current.items.iter().find(|c| id(c).as_ref() == Some(&k)) {
+                Some(c) => Some(if complete { c.clone() } else { shown(c) }),
+                None if complete || current.removed.contains(&text(&k)) => None,
+                None => Some(a.clone()),
+            }
         })
         .collect();
-    for c in &current {
+    for c in &current.items {
         let Some(k) = id(c) else { continue };
         if !universe.iter().any(|u| id(u).as_ref() == Some(&k)) {
-            universe.push(c.clone());
+            universe.push(if complete { c.clone() } else { shown(c) });
         }
     }
     let answer = render(engine, sem, routed.tool, &routed.call, universe)?;
