@@ -60,6 +60,11 @@ fn wordpress_author_filter_over_http_and_mcp() {
         "{props}"
     );
     assert_eq!(props["order"]["enum"], json!(["asc", "desc"]));
+    let keys = props["orderby"]["enum"].as_array().expect("orderby enum");
+    assert!(
+        keys.contains(&json!("title")) && keys.contains(&json!("date")),
+        "{props}"
+    );
     let name = posts["name"].as_str().unwrap();
     let result = mcp.call(name, json!({"author": 2}));
     assert_eq!(result["isError"], false);

@@ -112,7 +112,18 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
         }
     };
     for p in sem.params.iter().filter(|p| p.status == "kept") {
-        out.insert(p.name.clone(), describe(sem, &p.meaning, &members));
+        let mut schema = describe(sem, &p.meaning, &members);
+        // A sort key whose direction is a parameter of its own is one
+        // member name: the sortable members are its enum.
+        let directed = sem.params.iter().any(|d| {
+            d.status == "kept"
+                && matches!(&d.meaning, Meaning::Direction { sort_param } if *sort_param == p.name)
+        });
+        if p.meaning == Meaning::Sort && directed && !members.is_empty() {
+            schema["type"] = json!("string");
+            schema["enum"] = json!(members);
+        }
+        out.insert(p.name.clone(), schema);
     }
     if sem.field_name_filters && sem.carrier == Carrier::Query {
         for m in &members {
