@@ -111,7 +111,16 @@ impl<M: Model> Model for WithAppModel<M> {
                 complete: false,
             })
         };
-        if let Some(a) = self.inner.answer_list(&world.inner, request, &current) {
+        // An HTTP call is routed by the engine only when the model holds
+        // items of its path (a tool call's path is known once routed).
+        let listed = match request {
+            Request::Http(call) => current(&call.method, &call.path).map(|c| {
+                let pinned = move |_: &str, _: &str| Some(c.clone());
+                self.inner.answer_list(&world.inner, request, &pinned)
+            }),
+            _ => Some(self.inner.answer_list(&world.inner, request, &current)),
+        };
+        if let Some(a) = listed.flatten() {
             trace("app-list");
             return a;
         }
