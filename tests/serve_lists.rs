@@ -60,6 +60,11 @@ fn wordpress_author_filter_over_http_and_mcp() {
         "{props}"
     );
     assert_eq!(props["order"]["enum"], json!(["asc", "desc"]));
+    let keys = props["orderby"]["enum"].as_array().expect("orderby enum");
+    assert!(
+        keys.contains(&json!("title")) && keys.contains(&json!("date")),
+        "{props}"
+    );
     let name = posts["name"].as_str().unwrap();
     let result = mcp.call(name, json!({"author": 2}));
     assert_eq!(result["isError"], false);
@@ -149,5 +154,165 @@ fn mlflow_search_post_over_http_and_mcp() {
     assert!(
         block(&result, 0).as_bytes() == http.body.as_slice(),
         "MCP and HTTP differ"
+    );
+}
+
+/// A search over entities the app model holds follows writes: a run
+/// created through `runs/create` is found by `runs/search` with a filter on
+/// the tag it was created with (MLflow lists a new run in its experiment's
+/// searches; dev-b's record 25 finds the run that session created), over
+/// HTTP and MCP alike, and the runs the recording listed stay listed.
+#[test]
+fn mlflow_search_follows_writes_over_http_and_mcp() {
+    let server = Server::start(&capture("mlflow", "dev-a"), &[]);
+    let created = server.send(
+        "POST",
+        "/api/2.0/mlflow/runs/create",
+        Some(&json!({
+            "experiment_id": "2",
+            "run_name": "probe",
+            "user_id": "zoe",
+            "start_time": 1717500000000u64,
+            "tags": [{"key": "region", "value": "emea"}]
+        })),
+    );
+    assert_eq!(created.status, 200, "{}", created.text());
+    let run_id = created.json()["run"]["info"]["run_id"].clone();
+    assert!(run_id.is_string(), "{}", created.text());
+    let path = "/api/2.0/mlflow/runs/search";
+    let body = json!({"experiment_ids": ["2"], "filter": "tags.region = 'emea'"});
+    let http = server.send("POST", path, Some(&body));
+    assert_eq!(http.status, 200, "{}", http.text());
+    let v = http.json();
+    let ids: Vec<&Value> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["info"]["run_id"])
+        .collect();
+    assert_eq!(ids, [&run_id], "{v}");
+    // The experiment's recorded runs are still there, the new one with them.
+    let all = server.send("POST", path, Some(&json!({"experiment_ids": ["2"]})));
+    let names: Vec<String> = all.json()["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["info"]["run_name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"probe".to_string()), "{names:?}");
+    assert!(names.contains(&"lgbm-churn-b".to_string()), "{names:?}");
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let search = tool_named(&tools, &format!("POST {path}"));
+    let result = mcp.call(search["name"].as_str().unwrap(), json!({"body": body}));
+    assert_eq!(result["isError"], false);
+    assert!(
+        block(&result, 0).as_bytes() == http.body.as_slice(),
+        "MCP and HTTP differ: {} vs {}",
+        block(&result, 0),
+        http.text()
+    );
+}
+
+/// `environment-check` counts how list reads with a query were answered:
+/// built from WordPress dev-b (which never searched posts), dev-a's
+/// `/posts?search=grind` is answered with the whole list and counted
+/// `unconfirmed`; the narrowings dev-b confirmed count as `semantics`.
+#[test]
+fn environment_check_counts_unconfirmed_list_answers() {
+    let report = rea_serve::check::check(
+        &capture("wordpress", "dev-b"),
+        Some(&capture("wordpress", "dev-a")),
+    )
+    .expect("check");
+    let lists = report.list_answers();
+    let rows = |k: &str| {
+        lists
+            .iter()
+            .find(|(b, _)| *b == k)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default()
+    };
+    let search = report
+        .session
+        .rows
+        .iter()
+        .find(|r| r.path == "/wp-json/wp/v2/posts?search=grind")
+        .expect("the search row");
+    assert_eq!(rows("unconfirmed"), vec![search.idx], "{lists:?}");
+    let sized = report
+        .session
+        .rows
+        .iter()
+        .find(|r| r.path == "/wp-json/wp/v2/posts?per_page=6&page=2")
+        .expect("the paged row");
+    assert!(rows("semantics").contains(&sized.idx), "{lists:?}");
+    let text = report.text();
+    assert!(
+        text.contains(&format!("1 unconfirmed (rows {})", search.idx)),
+        "{text}"
+    );
+    assert_eq!(
+        report.json()["list_answers"]["unconfirmed"],
+        json!([search.idx])
+    );
+}
+
+/// A write the app model answers (Kinto dev-b never recorded a PATCH of
+/// `ord-002`'s status, so the spec's plans refuse it and the app model
+/// applies it) shows in the lists the engine renders: as in dev-a (records
+/// 34, 35, 38), after `PATCH ord-002 {"status": "cancelled"}` the pending
+/// orders leave it out and the unsorted list (newest change first) starts
+/// with it; MCP answers the same bytes.
+#[test]
+fn kinto_lists_show_writes_the_app_model_answered() {
+    let server = Server::start(&capture("kinto", "dev-b"), &[]);
+    let base = "/v1/buckets/shop/collections/orders/records";
+    let pending_ids = |r: &common::Response| -> Vec<String> {
+        r.json()["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = server.get(&format!("{base}?status=pending"));
+    assert!(
+        pending_ids(&before).contains(&"ord-002".to_string()),
+        "{}",
+        before.text()
+    );
+    let patched = server.send(
+        "PATCH",
+        &format!("{base}/ord-002"),
+        Some(&json!({"data": {"status": "cancelled"}})),
+    );
+    assert_eq!(patched.status, 200, "{}", patched.text());
+    let after = server.get(&format!("{base}?status=pending"));
+    assert_eq!(after.status, 200);
+    let ids = pending_ids(&after);
+    assert!(!ids.contains(&"ord-002".to_string()), "{ids:?}");
+    assert_eq!(ids.len() + 1, pending_ids(&before).len());
+    let all = server.get(base);
+    let first = &all.json()["data"][0];
+    assert_eq!(first["id"], "ord-002", "{}", all.text());
+    assert_eq!(first["status"], "cancelled");
+    let mut mcp = Mcp::connect(server.addr);
+    let tools = mcp.tools();
+    let list = tools
+        .iter()
+        .find(|t| {
+            t["title"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("GET ") && s.ends_with("/orders/records"))
+        })
+        .expect("the orders list tool");
+    let result = mcp.call(list["name"].as_str().unwrap(), json!({"status": "pending"}));
+    assert_eq!(result["isError"], false);
+    assert!(
+        block(&result, 0).as_bytes() == after.body.as_slice(),
+        "MCP and HTTP differ: {} vs {}",
+        block(&result, 0),
+        after.text()
     );
 }

@@ -91,6 +91,39 @@ impl<M: Model> Model for WithAppModel<M> {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
+        // A list or search of the model's RPC entities (HTTP or tool call):
+        // narrowed from them as they are now; a path resource's list with
+        // the model's changes laid over the engine's.
+        let app_world = &world.app;
+        let current = |m: &str, p: &str| {
+            use rea_engine::lists::serve::Current;
+            if let Some(items) = self.app.list_items(app_world, m, p) {
+                return Some(Current {
+                    items,
+                    removed: Vec::new(),
+                    complete: true,
+                });
+            }
+            let (items, removed) = self.app.list_changes(app_world, m, p)?;
+            Some(Current {
+                items,
+                removed,
+                complete: false,
+            })
+        };
+        // An HTTP call is routed by the engine only when the model holds
+        // items of its path (a tool call's path is known once routed).
+        let listed = match request {
+            Request::Http(call) => current(&call.method, &call.path).map(|c| {
+                let pinned = move |_: &str, _: &str| Some(c.clone());
+                self.inner.answer_list(&world.inner, request, &pinned)
+            }),
+            _ => Some(self.inner.answer_list(&world.inner, request, &current)),
+        };
+        if let Some(a) = listed.flatten() {
+            trace("app-list");
+            return a;
+        }
         let Request::Http(call) = request else {
             // A tool call is answered by its tool (the engine), never re-routed.
             return self.inner.answer(&mut world.inner, request, generator);
@@ -103,6 +136,10 @@ impl<M: Model> Model for WithAppModel<M> {
             );
         }
         a
+    }
+
+    fn list_basis(&self, world: &Self::World, request: &Request) -> Option<&'static str> {
+        self.inner.list_basis(&world.inner, request)
     }
 
     fn export(&self, world: &Self::World) -> Value {

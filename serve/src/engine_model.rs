@@ -107,6 +107,19 @@ impl Model for EngineModel {
         self.engine.answer(world, request, generator)
     }
 
+    fn answer_list(
+        &self,
+        world: &World,
+        request: &Request,
+        current: &dyn Fn(&str, &str) -> Option<rea_engine::lists::serve::Current>,
+    ) -> Option<Answer> {
+        rea_engine::lists::serve::answer_over(&self.engine, world, request, current)
+    }
+
+    fn list_basis(&self, world: &World, request: &Request) -> Option<&'static str> {
+        rea_engine::lists::serve::basis(&self.engine, world, request)
+    }
+
     fn export(&self, world: &World) -> Value {
         self.engine.export(world)
     }

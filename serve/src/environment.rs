@@ -62,6 +62,7 @@ trait Hosted: Send + Sync {
     fn add(&self, value: &Value) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
     fn routes(&self, method: &str, path: &str) -> bool;
+    fn list_basis(&self, request: &Request) -> Option<&'static str>;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -260,6 +261,10 @@ impl<M: Model> Hosted for Host<M> {
     fn routes(&self, method: &str, path: &str) -> bool {
         self.model.routes(method, path)
     }
+
+    fn list_basis(&self, request: &Request) -> Option<&'static str> {
+        self.model.list_basis(&self.lock(), request)
+    }
 }
 
 /// The environment every adapter serves.
@@ -384,6 +389,13 @@ impl Environment {
     /// the one `data/reset` returns to (`--state`).
     pub fn rebase(&self, value: &Value) -> Result<(), ImportError> {
         self.host.rebase(value)
+    }
+
+    /// How a list read would be answered now (`semantics`, `recorded`,
+    /// `convention`, `unconfirmed`; see `rea_engine::lists::serve::basis`),
+    /// without answering it; `None` for other calls.
+    pub fn list_basis(&self, request: &Request) -> Option<&'static str> {
+        self.host.list_basis(request)
     }
 
     /// `data/get`: the World in the data-plane shape.

@@ -60,6 +60,23 @@ pub trait Model: Send + Sync + 'static {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer;
+    /// Answers a list call over the items of its kind another World holds
+    /// now (`current(method, path)`: the app model's), when the list
+    /// semantics understand it; `None` leaves the call to `answer`.
+    fn answer_list(
+        &self,
+        _world: &Self::World,
+        _request: &Request,
+        _current: &dyn Fn(&str, &str) -> Option<rea_engine::lists::serve::Current>,
+    ) -> Option<Answer> {
+        None
+    }
+    /// How a list read would be answered on `world` (`semantics`,
+    /// `recorded`, `convention`, `unconfirmed`), for the check's count;
+    /// `None` for other calls.
+    fn list_basis(&self, _world: &Self::World, _request: &Request) -> Option<&'static str> {
+        None
+    }
     /// The World in the data-plane shape `{"collections": {...}, "documents": {...}}`.
     fn export(&self, world: &Self::World) -> Value;
     /// A World from the data-plane shape, checked against the tables.

@@ -215,6 +215,54 @@ impl ServingModel {
         self.resolve(method, path, None, None).is_some()
     }
 
+    /// The entities a list or search call of an RPC resource reads, as the
+    /// World holds them now (in key order), or `None` for other calls.
+    /// The list semantics narrow them (`rea_engine::lists::serve::answer_over`).
+    pub fn list_items(&self, world: &ModelWorld, method: &str, path: &str) -> Option<Vec<Value>> {
+        let r = self.resolve(method, path, None, None)?;
+        if r.resource.addressing != "rpc" || !matches!(r.role.as_str(), "list" | "query") {
+            return None;
+        }
+        Some(
+            world
+                .entities
+                .iter()
+                .filter(|(k, _)| k.0 == r.index && !world.gone.contains(*k))
+                .map(|(_, e)| Value::Object(e.clone()))
+                .collect(),
+        )
+    }
+
+    /// For a list read of a path resource: the entities of the listed
+    /// collection calls through the model changed or created (as they are
+    /// now) and the ids of those it removed; `None` for other calls or when
+    /// the model changed none there. The list semantics lay them over the
+    /// engine's list (`rea_engine::lists::serve::answer_over`).
+    pub fn list_changes(
+        &self,
+        world: &ModelWorld,
+        method: &str,
+        path: &str,
+    ) -> Option<(Vec<Value>, Vec<String>)> {
+        let r = self.resolve(method, path, None, None)?;
+        if r.resource.addressing != "path" || r.role != "list" {
+            return None;
+        }
+        let (mut changed, mut removed) = (Vec::new(), Vec::new());
+        for k in world
+            .dirty
+            .iter()
+            .filter(|k| k.0 == r.index && k.1 == r.scope)
+        {
+            if world.gone.contains(k) {
+                removed.push(k.2.clone());
+            } else if let Some(e) = world.entities.get(k) {
+                changed.push(Value::Object(e.clone()));
+            }
+        }
+        (!changed.is_empty() || !removed.is_empty()).then_some((changed, removed))
+    }
+
     /// True when an item read of this path concerns an entity the model
     /// changed or removed.
     pub fn holds(&self, world: &ModelWorld, method: &str, path: &str) -> bool {

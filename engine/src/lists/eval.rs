@@ -37,6 +37,8 @@ pub struct Page {
     pub fields: Option<Vec<String>>,
     /// The effective sort keys (for keyset cursors).
     pub sort: Vec<SortKey>,
+    /// Every match, sorted, before paging (indices into the universe).
+    pub ranked: Vec<usize>,
 }
 
 /// Request parameters, grouped by name in first-seen order.
@@ -98,6 +100,50 @@ fn alternatives(values: &[Value]) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A value that spells its operator first (`gt.5`, `lte:10`, `in.(a,b)`,
+/// `not.eq.x`): the operator and the values it compares with (several for
+/// `in`). `None` when the value spells no operator.
+pub fn value_operator(text: &str) -> Option<(Op, Vec<Value>)> {
+    let (negated, rest) = match text
+        .strip_prefix("not.")
+        .or_else(|| text.strip_prefix("not:"))
+    {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let cut = rest.find(['.', ':'])?;
+    let (word, value) = (&rest[..cut], &rest[cut + 1..]);
+    let op = match word.to_ascii_lowercase().as_str() {
+        "eq" | "in" => Op::Eq,
+        "neq" | "ne" => Op::Ne,
+        "gt" => Op::Gt,
+        "gte" | "ge" => Op::Gte,
+        "lt" => Op::Lt,
+        "lte" | "le" => Op::Lte,
+        _ => return None,
+    };
+    let values: Vec<Value> = if word.eq_ignore_ascii_case("in") {
+        value
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split(',')
+            .map(|v| Value::String(v.trim().trim_matches('"').to_string()))
+            .collect()
+    } else {
+        vec![Value::String(value.to_string())]
+    };
+    let op = match (negated, op) {
+        (false, op) => op,
+        (true, Op::Eq) => Op::Ne,
+        (true, Op::Ne) => Op::Eq,
+        (true, Op::Gt) => Op::Lte,
+        (true, Op::Gte) => Op::Lt,
+        (true, Op::Lt) => Op::Gte,
+        (true, Op::Lte) => Op::Gt,
+    };
+    Some((op, values))
 }
 
 /// Sort keys as spelled: `-f`, `+f`, `f:desc`, `f DESC`, comma lists, arrays.
@@ -317,6 +363,15 @@ pub fn evaluate(
             Meaning::Sort => sort_values = Some((name.clone(), values.clone())),
             Meaning::Direction { .. } => direction = Some(direction_of(values).ok_or_else(bad)?),
             Meaning::Filter { field, op } => filters.push((field, op, alternatives(values))),
+            Meaning::ValueOperators { field } => {
+                for v in values {
+                    let (op, alts) = text_of(v)
+                        .as_deref()
+                        .and_then(value_operator)
+                        .ok_or_else(bad)?;
+                    filters.push((field.clone(), op, alts));
+                }
+            }
             Meaning::Fields => {
                 fields = Some(
                     alternatives(values)
@@ -395,6 +450,7 @@ pub fn evaluate(
         next_offset: (end < total).then_some(end),
         fields,
         sort,
+        ranked: matches,
     })
 }
 
@@ -414,6 +470,24 @@ pub fn select(entity: &Value, fields: Option<&[String]>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_operators_spell_their_operator_first() {
+        let s = |t: &str| Value::String(t.into());
+        assert_eq!(value_operator("gt.5"), Some((Op::Gt, vec![s("5")])));
+        assert_eq!(value_operator("lte:10"), Some((Op::Lte, vec![s("10")])));
+        assert_eq!(value_operator("neq.paid"), Some((Op::Ne, vec![s("paid")])));
+        assert_eq!(
+            value_operator("in.(a, b)"),
+            Some((Op::Eq, vec![s("a"), s("b")]))
+        );
+        assert_eq!(value_operator("not.gte.3"), Some((Op::Lt, vec![s("3")])));
+        assert_eq!(value_operator("not.in.(a,b)").map(|x| x.0), Some(Op::Ne));
+        assert_eq!(value_operator("e.x"), None);
+        assert_eq!(value_operator("2024-05-01T10:00:00"), None);
+        assert_eq!(value_operator("http://x"), None);
+        assert_eq!(value_operator("kitchen"), None);
+    }
 
     #[test]
     fn sort_spellings_cover_the_conventions() {

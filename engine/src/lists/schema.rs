@@ -70,6 +70,13 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
         Meaning::Search => {
             json!({"type": "string", "description": "keep items where some text contains this (any case)"})
         }
+        Meaning::ValueOperators { field } => json!({
+            "type": "string",
+            "description": format!(
+                "keep items whose `{}` compares with a value by the operator written before it: `eq.x`, `neq.x`, `gt.x`, `gte.x`, `lt.x`, `lte.x`, `in.(a,b)`; `not.` before any negates",
+                field.text()
+            ),
+        }),
         Meaning::FilterLanguage => json!({
             "type": "string",
             "description": "a filter expression: `member = 'x'`, `!=`, `<`, `<=`, `>`, `>=`, `LIKE '%x%'`, clauses joined by AND; `tags.k` or `metrics.m` reach key/value lists",
@@ -105,7 +112,18 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
         }
     };
     for p in sem.params.iter().filter(|p| p.status == "kept") {
-        out.insert(p.name.clone(), describe(sem, &p.meaning, &members));
+        let mut schema = describe(sem, &p.meaning, &members);
+        // A sort key whose direction is a parameter of its own is one
+        // member name: the sortable members are its enum.
+        let directed = sem.params.iter().any(|d| {
+            d.status == "kept"
+                && matches!(&d.meaning, Meaning::Direction { sort_param } if *sort_param == p.name)
+        });
+        if p.meaning == Meaning::Sort && directed && !members.is_empty() {
+            schema["type"] = json!("string");
+            schema["enum"] = json!(members);
+        }
+        out.insert(p.name.clone(), schema);
     }
     if sem.field_name_filters && sem.carrier == Carrier::Query {
         for m in &members {

@@ -61,6 +61,10 @@ pub enum Meaning {
     Search,
     /// A filter expression (`a = 'x' AND b > 1`, `LIKE`).
     FilterLanguage,
+    /// Keep entities whose field compares with the value by the operator
+    /// the value spells before it: `eq.x`, `neq.x`, `gt.5`, `gte.5`,
+    /// `lt.5`, `lte.5`, `in.(a,b)`, `not.` before any of them negates.
+    ValueOperators { field: FieldPath },
 }
 
 impl Meaning {
@@ -77,6 +81,7 @@ impl Meaning {
             Meaning::Fields => "fields",
             Meaning::Search => "search",
             Meaning::FilterLanguage => "filter-language",
+            Meaning::ValueOperators { .. } => "value-operators",
         }
     }
 }
@@ -145,7 +150,9 @@ pub struct Spelling {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceCheck {
     pub ordinal: u64,
-    /// `reproduced`, `contradicted`, `not-understood`, `after-write` (not
+    /// `reproduced`, `consistent` (the World is partial for it and agrees
+    /// with what it holds), `partial` (the World holds none of its items),
+    /// `contradicted`, `not-understood`, `after-write` (not
     /// checked: the World at that time is not the initial one) or
     /// `unchecked` (the same request and answer as an earlier instance, or
     /// beyond the first 64 distinct ones).
@@ -200,9 +207,12 @@ pub struct EndpointSemantics {
 }
 
 impl EndpointSemantics {
-    /// True when some recorded instance re-rendered (the semantics have evidence).
+    /// True when some recorded instance re-rendered, or agreed with what a
+    /// partial World holds (the semantics have evidence).
     pub fn confirmed(&self) -> bool {
-        self.instances.iter().any(|i| i.verdict == "reproduced")
+        self.instances
+            .iter()
+            .any(|i| i.verdict == "reproduced" || i.verdict == "consistent")
     }
 
     /// The name of the kept parameter with this kind of meaning, if any.

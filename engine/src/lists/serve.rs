@@ -41,7 +41,6 @@ pub fn params_of(sem: &EndpointSemantics, call: &Call) -> Option<Vec<(String, Va
 /// other renderers.
 pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Option<Answer> {
     let sem = endpoint(engine, &tool.name)?;
-    let params = params_of(sem, call)?;
     let universe: Vec<Value> = match sem.universe.as_str() {
         "state" => {
             let ty = engine
@@ -57,6 +56,117 @@ pub fn answer(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Optio
         }
         _ => sem.answers.clone(),
     };
+    render(engine, sem, tool, call, universe)
+}
+
+/// Items of a list another World holds (the app model's), for `answer_over`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Current {
+    /// The items as they are now: every item of the kind (`complete`), or
+    /// only those changed or created there.
+    pub items: Vec<Value>,
+    /// The ids of items removed there (text of the identity).
+    pub removed: Vec<String>,
+    /// True when `items` is every item of the kind.
+    pub complete: bool,
+}
+
+/// Answers a list call over the items another World holds now
+/// (`current(method, path)`: the app model's), when the semantics
+/// understand it.
+/// - An endpoint without an entity type (its universe the items the
+///   recording's answers listed, an RPC search) takes `current`'s complete
+///   list: recorded items keep their first-seen place in their current
+///   version and leave when no longer held; new ones follow.
+/// - An entity type's list (the engine's World) takes the changes laid
+///   over it: changed items in their current version (the list's members),
+///   removed ones left out, created ones appended.
+///
+/// `None` when nothing changed there or the semantics do not understand
+/// the call (the other renderers answer).
+pub fn answer_over(
+    engine: &Engine,
+    world: &World,
+    request: &crate::Request,
+    current: &dyn Fn(&str, &str) -> Option<Current>,
+) -> Option<Answer> {
+    let routed = engine.resolve(request).ok()?;
+    let sem = endpoint(engine, &routed.tool.name)?;
+    sem.identity.as_ref()?;
+    let current = current(&routed.call.method, &routed.call.path)?;
+    let id = |v: &Value| -> Option<Value> {
+        sem.identity
+            .as_ref()
+            .and_then(|p| p.get(v).cloned())
+            .filter(|v| !v.is_null())
+    };
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let shown = |v: &Value| -> Value {
+        match v {
+            Value::Object(o) if !sem.item_fields.is_empty() => Value::Object(
+                o.iter()
+                    .filter(|(k, _)| sem.item_fields.contains(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    };
+    let (base, complete): (Vec<Value>, bool) = match (sem.universe.as_str(), current.complete) {
+        ("state", false) => {
+            let ty = engine
+                .state
+                .types
+                .iter()
+                .find(|t| t.list_tools.contains(&routed.tool.name))?;
+            let held = world
+                .list(&ty.name, &normalize_path(&routed.call.path))
+                .iter()
+                .map(|e| render_entity(e, &sem.item_fields, &ty.fields, &routed.tool.name))
+                .collect();
+            (held, false)
+        }
+        ("state", true) | (_, false) => return None,
+        (_, true) => (sem.answers.clone(), true),
+    };
+    let mut universe: Vec<Value> = base
+        .iter()
+        .filter_map(|a| {
+            let k = id(a)?;
+            match current.items.iter().find(|c| id(c).as_ref() == Some(&k)) {
+                Some(c) => Some(if complete { c.clone() } else { shown(c) }),
+                None if complete || current.removed.contains(&text(&k)) => None,
+                None => Some(a.clone()),
+            }
+        })
+        .collect();
+    for c in &current.items {
+        let Some(k) = id(c) else { continue };
+        if !universe.iter().any(|u| id(u).as_ref() == Some(&k)) {
+            universe.push(if complete { c.clone() } else { shown(c) });
+        }
+    }
+    let answer = render(engine, sem, routed.tool, &routed.call, universe)?;
+    Some(crate::answer_headers::describe(
+        engine,
+        &routed.call,
+        answer,
+    ))
+}
+
+/// One page of `universe` in the envelope of the endpoint's base record,
+/// with totals and next pages in the app's spelling.
+fn render(
+    engine: &Engine,
+    sem: &EndpointSemantics,
+    tool: &Tool,
+    call: &Call,
+    universe: Vec<Value>,
+) -> Option<Answer> {
+    let params = params_of(sem, call)?;
     let refs: Vec<&Value> = universe.iter().collect();
     let page = evaluate(sem, &params, &refs, &HashMap::new()).ok()?;
     let base = engine.record(sem.base_ordinal?)?;
@@ -248,4 +358,43 @@ fn prev_link(engine: &Engine, sem: &EndpointSemantics, call: &Call, page: &Page)
     let size = page.size.filter(|s| *s > 0)?;
     let current = page.offset / size + 1;
     (current > 1).then(|| link(engine, call, &[p], (p, (current - 1).to_string())))
+}
+
+/// How a list read of the World is answered, for `environment-check`'s
+/// count: `semantics` (confirmed meanings), `recorded` (the recording of
+/// the same line), `convention` (a query the engine's conventions narrow
+/// though no recording confirmed them) or `unconfirmed` (a query nothing
+/// understands: the whole list). `None` for calls that are not list reads
+/// with a query.
+pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option<&'static str> {
+    let routed = engine.resolve(request).ok()?;
+    let crate::Plan::Read(Some(crate::state::ViewPlan::List(plan))) = routed.plan else {
+        return None;
+    };
+    let call = &routed.call;
+    let query = call.query.as_deref().filter(|q| !q.is_empty())?;
+    if answer(engine, world, routed.tool, call).is_some() {
+        return Some("semantics");
+    }
+    let line = call.line();
+    let norm = |l: &str| match l.split_once('?') {
+        Some((p, q)) => format!("{}?{q}", normalize_path(p)),
+        None => normalize_path(l),
+    };
+    if plan
+        .lines
+        .iter()
+        .any(|l| l.line == line || norm(&l.line) == norm(&line))
+    {
+        return Some("recorded");
+    }
+    let fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.clone())
+        .unwrap_or_default();
+    if crate::listing::understands(engine, routed.tool, query, &fields) {
+        Some("convention")
+    } else {
+        Some("unconfirmed")
+    }
 }

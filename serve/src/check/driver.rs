@@ -28,6 +28,10 @@ pub(crate) struct InProcess {
     router: Router,
     stop: CancellationToken,
     last: Cell<Option<Instant>>,
+    /// The Environment served, and per request sent how its list read
+    /// was answered (`Environment::list_basis`).
+    env: Arc<Environment>,
+    bases: std::cell::RefCell<Vec<Option<&'static str>>>,
 }
 
 impl InProcess {
@@ -43,20 +47,42 @@ impl InProcess {
             ..ServeConfig::default()
         };
         let stop = CancellationToken::new();
+        let env = Arc::new(env);
         let router = {
             let _guard = runtime.enter();
-            app(Arc::new(env), &config, stop.child_token())
+            app(env.clone(), &config, stop.child_token())
         };
         Ok(InProcess {
             runtime,
             router,
             stop,
             last: Cell::new(None),
+            env,
+            bases: std::cell::RefCell::new(Vec::new()),
         })
+    }
+
+    /// Per request sent, in order: how its list read was answered.
+    pub(crate) fn list_bases(&self) -> Vec<Option<&'static str>> {
+        self.bases.borrow().clone()
     }
 
     /// Sends one request and collects the whole answer.
     pub(crate) fn send(&self, out: &Outgoing) -> Result<Answer, String> {
+        let basis = if out.method.eq_ignore_ascii_case("GET") {
+            let target = request_target(&out.path_qs);
+            let (path, query) = match target.split_once('?') {
+                Some((p, q)) => (p.to_string(), Some(q)),
+                None => (target.clone(), None),
+            };
+            self.env
+                .list_basis(&crate::Request::Http(rea_engine::Call::new(
+                    "GET", &path, query,
+                )))
+        } else {
+            None
+        };
+        self.bases.borrow_mut().push(basis);
         let mut builder = Request::builder()
             .method(out.method.as_str())
             .uri(request_target(&out.path_qs))

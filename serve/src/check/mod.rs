@@ -86,9 +86,11 @@ pub fn check(train: &Path, against: Option<&Path>) -> Result<Report, ErrorReport
     let server = driver::InProcess::new(env)
         .map_err(|m| ErrorReport::new("serve_io", rea_core::Category::Unavailable, m))?;
     let session = score_session(&train_ex, &scored, |out| server.send(out));
+    let lists = server.list_bases();
     Ok(Report {
         mode,
         session,
+        lists,
         timings: Some((built, started.elapsed().as_secs_f64() - built)),
     })
 }

@@ -27,6 +27,9 @@ pub struct Report {
     pub session: Session,
     /// Seconds spent building the fake and replaying (text report only).
     pub timings: Option<(f64, f64)>,
+    /// Per row (in order): how a list read with a query was answered
+    /// (`semantics`, `recorded`, `convention`, `unconfirmed`), else `None`.
+    pub lists: Vec<Option<&'static str>>,
 }
 
 /// Matched of total, and the score in percent (one decimal).
@@ -121,6 +124,23 @@ impl Report {
         out
     }
 
+    /// List reads with a query, by how they were answered (`semantics`,
+    /// `recorded`, `convention`, `unconfirmed`), each with its rows' indices.
+    pub fn list_answers(&self) -> Vec<(&'static str, Vec<usize>)> {
+        let mut out: Vec<(&'static str, Vec<usize>)> =
+            ["semantics", "recorded", "convention", "unconfirmed"]
+                .iter()
+                .map(|k| (*k, Vec::new()))
+                .collect();
+        for (r, b) in self.session.rows.iter().zip(&self.lists) {
+            if let Some((_, rows)) = b.and_then(|b| out.iter_mut().find(|(k, _)| *k == b)) {
+                rows.push(r.idx);
+            }
+        }
+        out.retain(|(_, rows)| !rows.is_empty());
+        out
+    }
+
     /// The readable report; the last line is `fidelity: NN.N% (M/N)`.
     pub fn text(&self) -> String {
         let mut out = vec![match &self.mode {
@@ -188,6 +208,20 @@ impl Report {
             let list: Vec<String> = misses.iter().map(|(c, n)| format!("{n} {c}")).collect();
             out.push(format!("misses by cause: {}", list.join(", ")));
         }
+        let lists = self.list_answers();
+        if !lists.is_empty() {
+            let parts: Vec<String> = lists
+                .iter()
+                .map(|(k, rows)| match *k {
+                    "convention" | "unconfirmed" => {
+                        let idx: Vec<String> = rows.iter().map(usize::to_string).collect();
+                        format!("{} {k} (rows {})", rows.len(), idx.join(", "))
+                    }
+                    _ => format!("{} {k}", rows.len()),
+                })
+                .collect();
+            out.push(format!("list answers: {}", parts.join(", ")));
+        }
         out.push(format!(
             "fidelity: {:.1}% ({}/{})",
             s.score().unwrap_or(0.0),
@@ -252,6 +286,7 @@ impl Report {
             "by_kind": {"read": self.by_kind(false).json(), "write": self.by_kind(true).json()},
             "by_route": {"seen": self.by_route(true).json(), "unseen": self.by_route(false).json()},
             "misses": self.misses().into_iter().map(|(c, n)| (c, json!(n))).collect::<serde_json::Map<_, _>>(),
+            "list_answers": self.list_answers().into_iter().map(|(k, rows)| (k.to_string(), json!(rows))).collect::<serde_json::Map<_, _>>(),
             "id_map_size": ids,
             "generated_values_mapped": values,
         })

@@ -5,7 +5,9 @@
 //! shared evaluator reproduces the recorded answer.
 
 use crate::model::lists::conventions::{self, Role};
-use crate::model::lists::eval::{app_token, evaluate, select, sort_spellings, NotUnderstood, Page};
+use crate::model::lists::eval::{
+    app_token, evaluate, select, sort_spellings, value_operator, NotUnderstood, Page,
+};
 use crate::model::lists::fields::{resolve, scalar, Collation, FieldPath};
 use crate::model::lists::filter_lang;
 use crate::model::lists::instances::{Endpoint, Instance};
@@ -21,6 +23,15 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, PartialEq)]
 enum Verdict {
     Reproduced,
+    /// The World holds fewer matching entities than the app counted (a
+    /// partial recording), and what it holds agrees with the answer: the
+    /// listed entities it knows match, in the answer's order, contiguously,
+    /// at a rank the page allows; the page holds as many as the app's count
+    /// and the page size leave. Counts as confirmation.
+    Consistent(String),
+    /// The World is partial and holds none of the listed entities: neither
+    /// confirms nor contradicts.
+    Partial(String),
     /// The request is not understood (a parameter without a kept meaning).
     NotUnderstood(String),
     /// The answer differs: which part.
@@ -310,6 +321,18 @@ fn candidates(
         }
     }
     if let Some(field) = resolve(name, &universe) {
+        // Values that spell their operator (`gt.5`): a convention first.
+        if !texts.is_empty()
+            && texts.len() == values.len()
+            && texts.iter().all(|t| value_operator(t).is_some())
+        {
+            out.push((
+                Meaning::ValueOperators {
+                    field: field.clone(),
+                },
+                "convention",
+            ));
+        }
         out.push((Meaning::Filter { field, op: Op::Eq }, "data"));
     }
     if let Some((field_name, op)) = conventions::operator_spelling(name) {
@@ -335,8 +358,31 @@ fn identity_value(ep: &Endpoint, item: &Value) -> Value {
     }
 }
 
-/// Re-renders one instance and compares it with its recording.
+/// Re-renders one instance and compares it with its recording; an
+/// instance the World cannot fill (the app counted more matches than the
+/// World holds) that does not reproduce is checked for consistency.
 fn check(
+    sem: &EndpointSemantics,
+    ep: &Endpoint,
+    inst: &Instance,
+    recorded: &HashMap<String, usize>,
+) -> (Verdict, Option<Page>) {
+    let (v, page) = check_exact(sem, ep, inst, recorded);
+    match (v, page) {
+        (Verdict::Differs(why), Some(page)) => {
+            match recorded_total(sem, inst).filter(|n| *n > page.total) {
+                Some(n) => {
+                    let universe: Vec<&Value> = ep.universe.iter().collect();
+                    (consistent(sem, ep, inst, &page, &universe, n), Some(page))
+                }
+                None => (Verdict::Differs(why), Some(page)),
+            }
+        }
+        other => other,
+    }
+}
+
+fn check_exact(
     sem: &EndpointSemantics,
     ep: &Endpoint,
     inst: &Instance,
@@ -399,6 +445,103 @@ fn check(
         }
     }
     (Verdict::Reproduced, Some(page))
+}
+
+/// The number of matching entities the app's answer states (its total
+/// header or member), when it states one.
+fn recorded_total(sem: &EndpointSemantics, inst: &Instance) -> Option<usize> {
+    let s = &sem.spelling;
+    s.total_header
+        .as_ref()
+        .and_then(|h| header(inst, h))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .or_else(|| {
+            s.total_member
+                .as_ref()
+                .and_then(|m| inst.body.get(m))
+                .and_then(Value::as_u64)
+                .map(|n| n as usize)
+        })
+}
+
+/// The check of an instance the World cannot fill (the app counted
+/// `total` matches, the World fewer): see `Verdict::Consistent`.
+fn consistent(
+    sem: &EndpointSemantics,
+    ep: &Endpoint,
+    inst: &Instance,
+    page: &Page,
+    universe: &[&Value],
+    total: usize,
+) -> Verdict {
+    let why = format!(
+        "partial World: the app counted {total}, the World holds {}",
+        page.total
+    );
+    let expected = page.size.map_or(total.saturating_sub(page.offset), |z| {
+        z.min(total.saturating_sub(page.offset))
+    });
+    if inst.items.len() != expected {
+        return Verdict::Differs("page-size".into());
+    }
+    if let (Some(h), Some(z)) = (sem.spelling.pages_header.as_ref(), page.size) {
+        if let Some(n) = header(inst, h).and_then(|v| v.trim().parse::<usize>().ok()) {
+            if z > 0 && n != total.div_ceil(z) {
+                return Verdict::Differs("pages".into());
+            }
+        }
+    }
+    let ids: Vec<Value> = universe.iter().map(|e| identity_value(ep, e)).collect();
+    // (position in the answer, rank among the World's sorted matches)
+    let mut held: Vec<(usize, usize)> = Vec::new();
+    for (k, item) in inst.items.iter().enumerate() {
+        let id = identity_value(ep, item);
+        if id.is_null() {
+            continue;
+        }
+        let Some(u) = ids.iter().position(|x| *x == id) else {
+            continue;
+        };
+        match page.ranked.iter().position(|&r| r == u) {
+            Some(rank) => held.push((k, rank)),
+            // The World holds it but the semantics would not list it.
+            None => return Verdict::Differs("items".into()),
+        }
+    }
+    let Some(&(k0, r0)) = held.first() else {
+        return Verdict::Partial(why);
+    };
+    if held.windows(2).any(|w| w[1].1 <= w[0].1) {
+        return Verdict::Differs("order".into());
+    }
+    let last = held[held.len() - 1].1;
+    // The page is contiguous in the app's order: every World match between
+    // the first and the last listed one is listed.
+    if (r0..=last).any(|r| !held.iter().any(|(_, h)| *h == r)) {
+        return Verdict::Differs("items".into());
+    }
+    // The World knows a subset, so a listed entity ranks no later in it.
+    if r0 > page.offset + k0 {
+        return Verdict::Differs("items".into());
+    }
+    if let Some(f) = &page.fields {
+        for &(k, rank) in &held {
+            let shown = select(universe[page.ranked[rank]], Some(f));
+            if keys_of(&inst.items[k]) != keys_of(&shown) {
+                return Verdict::Differs("fields".into());
+            }
+        }
+    }
+    Verdict::Consistent(why)
+}
+
+fn keys_of(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    k.sort();
+    k
 }
 
 /// Totals are checked apart, and like next pages: a World that knows
@@ -483,7 +626,7 @@ fn run(sem: &EndpointSemantics, ep: &Endpoint, checked: &[usize]) -> Run {
 fn score(r: &Run) -> usize {
     r.verdicts
         .iter()
-        .filter(|(_, v)| *v == Verdict::Reproduced)
+        .filter(|(_, v)| matches!(v, Verdict::Reproduced | Verdict::Consistent(_)))
         .count()
 }
 
@@ -562,8 +705,20 @@ fn order_candidates(ep: &Endpoint) -> Vec<Vec<SortKey>> {
 }
 
 /// The default page size: the largest answer among initial instances
-/// without a page-size parameter whose answer says more remain.
+/// without a page-size parameter whose answer says more remain (a next
+/// page, or a first page listing fewer than the total it states).
 fn default_page_size(ep: &Endpoint, s: &Spelling, size_params: &[String]) -> Option<usize> {
+    let paging = |n: &String| {
+        conventions::roles(n)
+            .iter()
+            .any(|r| matches!(r, Role::PageNumber | Role::Offset | Role::Cursor))
+    };
+    let stated = |i: &Instance| {
+        s.total_header
+            .as_ref()
+            .and_then(|h| header(i, h))
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    };
     ep.instances
         .iter()
         .filter(|i| i.initial && !i.params.iter().any(|(n, _)| size_params.contains(n)))
@@ -572,9 +727,42 @@ fn default_page_size(ep: &Endpoint, s: &Spelling, size_params: &[String]) -> Opt
                 || s.next_member
                     .as_ref()
                     .is_some_and(|m| i.body.get(m).is_some())
+                || (!i.items.is_empty()
+                    && !i.params.iter().any(|(n, _)| paging(n))
+                    && stated(i).is_some_and(|t| t > i.items.len()))
         })
         .map(|i| i.items.len())
         .max()
+}
+
+/// True when no initial instance without a page-size parameter lists more
+/// than `size` entities, or lists fewer than `size` where its stated total
+/// says more remained on a first page: the default page size `size` is not
+/// contradicted.
+pub fn page_size_fits(ep: &EndpointSemantics, instances: &[Instance], size: usize) -> bool {
+    let sizes: Vec<&str> = ep
+        .params
+        .iter()
+        .filter(|p| p.meaning == Meaning::PageSize)
+        .map(|p| p.name.as_str())
+        .collect();
+    instances
+        .iter()
+        .filter(|i| i.initial && !i.params.iter().any(|(n, _)| sizes.contains(&n.as_str())))
+        .all(|i| {
+            if i.items.len() > size {
+                return false;
+            }
+            let first = !i.params.iter().any(|(n, _)| {
+                conventions::roles(n)
+                    .iter()
+                    .any(|r| matches!(r, Role::PageNumber | Role::Offset | Role::Cursor))
+            });
+            match recorded_total(ep, i) {
+                Some(t) if first => i.items.len() == t.min(size),
+                _ => true,
+            }
+        })
 }
 
 /// Infers one endpoint's semantics.
@@ -818,9 +1006,9 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 continue;
             }
             match v {
-                Verdict::Reproduced => p.confirmed_by.push(*o),
+                Verdict::Reproduced | Verdict::Consistent(_) => p.confirmed_by.push(*o),
                 Verdict::Differs(_) => p.contradicted_by.push(*o),
-                Verdict::NotUnderstood(_) => {}
+                Verdict::NotUnderstood(_) | Verdict::Partial(_) => {}
             }
         }
         if p.confirmed_by.is_empty() || !p.contradicted_by.is_empty() {
@@ -887,6 +1075,8 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 Some(Verdict::Reproduced) => ("reproduced".into(), None),
                 Some(Verdict::NotUnderstood(r)) => ("not-understood".into(), Some(r)),
                 Some(Verdict::Differs(r)) => ("contradicted".into(), Some(r)),
+                Some(Verdict::Consistent(r)) => ("consistent".into(), Some(r)),
+                Some(Verdict::Partial(r)) => ("partial".into(), Some(r)),
             };
             InstanceCheck {
                 ordinal: i.ordinal,

@@ -34,6 +34,7 @@ pub fn infer(records: &[Record], manifest: &Manifest, state: &State) -> ListSema
     let mut inferred: Vec<EndpointSemantics> =
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
+    adopt_page_size(&mut inferred, &endpoints);
     ListSemantics {
         view: "list-semantics".into(),
         endpoints: inferred,
@@ -56,7 +57,10 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
                 .filter(|p| {
                     p.status == "kept"
                         && p.basis != "sibling"
-                        && !matches!(p.meaning, Meaning::Filter { .. })
+                        && !matches!(
+                            p.meaning,
+                            Meaning::Filter { .. } | Meaning::ValueOperators { .. }
+                        )
                 })
                 .map(move |p| (e.tool.clone(), p.clone()))
         })
@@ -109,6 +113,36 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
             p.observed = Vec::new();
             e.params.push(p);
             e.adopted.push(format!("{} from {tool}", d.name));
+        }
+    }
+}
+
+/// The app's default page size carries over too: an endpoint whose own
+/// recording never showed one takes the size its siblings' recordings
+/// showed (all that showed one agree), unless one of its own initial
+/// answers contradicts it (lists more, or a first page fewer than its
+/// stated total and that size leave).
+fn adopt_page_size(endpoints: &mut [EndpointSemantics], recorded: &[instances::Endpoint]) {
+    let shown: Vec<(String, usize)> = endpoints
+        .iter()
+        .filter_map(|e| e.default_page_size.map(|z| (e.tool.clone(), z)))
+        .collect();
+    let Some((donor, size)) = shown.first().cloned() else {
+        return;
+    };
+    if shown.iter().any(|(_, z)| *z != size) {
+        return;
+    }
+    for e in endpoints.iter_mut() {
+        if e.default_page_size.is_some() || !e.confirmed() {
+            continue;
+        }
+        let Some(ep) = recorded.iter().find(|r| r.tool.name == e.tool) else {
+            continue;
+        };
+        if infer::page_size_fits(e, &ep.instances, size) {
+            e.default_page_size = Some(size);
+            e.adopted.push(format!("default-page-size from {donor}"));
         }
     }
 }

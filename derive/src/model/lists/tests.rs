@@ -337,3 +337,137 @@ fn mlflow_comparison_on_an_unseen_value() {
     );
     assert!(items.is_empty());
 }
+
+/// A partial World (dev-b read 14 of WordPress's 19 published posts): the
+/// recorded `orderby=title&order=desc&per_page=5&page=2` cannot be
+/// re-rendered, but what the World holds agrees with it (the listed posts
+/// it knows, in title order, contiguous, 5 per page of 19 in 4 pages), so
+/// the sort, direction, page and size are kept; a recording whose order
+/// disagreed would drop them. The default page size dev-b's comments
+/// showed carries over to posts (dev-b never listed posts unsized).
+#[test]
+fn a_partial_world_confirms_what_it_holds_and_a_wrong_order_contradicts() {
+    let l = load("wordpress/dev-b.har");
+    let (sem, ep) = endpoint(&l, "/posts");
+    let check = sem.instances.iter().find(|i| i.ordinal == 25).unwrap();
+    assert_eq!(check.verdict, "consistent", "{check:?}");
+    for name in ["orderby", "order", "page", "per_page"] {
+        let p = sem.params.iter().find(|p| p.name == name).unwrap();
+        assert_eq!(p.status, "kept", "{name}: {p:?}");
+        assert!(p.confirmed_by.contains(&25), "{name}: {p:?}");
+    }
+    assert_eq!(sem.default_page_size, Some(10));
+    assert!(sem
+        .adopted
+        .contains(&"default-page-size from get_wp_json_wp_comments".to_string()));
+    // dev-a's real answer to `orderby=title&order=asc` (record 9), restricted
+    // to the posts dev-b's World holds, is the World's order.
+    let (_, items) = ask(
+        &l,
+        "/posts",
+        &query_params("orderby=title&order=asc&per_page=20"),
+    );
+    let app: Vec<u64> = vec![18, 16, 6, 8, 17, 2, 5, 20, 7, 12];
+    let held: Vec<u64> = ep
+        .universe
+        .iter()
+        .filter_map(|e| e["id"].as_u64())
+        .collect();
+    let ours: Vec<u64> = items
+        .iter()
+        .filter_map(|i| i["id"].as_u64())
+        .filter(|id| app.contains(id))
+        .collect();
+    let want: Vec<u64> = app.into_iter().filter(|id| held.contains(id)).collect();
+    assert!(want.len() >= 5, "{want:?}");
+    assert_eq!(ours[..want.len()], want[..]);
+    // The same recording with two listed posts swapped contradicts.
+    let mut wrong = ep.clone();
+    let inst = wrong
+        .instances
+        .iter_mut()
+        .find(|i| i.ordinal == 25)
+        .unwrap();
+    inst.items.swap(0, 1);
+    let again = crate::model::lists::infer::infer_endpoint(&wrong);
+    let check = again.instances.iter().find(|i| i.ordinal == 25).unwrap();
+    assert_eq!(check.verdict, "contradicted", "{check:?}");
+    let orderby = again.params.iter().find(|p| p.name == "orderby").unwrap();
+    assert_eq!(orderby.status, "dropped");
+}
+
+/// Operators spelled in the value (`eq.kitchen`, PostgREST's style): the
+/// recorded `?category=kitchen` (Kinto's real answer) spelled as
+/// `?category=eq.kitchen` keeps the value-operator convention (the plain
+/// equality reading lists nothing there and is not chosen); unseen
+/// operators then narrow as their plain spellings do: `neq.` is the
+/// complement, `in.(a,b)` the comma list, `not.in.` its complement.
+#[test]
+fn value_operators_are_kept_when_the_recording_spells_them() {
+    let l = load("kinto/dev-a.har");
+    let i = l
+        .semantics
+        .endpoints
+        .iter()
+        .position(|e| e.path_template.ends_with("/products/records"))
+        .unwrap();
+    let mut ep = l.endpoints[i].clone();
+    let inst = ep
+        .instances
+        .iter_mut()
+        .find(|i| i.params.iter().any(|(n, _)| n == "category"))
+        .unwrap();
+    for (n, v) in inst.params.iter_mut() {
+        if n == "category" {
+            *v = json!(format!("eq.{}", v.as_str().unwrap()));
+        }
+    }
+    let sem = crate::model::lists::infer::infer_endpoint(&ep);
+    let p = sem.params.iter().find(|p| p.name == "category").unwrap();
+    assert_eq!(p.meaning.kind(), "value-operators", "{p:?}");
+    assert_eq!(p.status, "kept", "{p:?}");
+    let universe: Vec<&Value> = ep.universe.iter().collect();
+    let run = |q: &str| -> Vec<Value> {
+        let page = evaluate(&sem, &query_params(q), &universe, &HashMap::new())
+            .unwrap_or_else(|e| panic!("{q}: {e:?}"));
+        page.indices
+            .iter()
+            .map(|&i| universe[i]["id"].clone())
+            .collect()
+    };
+    let all = run("");
+    let kitchen = run("category=eq.kitchen");
+    assert!(!kitchen.is_empty());
+    let others = run("category=neq.kitchen");
+    assert_eq!(kitchen.len() + others.len(), all.len());
+    assert!(others.iter().all(|id| !kitchen.contains(id)));
+    let categories: Vec<String> = ep
+        .universe
+        .iter()
+        .filter_map(|e| e["category"].as_str().map(String::from))
+        .collect();
+    let second = categories.iter().find(|c| *c != "kitchen").unwrap();
+    let both = run(&format!("category=in.(kitchen,{second})"));
+    let want: Vec<Value> = all
+        .iter()
+        .filter(|id| {
+            let e = ep.universe.iter().find(|e| e["id"] == **id).unwrap();
+            e["category"] == "kitchen" || e["category"] == json!(second)
+        })
+        .cloned()
+        .collect();
+    assert_eq!(both, want);
+    assert_eq!(
+        run(&format!("category=not.in.(kitchen,{second})")).len(),
+        all.len() - want.len()
+    );
+    // A value without an operator is not understood (the recording's own
+    // line, else the fallback, answers it).
+    assert!(evaluate(
+        &sem,
+        &query_params("category=kitchen"),
+        &universe,
+        &HashMap::new()
+    )
+    .is_err());
+}
