@@ -47,6 +47,8 @@ pub struct ModelWorld {
     /// The bodies of the 2xx writes answered through the model, in order
     /// (what log reads answer from).
     logged: Vec<Map<String, Value>>,
+    /// The last id each inferred sequence issued (by sequence index).
+    counters: BTreeMap<usize, u64>,
 }
 
 /// Where a call lands.
@@ -187,6 +189,13 @@ impl ServingModel {
                 .documents
                 .iter()
                 .map(|d| (d.path.clone(), d.initial.clone()))
+                .collect(),
+            counters: self
+                .model
+                .sequences
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, s.starts_after))
                 .collect(),
             ..ModelWorld::default()
         }
@@ -879,6 +888,7 @@ impl ServingModel {
         let sent_key = Value::Object(sent.clone())
             .pointer(&key_member)
             .and_then(scalar_text);
+        let mut new_key: Option<Value> = None;
         let id = match sent_key {
             Some(k) => k,
             None => {
@@ -904,7 +914,8 @@ impl ServingModel {
                     _ => Value::String(id.clone()),
                 };
                 if key_member.matches('/').count() == 1 {
-                    entity.insert(id_member.clone(), v);
+                    entity.insert(id_member.clone(), v.clone());
+                    new_key = Some(v);
                 }
                 id
             }
@@ -939,6 +950,10 @@ impl ServingModel {
             ) {
                 let old_id = key_of(e, res);
                 entity = rerender(e, req, &sent, old_id.as_deref(), &id);
+                // The new key as the server spells it (a number stays one).
+                if let Some(v) = new_key {
+                    entity.insert(id_member.clone(), v);
+                }
             }
         }
         let key = (r.index, r.scope.clone(), id.clone());
@@ -1034,22 +1049,49 @@ impl ServingModel {
 
     fn new_id(
         &self,
-        world: &ModelWorld,
+        world: &mut ModelWorld,
         r: &Resolved<'_>,
         kind: &str,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<String> {
         match kind {
             "integer" => {
-                // After every id the resource ever held, initial or created.
-                let max = world
+                // The inferred sequence the collection draws from (shared
+                // with siblings), else the collection's own.
+                let seq = self
+                    .model
+                    .sequences
+                    .iter()
+                    .position(|s| s.collections.contains(&r.resource.collection));
+                let members: Vec<usize> = match seq {
+                    Some(i) => self
+                        .model
+                        .resources
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| {
+                            self.model.sequences[i].collections.contains(&o.collection)
+                        })
+                        .map(|(oi, _)| oi)
+                        .collect(),
+                    None => vec![r.index],
+                };
+                // After every id the sequence ever held, initial or created.
+                let held = world
                     .entities
                     .keys()
-                    .filter(|k| k.0 == r.index)
+                    .filter(|k| members.contains(&k.0))
                     .filter_map(|k| k.2.parse::<u64>().ok())
                     .max()
                     .unwrap_or(0);
-                Some((max + 1).to_string())
+                let counter = seq
+                    .and_then(|i| world.counters.get(&i).copied())
+                    .unwrap_or(0);
+                let next = held.max(counter) + 1;
+                if let Some(i) = seq {
+                    world.counters.insert(i, next);
+                }
+                Some(next.to_string())
             }
             "uuid" => Some(new_uuid()),
             "hex" => Some(new_uuid().replace('-', "")),
@@ -1178,6 +1220,12 @@ impl ServingModel {
         let answer = match w.answer.body.as_str() {
             "previous" => {
                 let mut m = example.as_object()?.clone();
+                // Shown as the recorded answer showed its entity: without the
+                // members it left out (links a read adds).
+                let mut entity = entity;
+                if let Some(shown) = m.get("previous").and_then(Value::as_object) {
+                    entity.retain(|k, _| shown.contains_key(k));
+                }
                 m.insert("previous".into(), Value::Object(entity));
                 Value::Object(m)
             }
@@ -1404,6 +1452,26 @@ fn replace_segment(v: &mut Value, old: &str, new: &str) {
                 .collect();
             if s.contains('/') {
                 *s = parts.join("/");
+                // A link's query value naming the id (`posts?tags=20`).
+                if let Some((path, query)) = s.split_once('?') {
+                    let (query, fragment) = match query.split_once('#') {
+                        Some((q, f)) => (q, Some(f)),
+                        None => (query, None),
+                    };
+                    let pairs: Vec<String> = query
+                        .split('&')
+                        .map(|kv| match kv.split_once('=') {
+                            Some((k, v)) if v == old => format!("{k}={new}"),
+                            _ => kv.to_string(),
+                        })
+                        .collect();
+                    let mut out = format!("{path}?{}", pairs.join("&"));
+                    if let Some(f) = fragment {
+                        out.push('#');
+                        out.push_str(f);
+                    }
+                    *s = out;
+                }
             }
         }
         _ => {}
