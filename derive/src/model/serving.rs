@@ -84,6 +84,35 @@ pub struct ServingModel {
     /// Reads answering the items earlier writes logged for an owner.
     logs: Vec<super::logs::LogRead>,
     content_type: String,
+    /// Write routes (method, route) whose every recorded call the model's
+    /// own replay answers with the recorded status and top-level members.
+    reproduced: BTreeSet<(String, String)>,
+    /// The query pairs of every recorded 2xx write, by (method, route).
+    write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>>,
+    /// Every member the recorded item and list reads of a resource showed
+    /// (its read shape), by resource index.
+    read_members: BTreeMap<usize, BTreeSet<String>>,
+}
+
+/// One recorded call replayed through the model.
+struct Replayed {
+    ordinal: u64,
+    method: String,
+    route: Option<String>,
+    basis: &'static str,
+    /// Status and body equal the recording's.
+    exact: bool,
+    /// Status and top-level members equal the recording's.
+    shape: bool,
+}
+
+fn same_shape(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => x.keys().eq(y.keys()),
+        (Some(x), Some(y)) => std::mem::discriminant(x) == std::mem::discriminant(y),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 impl ServingModel {
@@ -102,6 +131,9 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let mut write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>> =
+            BTreeMap::new();
+        let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -124,6 +156,10 @@ impl ServingModel {
                     .or_insert((x.status, x.answer.clone()));
             }
             if !x.is_read() && t.role != "query" {
+                write_queries
+                    .entry((x.method.clone(), t.route.clone()))
+                    .or_insert_with(Vec::new)
+                    .push(x.query.clone());
                 if let Some(a) = &x.answer {
                     let k = (x.method.clone(), t.route.clone());
                     if !examples.contains_key(&k) {
@@ -156,6 +192,14 @@ impl ServingModel {
                 }
                 _ => found.extend(entity_at(answer, r)),
             }
+            {
+                for e in &found {
+                    shapes
+                        .entry(t.resource)
+                        .or_default()
+                        .extend(e.keys().cloned());
+                }
+            }
             for e in found {
                 let Some(id) = key_of(&e, r).or(t.id.clone()) else {
                     continue;
@@ -165,6 +209,10 @@ impl ServingModel {
                     initial.entry(key).or_insert(e);
                 }
             }
+        }
+        let mut read_members: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        for (ri, set) in shapes {
+            read_members.entry(ri).or_default().extend(set);
         }
         ServingModel {
             model,
@@ -178,7 +226,76 @@ impl ServingModel {
             documents,
             logs,
             content_type,
+            reproduced: BTreeSet::new(),
+            write_queries,
+            read_members,
         }
+    }
+
+    /// Replays the recording, in order, from the initial World through
+    /// `answer` (the model's own ids; clocks at 0).
+    fn replay(&self, exchanges: &[Exchange]) -> Vec<Replayed> {
+        let mut world = self.initial_world();
+        let mut n = 0u64;
+        let mut uuid = || {
+            n += 1;
+            format!("00000000-0000-4000-8000-{n:012}")
+        };
+        let mut out = Vec::new();
+        for x in exchanges {
+            let query: Option<String> = (!x.query.is_empty()).then(|| {
+                url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(x.query.iter())
+                    .finish()
+            });
+            let path = x.path();
+            if let Some(a) = self.answer(
+                &mut world,
+                &x.method,
+                &path,
+                query.as_deref(),
+                x.body.as_ref(),
+                0,
+                &mut uuid,
+            ) {
+                out.push(Replayed {
+                    ordinal: x.ordinal,
+                    method: x.method.clone(),
+                    route: self
+                        .resolve(&x.method, &path, None, x.body.as_ref())
+                        .map(|r| r.route),
+                    basis: a.basis,
+                    exact: a.status == x.status && a.body == x.answer,
+                    shape: a.status == x.status && same_shape(a.body.as_ref(), x.answer.as_ref()),
+                });
+            }
+        }
+        out
+    }
+
+    /// Learns which write routes the model's replay reproduces.
+    fn learn_reproduced(&mut self, exchanges: &[Exchange]) {
+        let mut by: BTreeMap<(String, String), bool> = BTreeMap::new();
+        for r in self.replay(exchanges) {
+            if matches!(r.method.as_str(), "GET" | "HEAD") {
+                continue;
+            }
+            if let Some(route) = r.route {
+                *by.entry((r.method, route)).or_insert(true) &= r.shape;
+            }
+        }
+        self.reproduced = by
+            .into_iter()
+            .filter(|(_, ok)| *ok)
+            .map(|(k, _)| k)
+            .collect();
+    }
+
+    /// True when the model's replay of the recording reproduced every
+    /// recorded call of this write route (status and top-level members).
+    pub fn reproduces(&self, method: &str, path: &str) -> bool {
+        self.resolve(method, path, None, None)
+            .is_some_and(|r| self.reproduced.contains(&(method.to_string(), r.route)))
     }
 
     /// The World the recording starts from.
@@ -554,6 +671,13 @@ impl ServingModel {
                     Some((_, e)) => {
                         let env = res.item_envelope.clone().unwrap_or_default();
                         let mut e = e;
+                        // A plain read shows only members some recorded read
+                        // showed (a write's answer may show more).
+                        if res.addressing == "path" && pairs.is_empty() {
+                            if let Some(shown) = self.read_members.get(&r.index) {
+                                e.retain(|k, _| shown.contains(k));
+                            }
+                        }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
                         } else if let Some(ex) =
@@ -1162,6 +1286,8 @@ impl ServingModel {
         for (k, v) in &sent {
             if v.is_null() && w.semantics.contains("merge-patch") {
                 entity.remove(k);
+            } else if let Some(nested) = entity.get(k).and_then(|old| echo_into(old, v)) {
+                entity.insert(k.clone(), nested);
             } else {
                 entity.insert(k.clone(), v.clone());
             }
@@ -1185,6 +1311,70 @@ impl ServingModel {
         Some(self.json(status, answer, true, "update"))
     }
 
+    /// A soft delete: the members the recording showed it set, the entity
+    /// kept (its reads still answer) and answered as an item. `None` when
+    /// no member it sets is known, or the entity already shows them all.
+    #[allow(clippy::too_many_arguments)]
+    fn soft_delete(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        key: EntityKey,
+        mut entity: Map<String, Value>,
+        id: &str,
+        d: &super::writes::DeleteSemantics,
+        own: bool,
+    ) -> Option<Served> {
+        let before = entity.clone();
+        // A sibling's soft delete lends only its constant values (`status`);
+        // texts derived from its own entity's spelling stay its own.
+        for (m, how) in d
+            .soft_sets
+            .iter()
+            .filter(|(_, h)| own || h.get("value").is_some())
+        {
+            let Some(old) = entity.get(m).cloned() else {
+                continue;
+            };
+            let new = if let Some(v) = how.get("value") {
+                v.clone()
+            } else if let Some(suffix) = how.get("append").and_then(Value::as_str) {
+                Value::String(format!("{}{suffix}", old.as_str()?))
+            } else if let Some(t) = how.get("template").and_then(Value::as_str) {
+                Value::String(t.replace("{id}", id))
+            } else {
+                continue;
+            };
+            entity.insert(m.clone(), new);
+        }
+        if entity == before {
+            return None;
+        }
+        world.entities.insert(key.clone(), entity.clone());
+        world.dirty.insert(key);
+        let env = r.resource.item_envelope.clone().unwrap_or_default();
+        Some(self.json(200, wrap(&env, Value::Object(entity)), true, "soft-delete"))
+    }
+
+    /// The write of a sibling collection's item route with this method,
+    /// when the model lent that route to this resource.
+    fn lent_write(&self, method: &str, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        let lent = r
+            .resource
+            .inferred_operations
+            .iter()
+            .find(|o| o.method == method)?;
+        let sibling = self
+            .model
+            .resources
+            .iter()
+            .find(|s| s.collection == lent.from)?;
+        self.model
+            .writes
+            .iter()
+            .find(|w| w.method == method && Some(&w.route) == sibling.item.as_ref())
+    }
+
     fn delete(
         &self,
         world: &mut ModelWorld,
@@ -1193,27 +1383,46 @@ impl ServingModel {
         now_ms: i64,
     ) -> Option<Served> {
         let id = r.id.clone()?;
-        let w = self.write_of("DELETE", &r.route)?;
+        let w = self
+            .write_of("DELETE", &r.route)
+            .or_else(|| self.lent_write("DELETE", r))?;
         let Some((key, entity)) = self.find(world, r, &id) else {
             return self.absence(r, &id);
         };
         let example = self
             .examples
             .get(&("DELETE".to_string(), w.route.clone()))?;
-        let forced = w
-            .delete
-            .as_ref()
-            .and_then(|d| d.hard_query.clone())
-            .is_some_and(|q| {
-                q.split('&').all(|kv| {
-                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                    pairs.iter().any(|(pk, pv)| pk == k && pv == v)
+        let sends = |q: &str, pairs: &[(String, String)]| {
+            q.split('&').all(|kv| {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                pairs.iter().any(|(pk, pv)| pk == k && pv == v)
+            })
+        };
+        // The soft semantics: the route's own, else a sibling's soft delete
+        // whose hard query every recorded delete of this route sent (the
+        // route was only ever seen forced).
+        let own = w.delete.as_ref().filter(|d| d.soft);
+        let soft_of = own.or_else(|| {
+            let recorded = self
+                .write_queries
+                .get(&("DELETE".to_string(), w.route.clone()))?;
+            self.model
+                .writes
+                .iter()
+                .filter(|x| x.method == "DELETE" && x.route != w.route)
+                .filter_map(|x| x.delete.as_ref())
+                .find(|d| {
+                    d.soft
+                        && d.hard_query.as_deref().is_some_and(|q| {
+                            !recorded.is_empty() && recorded.iter().all(|p| sends(q, p))
+                        })
                 })
-            });
-        let soft = w.delete.as_ref().is_some_and(|d| d.soft) && !forced;
-        if soft {
-            // The soft state's own members are not inferred: fall back.
-            return None;
+        });
+        let forced = soft_of
+            .and_then(|d| d.hard_query.as_deref())
+            .is_some_and(|q| sends(q, pairs));
+        if let Some(d) = soft_of.filter(|_| !forced) {
+            return self.soft_delete(world, r, key, entity, &id, d, own.is_some());
         }
         world.gone.insert(key.clone());
         world.dirty.insert(key);
@@ -1255,6 +1464,31 @@ impl ServingModel {
         let status = *w.answer.statuses.first()?;
         Some(self.json(status, answer, true, "delete"))
     }
+}
+
+/// A sent text for a member the entity holds as an object of texts (the
+/// sent text echoed as `raw`, rendered into `rendered`): the object with
+/// its shortest text (the earlier sent one) replaced by the new text in
+/// every member. `None` when the member is not such an object.
+fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
+    let new = sent.as_str()?;
+    let o = old.as_object()?;
+    if o.is_empty() || !o.values().all(Value::is_string) {
+        return None;
+    }
+    let shortest = o
+        .values()
+        .filter_map(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .min_by_key(|t| t.len())?;
+    let out: Map<String, Value> = o
+        .iter()
+        .map(|(k, v)| {
+            let t = v.as_str().unwrap_or_default();
+            (k.clone(), Value::String(t.replace(shortest, new)))
+        })
+        .collect();
+    Some(Value::Object(out))
 }
 
 /// `posts` → `post`, `categories` → `category`, `model_version` stays.
@@ -1397,6 +1631,13 @@ fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
         other => {
             if other == old {
                 *other = new.clone();
+            } else if let (Value::String(text), Some(o), Some(n)) =
+                (&mut *other, old.as_str(), new.as_str())
+            {
+                // A long sent text rendered inside another (`<p>…</p>`).
+                if o.chars().count() >= 12 && text.contains(o) {
+                    *text = text.replace(o, n);
+                }
             }
         }
     }
@@ -1699,7 +1940,9 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
-    Ok(ServingModel::new(model, &exchanges, ct))
+    let mut serving = ServingModel::new(model, &exchanges, ct);
+    serving.learn_reproduced(&exchanges);
+    Ok(serving)
 }
 
 /// Replays the recording the model was inferred from, in order, from the
@@ -1711,32 +1954,9 @@ pub fn replay_check(
 ) -> Result<Vec<(u64, &'static str, bool)>, crate::DeriveError> {
     let (_, exchanges) = super::model_and_exchanges(evidence)?;
     let serving = serving_model(evidence)?;
-    let mut world = serving.initial_world();
-    let mut n = 0u64;
-    let mut uuid = || {
-        n += 1;
-        format!("00000000-0000-4000-8000-{n:012}")
-    };
-    let mut out = Vec::new();
-    for x in &exchanges {
-        let query: Option<String> = (!x.query.is_empty()).then(|| {
-            url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(x.query.iter())
-                .finish()
-        });
-        let now = 0;
-        if let Some(a) = serving.answer(
-            &mut world,
-            &x.method,
-            &x.path(),
-            query.as_deref(),
-            x.body.as_ref(),
-            now,
-            &mut uuid,
-        ) {
-            let same = a.status == x.status && a.body == x.answer;
-            out.push((x.ordinal, a.basis, same));
-        }
-    }
-    Ok(out)
+    Ok(serving
+        .replay(&exchanges)
+        .into_iter()
+        .map(|r| (r.ordinal, r.basis, r.exact))
+        .collect())
 }
