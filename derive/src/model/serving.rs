@@ -649,7 +649,7 @@ impl ServingModel {
         match r.role.as_str() {
             "read" => {
                 let id = r.id.clone()?;
-                let entity = self.find(world, &r, &id).filter(|(_, e)| {
+                let entity = self.find_where(world, &r, &id, &|e| {
                     // Every key the query names must match (compound keys).
                     let e = Value::Object(e.clone());
                     res.keys.iter().filter(|k| k.location == "query").all(|k| {
@@ -718,6 +718,38 @@ impl ServingModel {
             "action" => self.action(world, &r, method, body?),
             _ => None,
         }
+    }
+
+    /// `find`, among every entity the id names, the first `keep` accepts
+    /// (an entity of a compound key: each version of a name).
+    fn find_where(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        id: &str,
+        keep: &dyn Fn(&Map<String, Value>) -> bool,
+    ) -> Option<(EntityKey, Map<String, Value>)> {
+        if let Some(found) = self.find(world, r, id).filter(|(_, e)| keep(e)) {
+            return Some(found);
+        }
+        let member = r
+            .key_member
+            .as_ref()
+            .and_then(|m| r.resource.keys.iter().find(|k| &k.name == m))
+            .map(|k| k.entity_member.clone())?;
+        world
+            .entities
+            .iter()
+            .filter(|(k, _)| k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k))
+            .find(|(_, e)| {
+                Value::Object((*e).clone())
+                    .pointer(&member)
+                    .and_then(scalar_text)
+                    .as_deref()
+                    == Some(id)
+                    && keep(e)
+            })
+            .map(|(k, e)| (k.clone(), e.clone()))
     }
 
     fn find(
@@ -858,6 +890,24 @@ impl ServingModel {
                         entity = value.as_object().cloned().unwrap_or_default();
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
+                    } else if let Some(pointer) = self.lent_removal(r) {
+                        let keys: Vec<&str> =
+                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+                        let rest: Vec<(&String, &Value)> = body
+                            .iter()
+                            .filter(|(k, _)| !keys.contains(&k.as_str()))
+                            .collect();
+                        let mut value = Value::Object(entity);
+                        if let Some(items) =
+                            value.pointer_mut(&pointer).and_then(Value::as_array_mut)
+                        {
+                            items.retain(|i| {
+                                !rest.iter().all(|(k, v)| i.get(k.as_str()) == Some(*v))
+                            });
+                        }
+                        entity = value.as_object().cloned().unwrap_or_default();
+                        world.entities.insert(key.clone(), entity);
+                        world.dirty.insert(key);
                     }
                 }
                 Some(self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action"))
@@ -919,6 +969,36 @@ impl ServingModel {
         }
         (found.len() == 1)
             .then(|| found.into_iter().next())
+            .flatten()
+    }
+
+    /// A verb the recording never used that names removal (`delete-`,
+    /// `remove-`, `unset-` + a noun) beside a recorded single-item action of
+    /// the same noun that appends to one array (`set-tag` → `/data/tags`):
+    /// that array, whose items matching the sent members it removes.
+    fn lent_removal(&self, r: &Resolved<'_>) -> Option<String> {
+        const REMOVAL: [&str; 4] = ["delete", "remove", "unset", "clear"];
+        let split = |route: &str| -> Option<(String, String)> {
+            let verb = route.rsplit('/').next()?;
+            let (word, noun) = verb.split_once(['-', '_'])?;
+            Some((word.to_ascii_lowercase(), noun.to_ascii_lowercase()))
+        };
+        let (word, noun) = split(&r.route)?;
+        if !REMOVAL.contains(&word.as_str()) {
+            return None;
+        }
+        let found: BTreeSet<&str> = self
+            .model
+            .writes
+            .iter()
+            .filter(|w| w.role == "action" && w.collection == r.resource.collection)
+            .filter(|w| split(&w.route).is_some_and(|(_, n)| n == noun))
+            .flat_map(|w| w.effects.iter())
+            .filter(|e| e.how == "appends" && e.member.is_none())
+            .map(|e| e.pointer.as_str())
+            .collect();
+        (found.len() == 1)
+            .then(|| found.into_iter().next().map(str::to_string))
             .flatten()
     }
 
@@ -1013,6 +1093,7 @@ impl ServingModel {
             .pointer(&key_member)
             .and_then(scalar_text);
         let mut new_key: Option<Value> = None;
+        let sent_key_given = sent_key.is_some();
         let id = match sent_key {
             Some(k) => k,
             None => {
@@ -1080,7 +1161,25 @@ impl ServingModel {
                 }
             }
         }
-        let key = (r.index, r.scope.clone(), id.clone());
+        // A number the server fills within the sent key (`version` of a
+        // `name`): one past the highest any entity of that key shows,
+        // nested copies in other resources included.
+        if sent_key_given {
+            for f in w
+                .server_filled
+                .iter()
+                .filter(|f| f.kind == "id:integer" && format!("/{}", f.member) != key_member)
+            {
+                let next = self.max_within(world, &key_member, &id, &f.member) + 1;
+                let v = match entity.get(&f.member) {
+                    Some(Value::Number(_)) => Value::from(next),
+                    _ => Value::String(next.to_string()),
+                };
+                entity.insert(f.member.clone(), v);
+            }
+        }
+        let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
+        let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
@@ -1096,6 +1195,41 @@ impl ServingModel {
             _ => return None,
         };
         Some(self.json(status, answer, true, "create"))
+    }
+
+    /// The highest integer `member` of the entities whose `key_member`
+    /// is `key`: this resource's, and objects of that shape nested in any
+    /// other entity (`latest_versions` of a registered model).
+    fn max_within(&self, world: &ModelWorld, key_member: &str, key: &str, member: &str) -> u64 {
+        fn walk(v: &Value, key_leaf: &str, key: &str, member: &str, max: &mut u64) {
+            match v {
+                Value::Object(o) => {
+                    if o.get(key_leaf).and_then(scalar_text).as_deref() == Some(key) {
+                        if let Some(n) = o
+                            .get(member)
+                            .and_then(scalar_text)
+                            .and_then(|t| t.parse::<u64>().ok())
+                        {
+                            *max = (*max).max(n);
+                        }
+                    }
+                    o.values().for_each(|c| walk(c, key_leaf, key, member, max));
+                }
+                Value::Array(items) => items
+                    .iter()
+                    .for_each(|c| walk(c, key_leaf, key, member, max)),
+                _ => {}
+            }
+        }
+        let key_leaf = key_member.trim_start_matches('/');
+        if key_leaf.contains('/') {
+            return 0;
+        }
+        let mut max = 0;
+        for e in world.entities.values() {
+            walk(&Value::Object(e.clone()), key_leaf, key, member, &mut max);
+        }
+        max
     }
 
     /// A body member that names another RPC resource's key (`experiment_id`)
@@ -1134,7 +1268,19 @@ impl ServingModel {
                         .as_deref()
                         == Some(v.as_str())
                 });
-                if any && !found {
+                // Absent for sure only past the ids the resource ever held
+                // (a sequence has not issued it yet); a random id the
+                // recording never showed may still exist.
+                let beyond = v.parse::<u64>().ok().is_some_and(|n| {
+                    world
+                        .entities
+                        .keys()
+                        .filter(|key| key.0 == oi)
+                        .filter_map(|key| key.2.parse::<u64>().ok())
+                        .max()
+                        .is_some_and(|max| n > max)
+                });
+                if any && !found && beyond {
                     let res = Resolved {
                         index: oi,
                         resource: other,
@@ -1562,7 +1708,13 @@ fn rerender(
             continue;
         }
         if let Some(new) = sent.get(m) {
-            replace_leaf(&mut built, old, new);
+            replace_leaf(&mut built, old, new, false);
+        }
+    }
+    // Then long sent texts rendered inside other texts (`<p>…</p>`).
+    for (m, old) in req {
+        if let (Some(new), true) = (sent.get(m), old.is_string()) {
+            replace_leaf(&mut built, old, new, true);
         }
     }
     // Members sent now that the example did not send: echoed, unless the
@@ -1587,7 +1739,7 @@ fn rerender(
             let (so, sn) = (super::writes::slug(o), super::writes::slug(n));
             if so.len() >= 3 {
                 replace_segment(&mut built, &so, &sn);
-                replace_leaf(&mut built, &Value::String(so), &Value::String(sn));
+                replace_leaf(&mut built, &Value::String(so), &Value::String(sn), false);
             }
         }
     }
@@ -1624,13 +1776,19 @@ fn rewrite_arrays(v: &mut Value, old_items: &[Value], new_items: &[Value]) {
     }
 }
 
-fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
+fn replace_leaf(v: &mut Value, old: &Value, new: &Value, inside: bool) {
     match v {
-        Value::Array(items) => items.iter_mut().for_each(|c| replace_leaf(c, old, new)),
-        Value::Object(m) => m.values_mut().for_each(|c| replace_leaf(c, old, new)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|c| replace_leaf(c, old, new, inside)),
+        Value::Object(m) => m
+            .values_mut()
+            .for_each(|c| replace_leaf(c, old, new, inside)),
         other => {
-            if other == old {
-                *other = new.clone();
+            if !inside {
+                if other == old {
+                    *other = new.clone();
+                }
             } else if let (Value::String(text), Some(o), Some(n)) =
                 (&mut *other, old.as_str(), new.as_str())
             {
@@ -1728,6 +1886,27 @@ fn replace_id(v: &mut Value, old: &str, new: &str, inside: bool) {
         Value::String(s) if s == old || (inside && s.contains(old)) => *s = s.replace(old, new),
         _ => {}
     }
+}
+
+/// The World key of an entity whose identity is several query keys held
+/// in distinct members (`name` and `version`): their values joined.
+/// `None` for a single key.
+fn compound_key(e: &Map<String, Value>, r: &Resource) -> Option<String> {
+    let mut members: Vec<&str> = Vec::new();
+    for k in r.keys.iter().filter(|k| k.location == "query") {
+        if !members.contains(&k.entity_member.as_str()) {
+            members.push(&k.entity_member);
+        }
+    }
+    if members.len() < 2 {
+        return None;
+    }
+    let e = Value::Object(e.clone());
+    let parts: Option<Vec<String>> = members
+        .iter()
+        .map(|m| e.pointer(m).and_then(scalar_text))
+        .collect();
+    Some(parts?.join("\u{1f}"))
 }
 
 /// The entity's key value.
