@@ -11,6 +11,10 @@ use rea_derivation::model::serving::{ModelWorld, Served, ServingModel};
 use rea_engine::{Answer, AnswerBody, Applied, Call, Generator, Request};
 use serde_json::Value;
 
+/// The answer header that names the app-model inference that answered
+/// (`<basis>; confirmed|convention`); absent on the spec's plans' answers.
+pub const BASIS_HEADER: &str = "x-rea-model-basis";
+
 /// An inner model with the app model in front.
 pub struct WithAppModel<M: Model> {
     inner: M,
@@ -30,10 +34,20 @@ impl<M: Model> WithAppModel<M> {
     }
 
     fn served(s: Served) -> Answer {
+        // Which inference answered, for `environment-check`'s counts (the
+        // app's answers are compared without their headers).
+        let inference = if s.convention {
+            "convention"
+        } else {
+            "confirmed"
+        };
         Answer {
             status: s.status,
             content_type: Some(s.content_type),
-            headers: Vec::new(),
+            headers: vec![(
+                BASIS_HEADER.to_string(),
+                format!("{}; {inference}", s.basis),
+            )],
             body: match s.body {
                 Some(v) => AnswerBody::Json(v),
                 None => AnswerBody::Empty,

@@ -31,6 +31,18 @@ pub struct Served {
     pub applied: bool,
     /// Which inference answered (for logs and counts).
     pub basis: &'static str,
+    /// True when a convention the recording never confirmed for this call
+    /// answered (a route lent by a sibling, a sibling's not-found answer,
+    /// an unseen verb, an upsert, a number within a key): counted apart.
+    pub convention: bool,
+}
+
+impl Served {
+    /// The same answer, marked as a convention's when `yes`.
+    fn by_convention(mut self, yes: bool) -> Served {
+        self.convention |= yes;
+        self
+    }
 }
 
 /// The model's mutable state.
@@ -506,6 +518,7 @@ impl ServingModel {
             body: Some(body),
             applied,
             basis,
+            convention: false,
         }
     }
 
@@ -574,7 +587,10 @@ impl ServingModel {
                 rename_word(&mut body, &from, &to);
             }
         }
-        Some(self.json(a.status, body, false, "absence"))
+        Some(
+            self.json(a.status, body, false, "absence")
+                .by_convention(a.basis == "by-analogy"),
+        )
     }
 
     /// Answers a call the model understands; `None` to fall back.
@@ -710,6 +726,7 @@ impl ServingModel {
                     body: answer.clone(),
                     applied: false,
                     basis: "post-read-recording",
+                    convention: false,
                 })
             }
             "create" => self.create(world, &r, body?, now_ms, new_uuid),
@@ -910,7 +927,10 @@ impl ServingModel {
                         world.dirty.insert(key);
                     }
                 }
-                Some(self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action"))
+                Some(
+                    self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action")
+                        .by_convention(true),
+                )
             }
             None => None,
         }
@@ -1164,6 +1184,7 @@ impl ServingModel {
         // A number the server fills within the sent key (`version` of a
         // `name`): one past the highest any entity of that key shows,
         // nested copies in other resources included.
+        let mut numbered = false;
         if sent_key_given {
             for f in w
                 .server_filled
@@ -1176,6 +1197,7 @@ impl ServingModel {
                     _ => Value::String(next.to_string()),
                 };
                 entity.insert(f.member.clone(), v);
+                numbered = true;
             }
         }
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
@@ -1194,7 +1216,10 @@ impl ServingModel {
             "entity" => place(example, res, Value::Object(entity))?,
             _ => return None,
         };
-        Some(self.json(status, answer, true, "create"))
+        Some(
+            self.json(status, answer, true, "create")
+                .by_convention(numbered),
+        )
     }
 
     /// The highest integer `member` of the entities whose `key_member`
@@ -1379,6 +1404,7 @@ impl ServingModel {
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
         let id = r.id.clone()?;
+        let lent = self.write_of(method, &r.route).is_none();
         let w = self.write_of(method, &r.route).or_else(|| {
             // A sibling's route: the same method on another collection's item.
             let lent = r
@@ -1454,7 +1480,11 @@ impl ServingModel {
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
         let answer = place(example, r.resource, Value::Object(entity))?;
-        Some(self.json(status, answer, true, "update"))
+        let convention = lent || status == 201 || w.semantics.contains("convention");
+        Some(
+            self.json(status, answer, true, "update")
+                .by_convention(convention),
+        )
     }
 
     /// A soft delete: the members the recording showed it set, the entity
@@ -1499,7 +1529,10 @@ impl ServingModel {
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key);
         let env = r.resource.item_envelope.clone().unwrap_or_default();
-        Some(self.json(200, wrap(&env, Value::Object(entity)), true, "soft-delete"))
+        Some(
+            self.json(200, wrap(&env, Value::Object(entity)), true, "soft-delete")
+                .by_convention(!own),
+        )
     }
 
     /// The write of a sibling collection's item route with this method,
@@ -1529,6 +1562,7 @@ impl ServingModel {
         now_ms: i64,
     ) -> Option<Served> {
         let id = r.id.clone()?;
+        let lent = self.write_of("DELETE", &r.route).is_none();
         let w = self
             .write_of("DELETE", &r.route)
             .or_else(|| self.lent_write("DELETE", r))?;
@@ -1608,7 +1642,10 @@ impl ServingModel {
             _ => return None,
         };
         let status = *w.answer.statuses.first()?;
-        Some(self.json(status, answer, true, "delete"))
+        Some(
+            self.json(status, answer, true, "delete")
+                .by_convention(lent),
+        )
     }
 }
 
