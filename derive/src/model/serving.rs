@@ -104,6 +104,9 @@ pub struct ServingModel {
     /// Every member the recorded item and list reads of a resource showed
     /// (its read shape), by resource index.
     read_members: BTreeMap<usize, BTreeSet<String>>,
+    /// Refused records whose answer quotes no sent value other than keys'
+    /// (query values and body texts): answers about a key alone.
+    about_keys: BTreeSet<u64>,
 }
 
 /// One recorded call replayed through the model.
@@ -146,6 +149,7 @@ impl ServingModel {
         let mut write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>> =
             BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -159,6 +163,34 @@ impl ServingModel {
             let r = &model.resources[t.resource];
             if !x.is_2xx() {
                 refusals.insert(x.ordinal, (x.status, x.answer.clone()));
+                let is_key = |n: &str| {
+                    model
+                        .resources
+                        .iter()
+                        .any(|r| r.keys.iter().any(|k| k.name == n))
+                };
+                // The answer quotes no sent value but keys' (a missing tag
+                // named in the message is about the tag, not the run).
+                let text = x.answer.as_ref().map(Value::to_string).unwrap_or_default();
+                let mut sent: Vec<String> = x
+                    .query
+                    .iter()
+                    .filter(|(k, _)| !is_key(k))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                if let Some(Value::Object(b)) = &x.body {
+                    sent.extend(
+                        b.iter()
+                            .filter(|(k, _)| !is_key(k))
+                            .filter_map(|(_, v)| v.as_str().map(str::to_string)),
+                    );
+                }
+                if !sent
+                    .iter()
+                    .any(|v| v.len() >= 3 && text.contains(v.as_str()))
+                {
+                    about_keys.insert(x.ordinal);
+                }
                 continue;
             }
             if t.role == "query" {
@@ -241,6 +273,7 @@ impl ServingModel {
             reproduced: BTreeSet::new(),
             write_queries,
             read_members,
+            about_keys,
         }
     }
 
@@ -551,6 +584,7 @@ impl ServingModel {
             // Only answers about the key alone (every placeholder is a key).
             self.model.errors.shapes.iter().find(|s| {
                 s.status == 404
+                    && s.supported_by.iter().any(|o| self.about_keys.contains(o))
                     && s.substitutions.iter().all(|sub| {
                         sub.source == "id"
                             || sub
@@ -1179,6 +1213,16 @@ impl ServingModel {
                 if let Some(v) = new_key {
                     entity.insert(id_member.clone(), v);
                 }
+                // Defaults the server fills when the member is not sent
+                // (the example sent it, so its echo went).
+                for f in w.server_filled.iter().filter(|f| f.kind == "default") {
+                    if let (Some(v), false) = (&f.detail, sent.contains_key(&f.member)) {
+                        if !entity.contains_key(&f.member) && e.contains_key(&f.member) {
+                            entity.insert(f.member.clone(), v.clone());
+                        }
+                    }
+                }
+                entity = order_like(entity, Some(e));
             }
         }
         // A number the server fills within the sent key (`version` of a
