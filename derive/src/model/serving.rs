@@ -363,6 +363,95 @@ impl ServingModel {
         }
     }
 
+    /// What a World holds beyond the recording's start, in the data plane's
+    /// spirit (`data/get`): the entities calls through the model created or
+    /// changed, those it removed, the singleton documents and the id
+    /// counters. `None` when nothing changed.
+    pub fn export(&self, world: &ModelWorld) -> Option<Value> {
+        let initial = self.initial_world();
+        if *world == initial {
+            return None;
+        }
+        let name = |i: usize| self.model.resources.get(i).map(|r| r.collection.clone());
+        let entities: Vec<Value> = world
+            .dirty
+            .iter()
+            .filter(|k| !world.gone.contains(*k))
+            .filter_map(|k| {
+                Some(serde_json::json!({
+                    "collection": name(k.0)?, "scope": k.1, "id": k.2,
+                    "entity": world.entities.get(k)?,
+                }))
+            })
+            .collect();
+        let removed: Vec<Value> = world
+            .gone
+            .iter()
+            .filter_map(|k| {
+                Some(serde_json::json!({"collection": name(k.0)?, "scope": k.1, "id": k.2}))
+            })
+            .collect();
+        let documents: Map<String, Value> = world
+            .documents
+            .iter()
+            .filter(|(p, d)| initial.documents.get(*p) != Some(*d))
+            .map(|(p, d)| (p.clone(), Value::Object(d.clone())))
+            .collect();
+        let counters: Map<String, Value> = world
+            .counters
+            .iter()
+            .map(|(i, n)| (i.to_string(), Value::from(*n)))
+            .collect();
+        Some(serde_json::json!({
+            "entities": entities, "removed": removed,
+            "documents": documents, "counters": counters,
+        }))
+    }
+
+    /// A World from `export`'s shape (the recording's start plus what it
+    /// lists); `Err` names what does not fit.
+    pub fn import(&self, value: &Value) -> Result<ModelWorld, String> {
+        let mut world = self.initial_world();
+        let index = |c: &Value| {
+            let c = c.as_str()?;
+            self.model.resources.iter().position(|r| r.collection == c)
+        };
+        let key_of_row = |row: &Value| -> Result<EntityKey, String> {
+            let i = index(&row["collection"])
+                .ok_or_else(|| format!("app_model: unknown collection {}", row["collection"]))?;
+            let scope = row["scope"].as_str().unwrap_or_default().to_string();
+            let id = row["id"]
+                .as_str()
+                .ok_or_else(|| "app_model: a row without a string `id`".to_string())?;
+            Ok((i, scope, id.to_string()))
+        };
+        for row in value["entities"].as_array().into_iter().flatten() {
+            let key = key_of_row(row)?;
+            let entity = row["entity"]
+                .as_object()
+                .ok_or_else(|| format!("app_model: entity {} is not an object", key.2))?;
+            world.entities.insert(key.clone(), entity.clone());
+            world.dirty.insert(key);
+        }
+        for row in value["removed"].as_array().into_iter().flatten() {
+            let key = key_of_row(row)?;
+            world.dirty.insert(key.clone());
+            world.gone.insert(key);
+        }
+        for (p, d) in value["documents"].as_object().into_iter().flatten() {
+            let d = d
+                .as_object()
+                .ok_or_else(|| format!("app_model: document {p} is not an object"))?;
+            world.documents.insert(p.clone(), d.clone());
+        }
+        for (i, n) in value["counters"].as_object().into_iter().flatten() {
+            if let (Ok(i), Some(n)) = (i.parse::<usize>(), n.as_u64()) {
+                world.counters.insert(i, n);
+            }
+        }
+        Ok(world)
+    }
+
     /// True when the model owns the route outright (RPC resources): it is
     /// asked first; otherwise only when the spec's plans cannot answer or
     /// the entity was changed through the model.
