@@ -85,6 +85,17 @@ fn environment_check_is_within_one_request_of_the_measured_fidelity_scores() {
                 + by_kind["write"]["total"].as_u64().unwrap(),
             *total as u64
         );
+        // Every app-model answer is counted per kind and basis, those no
+        // confirmed inference derived apart.
+        let answers = report["model_answers"].as_array().expect("model_answers");
+        assert!(!answers.is_empty(), "{app}: the app model answered nothing");
+        for a in answers {
+            assert!(
+                matches!(a["inference"].as_str(), Some("confirmed" | "convention")),
+                "{a}"
+            );
+            assert!(a["matched"].as_u64() <= a["total"].as_u64());
+        }
         let by_route = &report["by_route"];
         assert_eq!(
             by_route["seen"]["matched"].as_u64().unwrap()
@@ -119,6 +130,11 @@ fn text_report_names_each_request_its_verdict_and_the_first_difference() {
     assert!(text.contains("\nread "), "{text}");
     assert!(text.contains("\nroute seen in train "), "{text}");
     assert!(text.contains("\nmisses by cause: "), "{text}");
+    assert!(text.contains("\napp model answered: "), "{text}");
+    assert!(
+        text.contains("\napp-model answers not derived from a confirmed inference: "),
+        "{text}"
+    );
     let last = lines.last().unwrap();
     assert!(
         last.starts_with("fidelity: ") && last.ends_with("/43)"),

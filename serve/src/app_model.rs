@@ -11,6 +11,13 @@ use rea_derivation::model::serving::{ModelWorld, Served, ServingModel};
 use rea_engine::{Answer, AnswerBody, Applied, Call, Footprint, Generator, Request};
 use serde_json::Value;
 
+/// The answer header that names the app-model inference that answered
+/// (`<basis>; confirmed|convention`); absent on the spec's plans' answers.
+pub const BASIS_HEADER: &str = "x-rea-model-basis";
+
+/// The `data/get` member holding the app model's World.
+pub const APP_MODEL_MEMBER: &str = "app_model";
+
 /// An inner model with the app model in front.
 pub struct WithAppModel<M: Model> {
     inner: M,
@@ -30,10 +37,20 @@ impl<M: Model> WithAppModel<M> {
     }
 
     fn served(s: Served) -> Answer {
+        // Which inference answered, for `environment-check`'s counts (the
+        // app's answers are compared without their headers).
+        let inference = if s.convention {
+            "convention"
+        } else {
+            "confirmed"
+        };
         Answer {
             status: s.status,
             content_type: Some(s.content_type),
-            headers: Vec::new(),
+            headers: vec![(
+                BASIS_HEADER.to_string(),
+                format!("{}; {inference}", s.basis),
+            )],
             body: match s.body {
                 Some(v) => AnswerBody::Json(v),
                 None => AnswerBody::Empty,
@@ -142,14 +159,34 @@ impl<M: Model> Model for WithAppModel<M> {
         self.inner.list_basis(&world.inner, request)
     }
 
+    /// The engine's World, plus under `app_model` what the app model's own
+    /// World holds beyond the recording's start (entities it created,
+    /// changed or removed, documents, id counters), when anything.
     fn export(&self, world: &Self::World) -> Value {
-        self.inner.export(&world.inner)
+        let mut v = self.inner.export(&world.inner);
+        if let (Some(app), Some(o)) = (self.app.export(&world.app), v.as_object_mut()) {
+            o.insert(APP_MODEL_MEMBER.to_string(), app);
+        }
+        v
     }
 
+    /// The engine's World from the value without `app_model`; the app
+    /// model's from `app_model` (else the recording's start).
     fn import(&self, value: &Value) -> Result<Self::World, ImportError> {
+        let mut engine_part = value.clone();
+        let app_part = engine_part
+            .as_object_mut()
+            .and_then(|o| o.remove(APP_MODEL_MEMBER));
+        let app = match &app_part {
+            Some(a) => self
+                .app
+                .import(a)
+                .map_err(|detail| ImportError { detail })?,
+            None => self.app.initial_world(),
+        };
         Ok(Worlds {
-            inner: self.inner.import(value)?,
-            app: self.app.initial_world(),
+            inner: self.inner.import(&engine_part)?,
+            app,
         })
     }
 
@@ -196,7 +233,10 @@ impl<M: Model> WithAppModel<M> {
             // A write plan the replay check contradicted stays refused: the
             // recording contradicts a write there, and the model has not
             // replayed those records through its own semantics.
-            Some("write_not_served") if refused_as_contradicted(&answer) => {}
+            // Unless the model's own replay reproduces that route's records.
+            Some("write_not_served")
+                if refused_as_contradicted(&answer)
+                    && !self.app.reproduces(&call.method, &call.path) => {}
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {
                 if let Some(a) = self.ask(&mut world.app, call, generator) {
                     trace("app-fallback");
@@ -230,5 +270,78 @@ fn refused_as_contradicted(answer: &Answer) -> bool {
 fn trace(what: &str) {
     if std::env::var_os("REA_MODEL_TRACE").is_some() {
         eprintln!("trace: {what}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Environment, StartOptions};
+    use rea_engine::{AnswerBody, Call, Request};
+    use serde_json::{json, Value};
+    use std::path::Path;
+
+    fn wordpress() -> Environment {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/wordpress/dev-a.har");
+        Environment::from_capture(&path, &StartOptions::default()).expect("environment")
+    }
+
+    fn call(env: &Environment, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let reply = env.call(&Request::Http(Call {
+            method: method.into(),
+            path: path.into(),
+            query: None,
+            headers: vec![("host".into(), "127.0.0.1:18765".into())],
+            body,
+        }));
+        let body = match &reply.answer.body {
+            AnswerBody::Json(v) => v.clone(),
+            _ => Value::Null,
+        };
+        (reply.answer.status, body)
+    }
+
+    #[test]
+    fn data_get_shows_what_the_app_model_holds_and_a_replace_or_reset_restores_it() {
+        // WordPress dev-a: POST /tags is answered by the app model (the
+        // spec's plan cannot), so the tag lives in the model's World.
+        let env = wordpress();
+        assert!(
+            env.export().get("app_model").is_none(),
+            "nothing changed yet"
+        );
+        let (status, tag) = call(
+            &env,
+            "POST",
+            "/wp-json/wp/v2/tags",
+            Some(json!({"name": "Guatemala"})),
+        );
+        assert_eq!(status, 201);
+        assert_eq!(tag["id"], json!(19));
+        let got = env.export();
+        let held = &got["app_model"]["entities"];
+        assert_eq!(held[0]["collection"], json!("/wp-json/wp/v2/tags"));
+        assert_eq!(held[0]["entity"]["name"], json!("Guatemala"));
+        // Reset: the tag is gone and the counter is back.
+        env.reset();
+        assert!(env.export().get("app_model").is_none());
+        assert_eq!(call(&env, "GET", "/wp-json/wp/v2/tags/19", None).0, 404);
+        // Replace with the exported World: the tag reads back, and the next
+        // tag continues the counter.
+        env.replace(&got).expect("the exported World loads back");
+        let (status, back) = call(&env, "GET", "/wp-json/wp/v2/tags/19", None);
+        assert_eq!((status, &back["name"]), (200, &json!("Guatemala")));
+        let (_, next) = call(
+            &env,
+            "POST",
+            "/wp-json/wp/v2/tags",
+            Some(json!({"name": "Kenya AA"})),
+        );
+        assert_eq!(next["id"], json!(20));
+        // A malformed app_model part is refused and leaves the World alone.
+        let mut bad = got.clone();
+        bad["app_model"]["entities"][0]["collection"] = json!("/nowhere");
+        assert!(env.replace(&bad).is_err());
+        assert_eq!(call(&env, "GET", "/wp-json/wp/v2/tags/20", None).0, 200);
     }
 }

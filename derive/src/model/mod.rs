@@ -18,6 +18,7 @@ pub mod logs;
 pub mod post_reads;
 pub mod resources;
 pub mod routes;
+pub mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
 pub mod validation;
@@ -36,6 +37,7 @@ pub use errors::{Absence, ErrorShape, Errors, Substitution};
 pub use post_reads::PostRead;
 pub use resources::{InferredOperation, Key, Operation, Resource};
 pub use routes::SegmentShape;
+pub use sequences::{Sequence, SequenceMember};
 pub use validation::Rule;
 pub use writes::{AnswerShape, DeleteSemantics, Effect, Rejected, ServerFilled, WriteSemantics};
 
@@ -52,6 +54,9 @@ pub struct Model {
     pub records: Vec<u64>,
     pub resources: Vec<Resource>,
     pub writes: Vec<WriteSemantics>,
+    /// Integer id sequences shared by sibling collections, with where each
+    /// counter stood when the recording began.
+    pub sequences: Vec<Sequence>,
     pub conditions: Conditions,
     pub validation: Vec<Rule>,
     pub errors: Errors,
@@ -109,6 +114,7 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
     let templates = routes::Templates::infer(exchanges);
     let resources = resources::infer(exchanges, &templates);
     let writes = writes::infer(exchanges, &resources, &templates);
+    let sequences = sequences::infer(exchanges, &resources, &templates);
     let conditions = conditions::infer(exchanges, &resources, &templates);
     let validation = validation::infer(exchanges, &resources, &templates);
     let errors = errors::infer(exchanges, &resources, &templates);
@@ -143,6 +149,7 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
         records: exchanges.iter().map(|x| x.ordinal).collect(),
         resources,
         writes,
+        sequences,
         conditions,
         validation,
         errors,

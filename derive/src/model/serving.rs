@@ -31,6 +31,18 @@ pub struct Served {
     pub applied: bool,
     /// Which inference answered (for logs and counts).
     pub basis: &'static str,
+    /// True when a convention the recording never confirmed for this call
+    /// answered (a route lent by a sibling, a sibling's not-found answer,
+    /// an unseen verb, an upsert, a number within a key): counted apart.
+    pub convention: bool,
+}
+
+impl Served {
+    /// The same answer, marked as a convention's when `yes`.
+    fn by_convention(mut self, yes: bool) -> Served {
+        self.convention |= yes;
+        self
+    }
 }
 
 /// The model's mutable state.
@@ -47,6 +59,8 @@ pub struct ModelWorld {
     /// The bodies of the 2xx writes answered through the model, in order
     /// (what log reads answer from).
     logged: Vec<Map<String, Value>>,
+    /// The last id each inferred sequence issued (by sequence index).
+    counters: BTreeMap<usize, u64>,
 }
 
 /// Where a call lands.
@@ -82,6 +96,38 @@ pub struct ServingModel {
     /// Reads answering the items earlier writes logged for an owner.
     logs: Vec<super::logs::LogRead>,
     content_type: String,
+    /// Write routes (method, route) whose every recorded call the model's
+    /// own replay answers with the recorded status and top-level members.
+    reproduced: BTreeSet<(String, String)>,
+    /// The query pairs of every recorded 2xx write, by (method, route).
+    write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>>,
+    /// Every member the recorded item and list reads of a resource showed
+    /// (its read shape), by resource index.
+    read_members: BTreeMap<usize, BTreeSet<String>>,
+    /// Refused records whose answer quotes no sent value other than keys'
+    /// (query values and body texts): answers about a key alone.
+    about_keys: BTreeSet<u64>,
+}
+
+/// One recorded call replayed through the model.
+struct Replayed {
+    ordinal: u64,
+    method: String,
+    route: Option<String>,
+    basis: &'static str,
+    /// Status and body equal the recording's.
+    exact: bool,
+    /// Status and top-level members equal the recording's.
+    shape: bool,
+}
+
+fn same_shape(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => x.keys().eq(y.keys()),
+        (Some(x), Some(y)) => std::mem::discriminant(x) == std::mem::discriminant(y),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 impl ServingModel {
@@ -100,6 +146,10 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let mut write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>> =
+            BTreeMap::new();
+        let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -113,6 +163,34 @@ impl ServingModel {
             let r = &model.resources[t.resource];
             if !x.is_2xx() {
                 refusals.insert(x.ordinal, (x.status, x.answer.clone()));
+                let is_key = |n: &str| {
+                    model
+                        .resources
+                        .iter()
+                        .any(|r| r.keys.iter().any(|k| k.name == n))
+                };
+                // The answer quotes no sent value but keys' (a missing tag
+                // named in the message is about the tag, not the run).
+                let text = x.answer.as_ref().map(Value::to_string).unwrap_or_default();
+                let mut sent: Vec<String> = x
+                    .query
+                    .iter()
+                    .filter(|(k, _)| !is_key(k))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                if let Some(Value::Object(b)) = &x.body {
+                    sent.extend(
+                        b.iter()
+                            .filter(|(k, _)| !is_key(k))
+                            .filter_map(|(_, v)| v.as_str().map(str::to_string)),
+                    );
+                }
+                if !sent
+                    .iter()
+                    .any(|v| v.len() >= 3 && text.contains(v.as_str()))
+                {
+                    about_keys.insert(x.ordinal);
+                }
                 continue;
             }
             if t.role == "query" {
@@ -122,6 +200,10 @@ impl ServingModel {
                     .or_insert((x.status, x.answer.clone()));
             }
             if !x.is_read() && t.role != "query" {
+                write_queries
+                    .entry((x.method.clone(), t.route.clone()))
+                    .or_insert_with(Vec::new)
+                    .push(x.query.clone());
                 if let Some(a) = &x.answer {
                     let k = (x.method.clone(), t.route.clone());
                     if !examples.contains_key(&k) {
@@ -154,6 +236,14 @@ impl ServingModel {
                 }
                 _ => found.extend(entity_at(answer, r)),
             }
+            {
+                for e in &found {
+                    shapes
+                        .entry(t.resource)
+                        .or_default()
+                        .extend(e.keys().cloned());
+                }
+            }
             for e in found {
                 let Some(id) = key_of(&e, r).or(t.id.clone()) else {
                     continue;
@@ -163,6 +253,10 @@ impl ServingModel {
                     initial.entry(key).or_insert(e);
                 }
             }
+        }
+        let mut read_members: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        for (ri, set) in shapes {
+            read_members.entry(ri).or_default().extend(set);
         }
         ServingModel {
             model,
@@ -176,7 +270,77 @@ impl ServingModel {
             documents,
             logs,
             content_type,
+            reproduced: BTreeSet::new(),
+            write_queries,
+            read_members,
+            about_keys,
         }
+    }
+
+    /// Replays the recording, in order, from the initial World through
+    /// `answer` (the model's own ids; clocks at 0).
+    fn replay(&self, exchanges: &[Exchange]) -> Vec<Replayed> {
+        let mut world = self.initial_world();
+        let mut n = 0u64;
+        let mut uuid = || {
+            n += 1;
+            format!("00000000-0000-4000-8000-{n:012}")
+        };
+        let mut out = Vec::new();
+        for x in exchanges {
+            let query: Option<String> = (!x.query.is_empty()).then(|| {
+                url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(x.query.iter())
+                    .finish()
+            });
+            let path = x.path();
+            if let Some(a) = self.answer(
+                &mut world,
+                &x.method,
+                &path,
+                query.as_deref(),
+                x.body.as_ref(),
+                0,
+                &mut uuid,
+            ) {
+                out.push(Replayed {
+                    ordinal: x.ordinal,
+                    method: x.method.clone(),
+                    route: self
+                        .resolve(&x.method, &path, None, x.body.as_ref())
+                        .map(|r| r.route),
+                    basis: a.basis,
+                    exact: a.status == x.status && a.body == x.answer,
+                    shape: a.status == x.status && same_shape(a.body.as_ref(), x.answer.as_ref()),
+                });
+            }
+        }
+        out
+    }
+
+    /// Learns which write routes the model's replay reproduces.
+    fn learn_reproduced(&mut self, exchanges: &[Exchange]) {
+        let mut by: BTreeMap<(String, String), bool> = BTreeMap::new();
+        for r in self.replay(exchanges) {
+            if matches!(r.method.as_str(), "GET" | "HEAD") {
+                continue;
+            }
+            if let Some(route) = r.route {
+                *by.entry((r.method, route)).or_insert(true) &= r.shape;
+            }
+        }
+        self.reproduced = by
+            .into_iter()
+            .filter(|(_, ok)| *ok)
+            .map(|(k, _)| k)
+            .collect();
+    }
+
+    /// True when the model's replay of the recording reproduced every
+    /// recorded call of this write route (status and top-level members).
+    pub fn reproduces(&self, method: &str, path: &str) -> bool {
+        self.resolve(method, path, None, None)
+            .is_some_and(|r| self.reproduced.contains(&(method.to_string(), r.route)))
     }
 
     /// The World the recording starts from.
@@ -188,8 +352,104 @@ impl ServingModel {
                 .iter()
                 .map(|d| (d.path.clone(), d.initial.clone()))
                 .collect(),
+            counters: self
+                .model
+                .sequences
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, s.starts_after))
+                .collect(),
             ..ModelWorld::default()
         }
+    }
+
+    /// What a World holds beyond the recording's start, in the data plane's
+    /// spirit (`data/get`): the entities calls through the model created or
+    /// changed, those it removed, the singleton documents and the id
+    /// counters. `None` when nothing changed.
+    pub fn export(&self, world: &ModelWorld) -> Option<Value> {
+        let initial = self.initial_world();
+        if *world == initial {
+            return None;
+        }
+        let name = |i: usize| self.model.resources.get(i).map(|r| r.collection.clone());
+        let entities: Vec<Value> = world
+            .dirty
+            .iter()
+            .filter(|k| !world.gone.contains(*k))
+            .filter_map(|k| {
+                Some(serde_json::json!({
+                    "collection": name(k.0)?, "scope": k.1, "id": k.2,
+                    "entity": world.entities.get(k)?,
+                }))
+            })
+            .collect();
+        let removed: Vec<Value> = world
+            .gone
+            .iter()
+            .filter_map(|k| {
+                Some(serde_json::json!({"collection": name(k.0)?, "scope": k.1, "id": k.2}))
+            })
+            .collect();
+        let documents: Map<String, Value> = world
+            .documents
+            .iter()
+            .filter(|(p, d)| initial.documents.get(*p) != Some(*d))
+            .map(|(p, d)| (p.clone(), Value::Object(d.clone())))
+            .collect();
+        let counters: Map<String, Value> = world
+            .counters
+            .iter()
+            .map(|(i, n)| (i.to_string(), Value::from(*n)))
+            .collect();
+        Some(serde_json::json!({
+            "entities": entities, "removed": removed,
+            "documents": documents, "counters": counters,
+        }))
+    }
+
+    /// A World from `export`'s shape (the recording's start plus what it
+    /// lists); `Err` names what does not fit.
+    pub fn import(&self, value: &Value) -> Result<ModelWorld, String> {
+        let mut world = self.initial_world();
+        let index = |c: &Value| {
+            let c = c.as_str()?;
+            self.model.resources.iter().position(|r| r.collection == c)
+        };
+        let key_of_row = |row: &Value| -> Result<EntityKey, String> {
+            let i = index(&row["collection"])
+                .ok_or_else(|| format!("app_model: unknown collection {}", row["collection"]))?;
+            let scope = row["scope"].as_str().unwrap_or_default().to_string();
+            let id = row["id"]
+                .as_str()
+                .ok_or_else(|| "app_model: a row without a string `id`".to_string())?;
+            Ok((i, scope, id.to_string()))
+        };
+        for row in value["entities"].as_array().into_iter().flatten() {
+            let key = key_of_row(row)?;
+            let entity = row["entity"]
+                .as_object()
+                .ok_or_else(|| format!("app_model: entity {} is not an object", key.2))?;
+            world.entities.insert(key.clone(), entity.clone());
+            world.dirty.insert(key);
+        }
+        for row in value["removed"].as_array().into_iter().flatten() {
+            let key = key_of_row(row)?;
+            world.dirty.insert(key.clone());
+            world.gone.insert(key);
+        }
+        for (p, d) in value["documents"].as_object().into_iter().flatten() {
+            let d = d
+                .as_object()
+                .ok_or_else(|| format!("app_model: document {p} is not an object"))?;
+            world.documents.insert(p.clone(), d.clone());
+        }
+        for (i, n) in value["counters"].as_object().into_iter().flatten() {
+            if let (Ok(i), Some(n)) = (i.parse::<usize>(), n.as_u64()) {
+                world.counters.insert(i, n);
+            }
+        }
+        Ok(world)
     }
 
     /// True when the model owns the route outright (RPC resources): it is
@@ -428,6 +688,7 @@ impl ServingModel {
             body: Some(body),
             applied,
             basis,
+            convention: false,
         }
     }
 
@@ -460,6 +721,7 @@ impl ServingModel {
             // Only answers about the key alone (every placeholder is a key).
             self.model.errors.shapes.iter().find(|s| {
                 s.status == 404
+                    && s.supported_by.iter().any(|o| self.about_keys.contains(o))
                     && s.substitutions.iter().all(|sub| {
                         sub.source == "id"
                             || sub
@@ -496,7 +758,10 @@ impl ServingModel {
                 rename_word(&mut body, &from, &to);
             }
         }
-        Some(self.json(a.status, body, false, "absence"))
+        Some(
+            self.json(a.status, body, false, "absence")
+                .by_convention(a.basis == "by-analogy"),
+        )
     }
 
     /// Answers a call the model understands; `None` to fall back.
@@ -571,7 +836,7 @@ impl ServingModel {
         match r.role.as_str() {
             "read" => {
                 let id = r.id.clone()?;
-                let entity = self.find(world, &r, &id).filter(|(_, e)| {
+                let entity = self.find_where(world, &r, &id, &|e| {
                     // Every key the query names must match (compound keys).
                     let e = Value::Object(e.clone());
                     res.keys.iter().filter(|k| k.location == "query").all(|k| {
@@ -593,6 +858,13 @@ impl ServingModel {
                     Some((_, e)) => {
                         let env = res.item_envelope.clone().unwrap_or_default();
                         let mut e = e;
+                        // A plain read shows only members some recorded read
+                        // showed (a write's answer may show more).
+                        if res.addressing == "path" && pairs.is_empty() {
+                            if let Some(shown) = self.read_members.get(&r.index) {
+                                e.retain(|k, _| shown.contains(k));
+                            }
+                        }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
                         } else if let Some(ex) =
@@ -625,6 +897,7 @@ impl ServingModel {
                     body: answer.clone(),
                     applied: false,
                     basis: "post-read-recording",
+                    convention: false,
                 })
             }
             "create" => self.create(world, &r, body?, now_ms, new_uuid),
@@ -633,6 +906,38 @@ impl ServingModel {
             "action" => self.action(world, &r, method, body?),
             _ => None,
         }
+    }
+
+    /// `find`, among every entity the id names, the first `keep` accepts
+    /// (an entity of a compound key: each version of a name).
+    fn find_where(
+        &self,
+        world: &ModelWorld,
+        r: &Resolved<'_>,
+        id: &str,
+        keep: &dyn Fn(&Map<String, Value>) -> bool,
+    ) -> Option<(EntityKey, Map<String, Value>)> {
+        if let Some(found) = self.find(world, r, id).filter(|(_, e)| keep(e)) {
+            return Some(found);
+        }
+        let member = r
+            .key_member
+            .as_ref()
+            .and_then(|m| r.resource.keys.iter().find(|k| &k.name == m))
+            .map(|k| k.entity_member.clone())?;
+        world
+            .entities
+            .iter()
+            .filter(|(k, _)| k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k))
+            .find(|(_, e)| {
+                Value::Object((*e).clone())
+                    .pointer(&member)
+                    .and_then(scalar_text)
+                    .as_deref()
+                    == Some(id)
+                    && keep(e)
+            })
+            .map(|(k, e)| (k.clone(), e.clone()))
     }
 
     fn find(
@@ -773,9 +1078,30 @@ impl ServingModel {
                         entity = value.as_object().cloned().unwrap_or_default();
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
+                    } else if let Some(pointer) = self.lent_removal(r) {
+                        let keys: Vec<&str> =
+                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+                        let rest: Vec<(&String, &Value)> = body
+                            .iter()
+                            .filter(|(k, _)| !keys.contains(&k.as_str()))
+                            .collect();
+                        let mut value = Value::Object(entity);
+                        if let Some(items) =
+                            value.pointer_mut(&pointer).and_then(Value::as_array_mut)
+                        {
+                            items.retain(|i| {
+                                !rest.iter().all(|(k, v)| i.get(k.as_str()) == Some(*v))
+                            });
+                        }
+                        entity = value.as_object().cloned().unwrap_or_default();
+                        world.entities.insert(key.clone(), entity);
+                        world.dirty.insert(key);
                     }
                 }
-                Some(self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action"))
+                Some(
+                    self.json(200, Value::Object(Map::new()), true, "rpc-sibling-action")
+                        .by_convention(true),
+                )
             }
             None => None,
         }
@@ -834,6 +1160,36 @@ impl ServingModel {
         }
         (found.len() == 1)
             .then(|| found.into_iter().next())
+            .flatten()
+    }
+
+    /// A verb the recording never used that names removal (`delete-`,
+    /// `remove-`, `unset-` + a noun) beside a recorded single-item action of
+    /// the same noun that appends to one array (`set-tag` → `/data/tags`):
+    /// that array, whose items matching the sent members it removes.
+    fn lent_removal(&self, r: &Resolved<'_>) -> Option<String> {
+        const REMOVAL: [&str; 4] = ["delete", "remove", "unset", "clear"];
+        let split = |route: &str| -> Option<(String, String)> {
+            let verb = route.rsplit('/').next()?;
+            let (word, noun) = verb.split_once(['-', '_'])?;
+            Some((word.to_ascii_lowercase(), noun.to_ascii_lowercase()))
+        };
+        let (word, noun) = split(&r.route)?;
+        if !REMOVAL.contains(&word.as_str()) {
+            return None;
+        }
+        let found: BTreeSet<&str> = self
+            .model
+            .writes
+            .iter()
+            .filter(|w| w.role == "action" && w.collection == r.resource.collection)
+            .filter(|w| split(&w.route).is_some_and(|(_, n)| n == noun))
+            .flat_map(|w| w.effects.iter())
+            .filter(|e| e.how == "appends" && e.member.is_none())
+            .map(|e| e.pointer.as_str())
+            .collect();
+        (found.len() == 1)
+            .then(|| found.into_iter().next().map(str::to_string))
             .flatten()
     }
 
@@ -927,6 +1283,8 @@ impl ServingModel {
         let sent_key = Value::Object(sent.clone())
             .pointer(&key_member)
             .and_then(scalar_text);
+        let mut new_key: Option<Value> = None;
+        let sent_key_given = sent_key.is_some();
         let id = match sent_key {
             Some(k) => k,
             None => {
@@ -952,7 +1310,8 @@ impl ServingModel {
                     _ => Value::String(id.clone()),
                 };
                 if key_member.matches('/').count() == 1 {
-                    entity.insert(id_member.clone(), v);
+                    entity.insert(id_member.clone(), v.clone());
+                    new_key = Some(v);
                 }
                 id
             }
@@ -987,9 +1346,43 @@ impl ServingModel {
             ) {
                 let old_id = key_of(e, res);
                 entity = rerender(e, req, &sent, old_id.as_deref(), &id);
+                // The new key as the server spells it (a number stays one).
+                if let Some(v) = new_key {
+                    entity.insert(id_member.clone(), v);
+                }
+                // Defaults the server fills when the member is not sent
+                // (the example sent it, so its echo went).
+                for f in w.server_filled.iter().filter(|f| f.kind == "default") {
+                    if let (Some(v), false) = (&f.detail, sent.contains_key(&f.member)) {
+                        if !entity.contains_key(&f.member) && e.contains_key(&f.member) {
+                            entity.insert(f.member.clone(), v.clone());
+                        }
+                    }
+                }
+                entity = order_like(entity, Some(e));
             }
         }
-        let key = (r.index, r.scope.clone(), id.clone());
+        // A number the server fills within the sent key (`version` of a
+        // `name`): one past the highest any entity of that key shows,
+        // nested copies in other resources included.
+        let mut numbered = false;
+        if sent_key_given {
+            for f in w
+                .server_filled
+                .iter()
+                .filter(|f| f.kind == "id:integer" && format!("/{}", f.member) != key_member)
+            {
+                let next = self.max_within(world, &key_member, &id, &f.member) + 1;
+                let v = match entity.get(&f.member) {
+                    Some(Value::Number(_)) => Value::from(next),
+                    _ => Value::String(next.to_string()),
+                };
+                entity.insert(f.member.clone(), v);
+                numbered = true;
+            }
+        }
+        let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
+        let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
@@ -1004,7 +1397,45 @@ impl ServingModel {
             "entity" => place(example, res, Value::Object(entity))?,
             _ => return None,
         };
-        Some(self.json(status, answer, true, "create"))
+        Some(
+            self.json(status, answer, true, "create")
+                .by_convention(numbered),
+        )
+    }
+
+    /// The highest integer `member` of the entities whose `key_member`
+    /// is `key`: this resource's, and objects of that shape nested in any
+    /// other entity (`latest_versions` of a registered model).
+    fn max_within(&self, world: &ModelWorld, key_member: &str, key: &str, member: &str) -> u64 {
+        fn walk(v: &Value, key_leaf: &str, key: &str, member: &str, max: &mut u64) {
+            match v {
+                Value::Object(o) => {
+                    if o.get(key_leaf).and_then(scalar_text).as_deref() == Some(key) {
+                        if let Some(n) = o
+                            .get(member)
+                            .and_then(scalar_text)
+                            .and_then(|t| t.parse::<u64>().ok())
+                        {
+                            *max = (*max).max(n);
+                        }
+                    }
+                    o.values().for_each(|c| walk(c, key_leaf, key, member, max));
+                }
+                Value::Array(items) => items
+                    .iter()
+                    .for_each(|c| walk(c, key_leaf, key, member, max)),
+                _ => {}
+            }
+        }
+        let key_leaf = key_member.trim_start_matches('/');
+        if key_leaf.contains('/') {
+            return 0;
+        }
+        let mut max = 0;
+        for e in world.entities.values() {
+            walk(&Value::Object(e.clone()), key_leaf, key, member, &mut max);
+        }
+        max
     }
 
     /// A body member that names another RPC resource's key (`experiment_id`)
@@ -1043,7 +1474,19 @@ impl ServingModel {
                         .as_deref()
                         == Some(v.as_str())
                 });
-                if any && !found {
+                // Absent for sure only past the ids the resource ever held
+                // (a sequence has not issued it yet); a random id the
+                // recording never showed may still exist.
+                let beyond = v.parse::<u64>().ok().is_some_and(|n| {
+                    world
+                        .entities
+                        .keys()
+                        .filter(|key| key.0 == oi)
+                        .filter_map(|key| key.2.parse::<u64>().ok())
+                        .max()
+                        .is_some_and(|max| n > max)
+                });
+                if any && !found && beyond {
                     let res = Resolved {
                         index: oi,
                         resource: other,
@@ -1082,22 +1525,49 @@ impl ServingModel {
 
     fn new_id(
         &self,
-        world: &ModelWorld,
+        world: &mut ModelWorld,
         r: &Resolved<'_>,
         kind: &str,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<String> {
         match kind {
             "integer" => {
-                // After every id the resource ever held, initial or created.
-                let max = world
+                // The inferred sequence the collection draws from (shared
+                // with siblings), else the collection's own.
+                let seq = self
+                    .model
+                    .sequences
+                    .iter()
+                    .position(|s| s.collections.contains(&r.resource.collection));
+                let members: Vec<usize> = match seq {
+                    Some(i) => self
+                        .model
+                        .resources
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| {
+                            self.model.sequences[i].collections.contains(&o.collection)
+                        })
+                        .map(|(oi, _)| oi)
+                        .collect(),
+                    None => vec![r.index],
+                };
+                // After every id the sequence ever held, initial or created.
+                let held = world
                     .entities
                     .keys()
-                    .filter(|k| k.0 == r.index)
+                    .filter(|k| members.contains(&k.0))
                     .filter_map(|k| k.2.parse::<u64>().ok())
                     .max()
                     .unwrap_or(0);
-                Some((max + 1).to_string())
+                let counter = seq
+                    .and_then(|i| world.counters.get(&i).copied())
+                    .unwrap_or(0);
+                let next = held.max(counter) + 1;
+                if let Some(i) = seq {
+                    world.counters.insert(i, next);
+                }
+                Some(next.to_string())
             }
             "uuid" => Some(new_uuid()),
             "hex" => Some(new_uuid().replace('-', "")),
@@ -1115,6 +1585,7 @@ impl ServingModel {
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
         let id = r.id.clone()?;
+        let lent = self.write_of(method, &r.route).is_none();
         let w = self.write_of(method, &r.route).or_else(|| {
             // A sibling's route: the same method on another collection's item.
             let lent = r
@@ -1168,6 +1639,8 @@ impl ServingModel {
         for (k, v) in &sent {
             if v.is_null() && w.semantics.contains("merge-patch") {
                 entity.remove(k);
+            } else if let Some(nested) = entity.get(k).and_then(|old| echo_into(old, v)) {
+                entity.insert(k.clone(), nested);
             } else {
                 entity.insert(k.clone(), v.clone());
             }
@@ -1188,7 +1661,78 @@ impl ServingModel {
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
         let answer = place(example, r.resource, Value::Object(entity))?;
-        Some(self.json(status, answer, true, "update"))
+        let convention = lent || status == 201 || w.semantics.contains("convention");
+        Some(
+            self.json(status, answer, true, "update")
+                .by_convention(convention),
+        )
+    }
+
+    /// A soft delete: the members the recording showed it set, the entity
+    /// kept (its reads still answer) and answered as an item. `None` when
+    /// no member it sets is known, or the entity already shows them all.
+    #[allow(clippy::too_many_arguments)]
+    fn soft_delete(
+        &self,
+        world: &mut ModelWorld,
+        r: &Resolved<'_>,
+        key: EntityKey,
+        mut entity: Map<String, Value>,
+        id: &str,
+        d: &super::writes::DeleteSemantics,
+        own: bool,
+    ) -> Option<Served> {
+        let before = entity.clone();
+        // A sibling's soft delete lends only its constant values (`status`);
+        // texts derived from its own entity's spelling stay its own.
+        for (m, how) in d
+            .soft_sets
+            .iter()
+            .filter(|(_, h)| own || h.get("value").is_some())
+        {
+            let Some(old) = entity.get(m).cloned() else {
+                continue;
+            };
+            let new = if let Some(v) = how.get("value") {
+                v.clone()
+            } else if let Some(suffix) = how.get("append").and_then(Value::as_str) {
+                Value::String(format!("{}{suffix}", old.as_str()?))
+            } else if let Some(t) = how.get("template").and_then(Value::as_str) {
+                Value::String(t.replace("{id}", id))
+            } else {
+                continue;
+            };
+            entity.insert(m.clone(), new);
+        }
+        if entity == before {
+            return None;
+        }
+        world.entities.insert(key.clone(), entity.clone());
+        world.dirty.insert(key);
+        let env = r.resource.item_envelope.clone().unwrap_or_default();
+        Some(
+            self.json(200, wrap(&env, Value::Object(entity)), true, "soft-delete")
+                .by_convention(!own),
+        )
+    }
+
+    /// The write of a sibling collection's item route with this method,
+    /// when the model lent that route to this resource.
+    fn lent_write(&self, method: &str, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        let lent = r
+            .resource
+            .inferred_operations
+            .iter()
+            .find(|o| o.method == method)?;
+        let sibling = self
+            .model
+            .resources
+            .iter()
+            .find(|s| s.collection == lent.from)?;
+        self.model
+            .writes
+            .iter()
+            .find(|w| w.method == method && Some(&w.route) == sibling.item.as_ref())
     }
 
     fn delete(
@@ -1199,33 +1743,59 @@ impl ServingModel {
         now_ms: i64,
     ) -> Option<Served> {
         let id = r.id.clone()?;
-        let w = self.write_of("DELETE", &r.route)?;
+        let lent = self.write_of("DELETE", &r.route).is_none();
+        let w = self
+            .write_of("DELETE", &r.route)
+            .or_else(|| self.lent_write("DELETE", r))?;
         let Some((key, entity)) = self.find(world, r, &id) else {
             return self.absence(r, &id);
         };
         let example = self
             .examples
             .get(&("DELETE".to_string(), w.route.clone()))?;
-        let forced = w
-            .delete
-            .as_ref()
-            .and_then(|d| d.hard_query.clone())
-            .is_some_and(|q| {
-                q.split('&').all(|kv| {
-                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                    pairs.iter().any(|(pk, pv)| pk == k && pv == v)
+        let sends = |q: &str, pairs: &[(String, String)]| {
+            q.split('&').all(|kv| {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                pairs.iter().any(|(pk, pv)| pk == k && pv == v)
+            })
+        };
+        // The soft semantics: the route's own, else a sibling's soft delete
+        // whose hard query every recorded delete of this route sent (the
+        // route was only ever seen forced).
+        let own = w.delete.as_ref().filter(|d| d.soft);
+        let soft_of = own.or_else(|| {
+            let recorded = self
+                .write_queries
+                .get(&("DELETE".to_string(), w.route.clone()))?;
+            self.model
+                .writes
+                .iter()
+                .filter(|x| x.method == "DELETE" && x.route != w.route)
+                .filter_map(|x| x.delete.as_ref())
+                .find(|d| {
+                    d.soft
+                        && d.hard_query.as_deref().is_some_and(|q| {
+                            !recorded.is_empty() && recorded.iter().all(|p| sends(q, p))
+                        })
                 })
-            });
-        let soft = w.delete.as_ref().is_some_and(|d| d.soft) && !forced;
-        if soft {
-            // The soft state's own members are not inferred: fall back.
-            return None;
+        });
+        let forced = soft_of
+            .and_then(|d| d.hard_query.as_deref())
+            .is_some_and(|q| sends(q, pairs));
+        if let Some(d) = soft_of.filter(|_| !forced) {
+            return self.soft_delete(world, r, key, entity, &id, d, own.is_some());
         }
         world.gone.insert(key.clone());
         world.dirty.insert(key);
         let answer = match w.answer.body.as_str() {
             "previous" => {
                 let mut m = example.as_object()?.clone();
+                // Shown as the recorded answer showed its entity: without the
+                // members it left out (links a read adds).
+                let mut entity = entity;
+                if let Some(shown) = m.get("previous").and_then(Value::as_object) {
+                    entity.retain(|k, _| shown.contains_key(k));
+                }
                 m.insert("previous".into(), Value::Object(entity));
                 Value::Object(m)
             }
@@ -1253,8 +1823,36 @@ impl ServingModel {
             _ => return None,
         };
         let status = *w.answer.statuses.first()?;
-        Some(self.json(status, answer, true, "delete"))
+        Some(
+            self.json(status, answer, true, "delete")
+                .by_convention(lent),
+        )
     }
+}
+
+/// A sent text for a member the entity holds as an object of texts (the
+/// sent text echoed as `raw`, rendered into `rendered`): the object with
+/// its shortest text (the earlier sent one) replaced by the new text in
+/// every member. `None` when the member is not such an object.
+fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
+    let new = sent.as_str()?;
+    let o = old.as_object()?;
+    if o.is_empty() || !o.values().all(Value::is_string) {
+        return None;
+    }
+    let shortest = o
+        .values()
+        .filter_map(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .min_by_key(|t| t.len())?;
+    let out: Map<String, Value> = o
+        .iter()
+        .map(|(k, v)| {
+            let t = v.as_str().unwrap_or_default();
+            (k.clone(), Value::String(t.replace(shortest, new)))
+        })
+        .collect();
+    Some(Value::Object(out))
 }
 
 /// `posts` → `post`, `categories` → `category`, `model_version` stays.
@@ -1328,7 +1926,13 @@ fn rerender(
             continue;
         }
         if let Some(new) = sent.get(m) {
-            replace_leaf(&mut built, old, new);
+            replace_leaf(&mut built, old, new, false);
+        }
+    }
+    // Then long sent texts rendered inside other texts (`<p>…</p>`).
+    for (m, old) in req {
+        if let (Some(new), true) = (sent.get(m), old.is_string()) {
+            replace_leaf(&mut built, old, new, true);
         }
     }
     // Members sent now that the example did not send: echoed, unless the
@@ -1353,7 +1957,7 @@ fn rerender(
             let (so, sn) = (super::writes::slug(o), super::writes::slug(n));
             if so.len() >= 3 {
                 replace_segment(&mut built, &so, &sn);
-                replace_leaf(&mut built, &Value::String(so), &Value::String(sn));
+                replace_leaf(&mut built, &Value::String(so), &Value::String(sn), false);
             }
         }
     }
@@ -1390,13 +1994,26 @@ fn rewrite_arrays(v: &mut Value, old_items: &[Value], new_items: &[Value]) {
     }
 }
 
-fn replace_leaf(v: &mut Value, old: &Value, new: &Value) {
+fn replace_leaf(v: &mut Value, old: &Value, new: &Value, inside: bool) {
     match v {
-        Value::Array(items) => items.iter_mut().for_each(|c| replace_leaf(c, old, new)),
-        Value::Object(m) => m.values_mut().for_each(|c| replace_leaf(c, old, new)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|c| replace_leaf(c, old, new, inside)),
+        Value::Object(m) => m
+            .values_mut()
+            .for_each(|c| replace_leaf(c, old, new, inside)),
         other => {
-            if other == old {
-                *other = new.clone();
+            if !inside {
+                if other == old {
+                    *other = new.clone();
+                }
+            } else if let (Value::String(text), Some(o), Some(n)) =
+                (&mut *other, old.as_str(), new.as_str())
+            {
+                // A long sent text rendered inside another (`<p>…</p>`).
+                if o.chars().count() >= 12 && text.contains(o) {
+                    *text = text.replace(o, n);
+                }
             }
         }
     }
@@ -1452,6 +2069,26 @@ fn replace_segment(v: &mut Value, old: &str, new: &str) {
                 .collect();
             if s.contains('/') {
                 *s = parts.join("/");
+                // A link's query value naming the id (`posts?tags=20`).
+                if let Some((path, query)) = s.split_once('?') {
+                    let (query, fragment) = match query.split_once('#') {
+                        Some((q, f)) => (q, Some(f)),
+                        None => (query, None),
+                    };
+                    let pairs: Vec<String> = query
+                        .split('&')
+                        .map(|kv| match kv.split_once('=') {
+                            Some((k, v)) if v == old => format!("{k}={new}"),
+                            _ => kv.to_string(),
+                        })
+                        .collect();
+                    let mut out = format!("{path}?{}", pairs.join("&"));
+                    if let Some(f) = fragment {
+                        out.push('#');
+                        out.push_str(f);
+                    }
+                    *s = out;
+                }
             }
         }
         _ => {}
@@ -1467,6 +2104,27 @@ fn replace_id(v: &mut Value, old: &str, new: &str, inside: bool) {
         Value::String(s) if s == old || (inside && s.contains(old)) => *s = s.replace(old, new),
         _ => {}
     }
+}
+
+/// The World key of an entity whose identity is several query keys held
+/// in distinct members (`name` and `version`): their values joined.
+/// `None` for a single key.
+fn compound_key(e: &Map<String, Value>, r: &Resource) -> Option<String> {
+    let mut members: Vec<&str> = Vec::new();
+    for k in r.keys.iter().filter(|k| k.location == "query") {
+        if !members.contains(&k.entity_member.as_str()) {
+            members.push(&k.entity_member);
+        }
+    }
+    if members.len() < 2 {
+        return None;
+    }
+    let e = Value::Object(e.clone());
+    let parts: Option<Vec<String>> = members
+        .iter()
+        .map(|m| e.pointer(m).and_then(scalar_text))
+        .collect();
+    Some(parts?.join("\u{1f}"))
 }
 
 /// The entity's key value.
@@ -1679,7 +2337,9 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
-    Ok(ServingModel::new(model, &exchanges, ct))
+    let mut serving = ServingModel::new(model, &exchanges, ct);
+    serving.learn_reproduced(&exchanges);
+    Ok(serving)
 }
 
 /// Replays the recording the model was inferred from, in order, from the
@@ -1691,32 +2351,9 @@ pub fn replay_check(
 ) -> Result<Vec<(u64, &'static str, bool)>, crate::DeriveError> {
     let (_, exchanges) = super::model_and_exchanges(evidence)?;
     let serving = serving_model(evidence)?;
-    let mut world = serving.initial_world();
-    let mut n = 0u64;
-    let mut uuid = || {
-        n += 1;
-        format!("00000000-0000-4000-8000-{n:012}")
-    };
-    let mut out = Vec::new();
-    for x in &exchanges {
-        let query: Option<String> = (!x.query.is_empty()).then(|| {
-            url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(x.query.iter())
-                .finish()
-        });
-        let now = 0;
-        if let Some(a) = serving.answer(
-            &mut world,
-            &x.method,
-            &x.path(),
-            query.as_deref(),
-            x.body.as_ref(),
-            now,
-            &mut uuid,
-        ) {
-            let same = a.status == x.status && a.body == x.answer;
-            out.push((x.ordinal, a.basis, same));
-        }
-    }
-    Ok(out)
+    Ok(serving
+        .replay(&exchanges)
+        .into_iter()
+        .map(|r| (r.ordinal, r.basis, r.exact))
+        .collect())
 }

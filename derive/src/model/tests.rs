@@ -806,3 +806,274 @@ fn an_unseen_single_item_action_appends_where_only_a_batch_sibling_did() {
         json!([{"key": "a", "value": "1"}, {"key": "b", "value": "2"}])
     );
 }
+
+fn ask(
+    s: &serving::ServingModel,
+    w: &mut serving::ModelWorld,
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    body: Option<serde_json::Value>,
+) -> serving::Served {
+    let mut n = 0u32;
+    let mut uuid = || {
+        n += 1;
+        format!("00000000-0000-4000-8000-{n:012}")
+    };
+    s.answer(w, method, path, query, body.as_ref(), 0, &mut uuid)
+        .unwrap_or_else(|| panic!("the model does not answer {method} {path}"))
+}
+
+#[test]
+fn id_sequences_are_shared_by_sibling_collections_and_start_where_the_recording_shows() {
+    // WordPress dev-a: the first post (27) is one past the pages' highest id
+    // (26), not the posts' (21); a tag (20) continues the category created
+    // just before (19); comments count on their own (31). MLflow dev-a:
+    // experiments/create answered 5.
+    let m = model("wordpress/dev-a.har");
+    let seq = |c: &str| {
+        m.sequences
+            .iter()
+            .find(|s| s.collections.iter().any(|x| x == c))
+            .unwrap_or_else(|| panic!("no sequence for {c}"))
+    };
+    let posts = seq("/wp-json/wp/v2/posts");
+    assert_eq!(posts.starts_after, 26);
+    assert!(posts
+        .collections
+        .contains(&"/wp-json/wp/v2/pages".to_string()));
+    assert_eq!(posts.members[1].basis, "sibling-max");
+    let terms = seq("/wp-json/wp/v2/tags");
+    assert_eq!(terms.starts_after, 18);
+    assert_eq!(terms.collections[0], "/wp-json/wp/v2/categories");
+    assert_eq!(terms.members[1].basis, "continues-sibling-create");
+    assert_eq!(terms.supported_by, vec![27, 32]);
+    assert_eq!(seq("/wp-json/wp/v2/comments").starts_after, 30);
+    let ml = model("mlflow/dev-a.har");
+    assert_eq!(ml.sequences.len(), 1);
+    assert_eq!(ml.sequences[0].starts_after, 4);
+    // Served: a session that creates a tag first gets 19 (dev-b's answer),
+    // then a category 20, from the one counter; the link naming the id in
+    // its query follows it.
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let tag = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/tags",
+        None,
+        Some(json!({"name": "Guatemala"})),
+    );
+    assert_eq!(tag.status, 201);
+    let tag = tag.body.unwrap();
+    assert_eq!(tag["id"], json!(19));
+    assert!(tag["_links"]["wp:post_type"][0]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with("/posts?tags=19"));
+    let cat = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/categories",
+        None,
+        Some(json!({"name": "Decaf Process Notes"})),
+    );
+    assert_eq!(cat.body.as_ref().unwrap()["id"], json!(20), "{cat:?}");
+}
+
+#[test]
+fn a_soft_delete_lent_by_a_sibling_keeps_the_entity_until_the_forced_delete() {
+    // WordPress dev-a: posts are trashed (a read after the delete answered
+    // `status: "trash"`) and gone after `?force=true`; comments were only
+    // ever deleted with `force=true`, so a comment delete without it is the
+    // sibling's soft delete (its constant `status` only), marked a convention.
+    let m = model("wordpress/dev-a.har");
+    let d = write(&m, "DELETE", "/wp-json/wp/v2/posts/{post_id}")
+        .delete
+        .clone()
+        .unwrap();
+    assert_eq!(d.hard_query.as_deref(), Some("force=true"));
+    assert_eq!(d.soft_sets["status"], json!({"value": "trash"}));
+    assert_eq!(d.soft_sets["slug"], json!({"append": "__trashed"}));
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let c = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/comments",
+        None,
+        Some(json!({"post": 12, "content": "The cheapest one was the 1 litre model."})),
+    );
+    assert_eq!(c.status, 201);
+    let c = c.body.unwrap();
+    assert_eq!(c["id"], json!(31), "the comments' own counter");
+    assert_eq!(
+        c["content"]["rendered"],
+        json!("<p>The cheapest one was the 1 litre model.</p>\n")
+    );
+    let path = "/wp-json/wp/v2/comments/31";
+    let put = ask(
+        &s,
+        &mut w,
+        "PUT",
+        path,
+        None,
+        Some(json!({"content": "The 0.8 litre one."})),
+    );
+    assert_eq!(
+        put.body.unwrap()["content"]["raw"],
+        json!("The 0.8 litre one.")
+    );
+    let trash = ask(&s, &mut w, "DELETE", path, None, None);
+    assert_eq!(
+        (trash.status, trash.basis, trash.convention),
+        (200, "soft-delete", true)
+    );
+    assert_eq!(trash.body.unwrap()["status"], json!("trash"));
+    let read = ask(&s, &mut w, "GET", path, None, None).body.unwrap();
+    assert_eq!(read["status"], json!("trash"));
+    assert!(
+        read.get("author_email").is_none(),
+        "shown like the recorded reads"
+    );
+    let gone = ask(&s, &mut w, "DELETE", path, Some("force=true"), None);
+    assert_eq!(gone.status, 200);
+    let gone = gone.body.unwrap();
+    assert_eq!(gone["deleted"], json!(true));
+    assert_eq!(gone["previous"]["status"], json!("trash"));
+    assert!(
+        gone["previous"].get("_links").is_none(),
+        "as the recorded `previous`"
+    );
+    let after = ask(&s, &mut w, "GET", path, None, None);
+    assert_eq!(after.status, 404);
+    assert_eq!(
+        after.body.unwrap()["code"],
+        json!("rest_comment_invalid_id")
+    );
+}
+
+#[test]
+fn a_number_filled_within_a_sent_key_continues_the_highest_shown_and_keys_are_compound() {
+    // MLflow dev-a: model-versions/create answered version "1" for a new
+    // name; the registered-models list showed version 2 of
+    // demand-forecaster nested in `latest_versions`. A create for it is
+    // version 3, readable by name and version, beside other versions.
+    let s = serving::serving_model(&fixture("mlflow/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let base = "/api/2.0/mlflow";
+    let run = "7a7e25e07e3340d9a1c15028a8fa500a";
+    let created = ask(
+        &s,
+        &mut w,
+        "POST",
+        &format!("{base}/model-versions/create"),
+        None,
+        Some(json!({"name": "demand-forecaster", "run_id": run, "source": "s3://x"})),
+    );
+    assert_eq!(created.status, 200);
+    let mv = created.body.unwrap();
+    assert_eq!(mv["model_version"]["version"], json!("3"));
+    assert_eq!(mv["model_version"]["source"], json!("s3://x"));
+    assert_eq!(mv["model_version"]["description"], json!(""), "the default");
+    let again = ask(
+        &s,
+        &mut w,
+        "POST",
+        &format!("{base}/model-versions/create"),
+        None,
+        Some(json!({"name": "demand-forecaster", "run_id": run, "source": "s3://y"})),
+    );
+    assert_eq!(again.body.unwrap()["model_version"]["version"], json!("4"));
+    let read = ask(
+        &s,
+        &mut w,
+        "GET",
+        &format!("{base}/model-versions/get"),
+        Some("name=demand-forecaster&version=3"),
+        None,
+    );
+    assert_eq!(read.status, 200);
+    assert_eq!(
+        read.body.unwrap()["model_version"]["source"],
+        json!("s3://x")
+    );
+    // A run the recording never showed (random ids) is not refused; an
+    // experiment id past the sequence is.
+    let unseen = ask(
+        &s,
+        &mut w,
+        "POST",
+        &format!("{base}/model-versions/create"),
+        None,
+        Some(
+            json!({"name": "shelf-detector", "run_id": "eadbba57d1c64e17aba002ed46faf1fb", "source": "s"}),
+        ),
+    );
+    assert_eq!(unseen.status, 200);
+    assert_eq!(unseen.body.unwrap()["model_version"]["version"], json!("1"));
+    let orphan = ask(
+        &s,
+        &mut w,
+        "POST",
+        &format!("{base}/runs/create"),
+        None,
+        Some(json!({"experiment_id": "999", "run_name": "orphan", "start_time": 1})),
+    );
+    assert_eq!(orphan.status, 404);
+    assert_eq!(
+        orphan.body.unwrap()["message"],
+        json!("No Experiment with id=999 exists")
+    );
+}
+
+#[test]
+fn a_removal_verb_beside_an_appending_action_removes_the_item() {
+    // MLflow dev-a records runs/set-tag (appends {key, value} to
+    // /data/tags, as the next runs/get shows) but never runs/delete-tag:
+    // the removal verb of the same noun removes the tag with that key.
+    let s = serving::serving_model(&fixture("mlflow/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let base = "/api/2.0/mlflow";
+    let run = "132f205db9d34bcababc3c6fb904c192";
+    let tags = |s: &serving::ServingModel, w: &mut serving::ModelWorld| {
+        let read = ask(
+            s,
+            w,
+            "GET",
+            &format!("{base}/runs/get"),
+            Some(&format!("run_id={run}")),
+            None,
+        );
+        let body = read.body.unwrap();
+        body["run"]["data"]["tags"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"))
+            .iter()
+            .map(|t| t["key"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    ask(
+        &s,
+        &mut w,
+        "POST",
+        &format!("{base}/runs/set-tag"),
+        None,
+        Some(json!({"run_id": run, "key": "stage", "value": "x"})),
+    );
+    assert!(tags(&s, &mut w).contains(&"stage".to_string()));
+    let del = ask(
+        &s,
+        &mut w,
+        "POST",
+        &format!("{base}/runs/delete-tag"),
+        None,
+        Some(json!({"run_id": run, "key": "stage"})),
+    );
+    assert_eq!((del.status, del.convention), (200, true));
+    assert_eq!(del.body.unwrap(), json!({}));
+    assert!(!tags(&s, &mut w).contains(&"stage".to_string()));
+}

@@ -94,6 +94,10 @@ pub struct DeleteSemantics {
     pub hard_query: Option<String>,
     pub readable_after: Vec<u64>,
     pub absent_after: Vec<u64>,
+    /// What a soft delete (one without the `hard_query`) set on the entity,
+    /// as its answer showed against the entity before (`status: "trash"`);
+    /// clocks are not listed.
+    pub soft_sets: Map<String, Value>,
 }
 
 #[derive(Default)]
@@ -119,6 +123,7 @@ struct Acc {
     readable_after: Vec<u64>,
     absent_after: Vec<u64>,
     hard_query: Option<String>,
+    soft_sets: Map<String, Value>,
 }
 
 /// Clock-like member names (candidates; the values must also differ).
@@ -267,6 +272,16 @@ fn observe(
                 if n.is_read() {
                     if n.is_2xx() {
                         acc.readable_after.push(n.ordinal);
+                        if let (Some(after), Some(prior)) = (&answer_entity, &prior) {
+                            for (m, v) in after {
+                                let scalar = !v.is_object() && !v.is_array();
+                                let Some(p) = prior.get(m) else { continue };
+                                if scalar && !clock_like(m) && p != v && !p.is_object() {
+                                    acc.soft_sets
+                                        .insert(m.clone(), soft_set(p, v, t.id.as_deref()));
+                                }
+                            }
+                        }
                     } else if n.status == 404 {
                         acc.absent_after.push(n.ordinal);
                         if !x.query.is_empty() && acc.hard_query.is_none() {
@@ -319,6 +334,55 @@ fn observe(
             }
         }
     }
+}
+
+/// How a soft delete changed one member: `{"append": suffix}` (the old
+/// text kept, a suffix added), `{"template": "…{id}…"}` (a text naming the
+/// entity's id) or `{"value": v}` (the same value for every entity).
+fn soft_set(old: &Value, new: &Value, id: Option<&str>) -> Value {
+    let mut m = Map::new();
+    match (old.as_str(), new.as_str()) {
+        (Some(o), Some(n)) if !o.is_empty() && n.len() > o.len() && n.starts_with(o) => {
+            m.insert("append".into(), Value::String(n[o.len()..].to_string()));
+        }
+        (_, Some(n)) if id.is_some_and(|i| token_replace(n, i, "{id}") != n) => {
+            let i = id.unwrap_or_default();
+            m.insert(
+                "template".into(),
+                Value::String(token_replace(n, i, "{id}")),
+            );
+        }
+        _ => {
+            m.insert("value".into(), new.clone());
+        }
+    }
+    Value::Object(m)
+}
+
+/// `text` with every whole-token occurrence of `token` (not inside a
+/// longer run of letters and digits) replaced.
+pub(crate) fn token_replace(text: &str, token: &str, with: &str) -> String {
+    if token.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = text;
+    let mut before: Option<char> = None;
+    while let Some(i) = rest.find(token) {
+        let prev = rest[..i].chars().last().or(before);
+        let next = rest[i + token.len()..].chars().next();
+        let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+        out.push_str(&rest[..i]);
+        if alnum(prev) || alnum(next) {
+            out.push_str(token);
+        } else {
+            out.push_str(with);
+        }
+        before = token.chars().last();
+        rest = &rest[i + token.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn body_kind(x: &Exchange, t: &Target, r: &Resource) -> String {
@@ -604,6 +668,7 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
                 hard_query: a.hard_query.clone(),
                 readable_after: sorted(a.readable_after.clone()),
                 absent_after: sorted(a.absent_after.clone()),
+                soft_sets: a.soft_sets.clone(),
             });
         }
         _ => {

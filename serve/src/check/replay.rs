@@ -55,6 +55,10 @@ pub struct Row {
     /// errors (`no_matching_tool`, `write_not_served`, …), else `status`,
     /// `body` or `content-type`; `None` on a match.
     pub cause: Option<String>,
+    /// The app-model inference that answered (`x-rea-model-basis`: its
+    /// basis and whether a convention rather than a confirmed inference
+    /// answered); `None` when the spec's plans answered.
+    pub model: Option<(String, bool)>,
 }
 
 /// The scored session: every request, and the entries skipped.
@@ -311,6 +315,7 @@ pub fn score_session(
             verdict: Verdict::Error,
             reason: None,
             cause: None,
+            model: None,
         };
         state.begin(ex);
         let resp = match send(&out) {
@@ -324,6 +329,14 @@ pub fn score_session(
             }
         };
         row.status_actual = Some(resp.status);
+        row.model = resp
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(crate::app_model::BASIS_HEADER))
+            .map(|(_, v)| {
+                let (basis, how) = v.split_once(';').unwrap_or((v.as_str(), ""));
+                (basis.trim().to_string(), how.trim() == "convention")
+            });
         let (reason, learn) = compare_response(ex, &resp, &state);
         if resp.status == ex.status {
             state.commit(learn);

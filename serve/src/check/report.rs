@@ -108,6 +108,30 @@ impl Report {
         Tally::of(self.session.rows.iter().filter(|r| r.seen == seen))
     }
 
+    /// The app model's answers per kind of request and inference basis:
+    /// (kind, basis, convention) → tally, in that order. Every answer the
+    /// model gave that no confirmed inference derived is under
+    /// `convention = true`.
+    pub fn model_answers(&self) -> Vec<((&'static str, String, bool), Tally)> {
+        let mut by: std::collections::BTreeMap<(&'static str, String, bool), Tally> =
+            Default::default();
+        for r in &self.session.rows {
+            let Some((basis, convention)) = &r.model else {
+                continue;
+            };
+            let kind = if r.write { "write" } else { "read" };
+            let t = by
+                .entry((kind, basis.clone(), *convention))
+                .or_insert(Tally {
+                    total: 0,
+                    matched: 0,
+                });
+            t.total += 1;
+            t.matched += usize::from(r.verdict == Verdict::Match);
+        }
+        by.into_iter().collect()
+    }
+
     /// Misses by cause, most frequent first (ties by name).
     pub fn misses(&self) -> Vec<(String, usize)> {
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
@@ -203,6 +227,25 @@ impl Report {
             self.by_route(true).text(),
             self.by_route(false).text()
         ));
+        let answers = self.model_answers();
+        if !answers.is_empty() {
+            let list: Vec<String> = answers
+                .iter()
+                .map(|((kind, basis, convention), t)| {
+                    let how = if *convention { " (convention)" } else { "" };
+                    format!("{kind} {basis}{how} {}", t.text())
+                })
+                .collect();
+            out.push(format!("app model answered: {}", list.join(", ")));
+            let unconfirmed: usize = answers
+                .iter()
+                .filter(|((_, _, c), _)| *c)
+                .map(|(_, t)| t.total)
+                .sum();
+            out.push(format!(
+                "app-model answers not derived from a confirmed inference: {unconfirmed}"
+            ));
+        }
         let misses = self.misses();
         if !misses.is_empty() {
             let list: Vec<String> = misses.iter().map(|(c, n)| format!("{n} {c}")).collect();
@@ -287,6 +330,10 @@ impl Report {
             "by_route": {"seen": self.by_route(true).json(), "unseen": self.by_route(false).json()},
             "misses": self.misses().into_iter().map(|(c, n)| (c, json!(n))).collect::<serde_json::Map<_, _>>(),
             "list_answers": self.list_answers().into_iter().map(|(k, rows)| (k.to_string(), json!(rows))).collect::<serde_json::Map<_, _>>(),
+            "model_answers": self.model_answers().into_iter().map(|((kind, basis, convention), t)| {
+                json!({"kind": kind, "basis": basis, "inference": if convention { "convention" } else { "confirmed" },
+                       "total": t.total, "matched": t.matched})
+            }).collect::<Vec<_>>(),
             "id_map_size": ids,
             "generated_values_mapped": values,
         })
