@@ -15,14 +15,14 @@ use crate::mcp::McpSurface;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 use std::future::Future;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -194,11 +194,13 @@ pub async fn run(
     let limits = config.limits.clone();
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS) as u32;
     let permits = Arc::new(Semaphore::new(max as usize));
-    let mut http1 = hyper::server::conn::http1::Builder::new();
-    http1
+    // HTTP/1.1, and HTTP/2 with prior knowledge (h2c: native gRPC clients).
+    let mut http = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    http.http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
         .keep_alive(true);
+    http.http2().timer(TokioTimer::new());
     loop {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => match p {
@@ -223,11 +225,12 @@ pub async fn run(
         };
         let _ = stream.set_nodelay(true);
         let router = router.clone();
-        let http1 = http1.clone();
+        let http = http.clone();
         let stop = ct.clone();
         let idle = limits.idle_timeout;
+        let first = limits.header_read_timeout;
         tokio::spawn(async move {
-            serve_connection(stream, router, http1, idle, stop).await;
+            serve_connection(stream, router, http, (first, idle), stop).await;
             drop(permit);
         });
     }
@@ -253,15 +256,20 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 async fn serve_connection(
     stream: TcpStream,
     router: Router,
-    http1: hyper::server::conn::http1::Builder,
-    idle: Duration,
+    http: hyper_util::server::conn::auto::Builder<TokioExecutor>,
+    // The first byte must come within the header-read timeout (the protocol
+    // is sniffed from it, before HTTP/1's own header timer starts); then no
+    // byte may be quiet for longer than the idle timeout.
+    (first, idle): (Duration, Duration),
     stop: CancellationToken,
 ) {
     let epoch = Instant::now();
     let last = Arc::new(AtomicU64::new(0));
+    let read_any = Arc::new(AtomicBool::new(false));
     let io = Watched {
         io: stream,
         last: last.clone(),
+        read_any: read_any.clone(),
         epoch,
     };
     let service =
@@ -269,26 +277,31 @@ async fn serve_connection(
             let router = router.clone();
             async move { router.oneshot(request.map(axum::body::Body::new)).await }
         });
-    let conn = http1
-        .serve_connection(TokioIo::new(io), service)
-        .with_upgrades();
+    let conn = http.serve_connection_with_upgrades(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);
     let mut stopping = false;
     loop {
         let quiet = Duration::from_millis(
             (epoch.elapsed().as_millis() as u64).saturating_sub(last.load(Ordering::Relaxed)),
         );
-        if quiet >= idle {
+        let waited = epoch.elapsed();
+        let silent = !read_any.load(Ordering::Relaxed);
+        if quiet >= idle || (silent && waited >= first) {
             // Dropping the connection closes the socket.
             return;
         }
+        let wake = if silent {
+            (idle - quiet).min(first - waited)
+        } else {
+            idle - quiet
+        };
         tokio::select! {
             _ = conn.as_mut() => return,
             _ = stop.cancelled(), if !stopping => {
                 stopping = true;
                 conn.as_mut().graceful_shutdown();
             }
-            _ = tokio::time::sleep(idle - quiet) => {}
+            _ = tokio::time::sleep(wake) => {}
         }
     }
 }
@@ -298,6 +311,8 @@ struct Watched {
     io: TcpStream,
     /// Milliseconds since `epoch` of the last read or write.
     last: Arc<AtomicU64>,
+    /// Set once the peer has sent a byte.
+    read_any: Arc<AtomicBool>,
     epoch: Instant,
 }
 
@@ -319,6 +334,7 @@ impl AsyncRead for Watched {
         let poll = Pin::new(&mut this.io).poll_read(cx, buf);
         if matches!(poll, Poll::Ready(Ok(()))) && buf.filled().len() > before {
             this.touch();
+            this.read_any.store(true, Ordering::Relaxed);
         }
         poll
     }
