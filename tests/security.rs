@@ -104,6 +104,34 @@ fn a_body_id_never_rewrites_an_entitys_identity() {
     assert_eq!(reply["result"], json!({}), "{reply}");
 }
 
+/// The same on the routes the app model answers (dev-b's order updates and
+/// product creates are not served by the state's plans).
+#[test]
+fn app_model_writes_keep_identities_too() {
+    let server = Server::start(&fixture("dev-b.har"), &[]);
+    let target = format!("{}/ord-001", records("orders"));
+    let before = server.get(&target).json();
+    for id in [json!("zzz"), json!({"x": 1})] {
+        let r = server.send("PATCH", &target, Some(&json!({"data": {"id": id}})));
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "id_mismatch");
+    }
+    assert_eq!(server.get(&target).json(), before);
+    let r = server.send(
+        "PATCH",
+        &target,
+        Some(&json!({"data": {"id": "ord-001", "status": "shipped"}})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["data"]["id"], "ord-001");
+    let r = server.send(
+        "POST",
+        &records("products"),
+        Some(&json!({"data": {"id": {"x": 1}, "name": "Odd"}})),
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+}
+
 #[test]
 fn updates_validate_their_body_shape_the_same_on_every_route() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
