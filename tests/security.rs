@@ -619,3 +619,61 @@ fn an_unknown_method_at_a_known_path_answers_405_where_the_app_did() {
     let r = common::http(server.addr, "PUT", "/nothing/here", &[], None);
     assert_eq!(r.status, 404);
 }
+
+#[test]
+fn each_surface_has_its_body_limit() {
+    let server = Server::start(
+        &fixture("dev-a.har"),
+        &[
+            "--app-body-limit",
+            "64",
+            "--data-plane-body-limit",
+            "128",
+            "--mcp-body-limit",
+            "96",
+        ],
+    );
+    let big = |n: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"data/get","params":{{"x":"{}"}}}}"#,
+            "a".repeat(n)
+        )
+    };
+    let target = format!("{}/prod-001", records("products"));
+    let r = server.send(
+        "PATCH",
+        &target,
+        Some(&json!({"data": {"note": "a".repeat(100)}})),
+    );
+    assert_eq!(r.status, 413);
+    let r = post_json(&server, "/agentenv", &[], &big(100));
+    assert_eq!(r.status, 413);
+    let r = post_json(&server, "/agentenv", &[], &big(10));
+    assert_eq!(r.status, 200);
+    let r = post_json(&server, "/mcp", &[ACCEPT], &big(100));
+    assert_eq!(r.status, 413);
+}
+
+#[test]
+fn connection_flags_are_checked() {
+    for args in [
+        ["--idle-timeout", "0"],
+        ["--header-read-timeout", "-1"],
+        ["--max-connections", "0"],
+        ["--cors", "ftp://x.example"],
+    ] {
+        let out = std::process::Command::new(common::rea())
+            .arg("environment-serve")
+            .arg(fixture("dev-a.har"))
+            .args(["--port", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("invalid_argument") || err.contains(args[0]),
+            "{args:?}: {err}"
+        );
+    }
+}

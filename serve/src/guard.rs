@@ -32,7 +32,10 @@ pub(crate) enum Surface {
 
 impl Surface {
     pub(crate) fn of(path: &str) -> Surface {
-        let under = |root: &str| path == root || path.starts_with(&format!("{root}/"));
+        let under = |root: &str| {
+            path.strip_prefix(root)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
         if path == "/agentenv" || path == "/.well-known/agent-env.json" {
             Surface::DataPlane
         } else if under("/mcp") {
