@@ -572,7 +572,8 @@ fn head_answers_every_get_route_without_a_body() {
     }
 }
 
-/// A capture of a small API that answered one unknown method with 405.
+/// A capture of a small API, called from a page on `https://shop.example`,
+/// that answered one unknown method with 405.
 fn har_with_405(dir: &std::path::Path) -> std::path::PathBuf {
     let entry = |method: &str, url: &str, status: u16, body: &str, extra: Vec<Value>| {
         let mut headers = vec![json!({"name": "Content-Type", "value": "application/json"})];
@@ -580,7 +581,8 @@ fn har_with_405(dir: &std::path::Path) -> std::path::PathBuf {
         json!({
             "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
             "request": {"method": method, "url": url, "httpVersion": "HTTP/1.1",
-                "cookies": [], "headers": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+                "cookies": [], "headers": [{"name": "Origin", "value": "https://shop.example"}],
+                "queryString": [], "headersSize": -1, "bodySize": 0},
             "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
                 "headers": headers,
                 "content": {"size": body.len(), "mimeType": "application/json", "text": body},
@@ -676,4 +678,31 @@ fn connection_flags_are_checked() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// A replayed session sends the recording's own page origin: the app's paths
+/// take it (it is the app's, not a foreign site's); the data plane does not.
+#[test]
+fn the_recordings_own_origins_reach_the_apps_paths_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&har_with_405(dir.path()), &[]);
+    for origin in ["https://shop.example", "http://api.test"] {
+        let r = common::http(server.addr, "GET", "/items/1", &[("Origin", origin)], None);
+        assert_eq!(r.status, 200, "{origin}: {}", r.text());
+    }
+    let r = common::http(
+        server.addr,
+        "GET",
+        "/items/1",
+        &[("Origin", "https://evil.example")],
+        None,
+    );
+    assert_eq!(r.status, 403);
+    let r = post_json(
+        &server,
+        "/agentenv",
+        &[("Origin", "https://shop.example")],
+        r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#,
+    );
+    assert_eq!(r.status, 403);
 }

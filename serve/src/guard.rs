@@ -3,7 +3,8 @@
 //! listener answers only loopback `Host` headers; a browser `Origin` that is
 //! neither the server's own nor on loopback is refused, unless CORS allows
 //! it on the app's paths (where this layer also answers preflights and adds
-//! the CORS headers); `POST /agentenv` must say `application/json`.
+//! the CORS headers) or it is one of the app's own recorded origins (on the
+//! app's paths only); `POST /agentenv` must say `application/json`.
 //! docs/security.md describes the rules.
 
 use crate::cors::{is_preflight, Cors, METHODS};
@@ -188,7 +189,8 @@ pub(crate) async fn check(
     if let Some(value) = headers.get(header::ORIGIN) {
         let origin = value.to_str().unwrap_or("null");
         let cors_allowed = surface == Surface::App && guard.cors.allows(origin);
-        if !cors_allowed && !origin_trusted(origin, host) {
+        let app_origin = surface == Surface::App && guard.env.observed().is_app_origin(origin);
+        if !cors_allowed && !app_origin && !origin_trusted(origin, host) {
             return refuse(
                 surface,
                 StatusCode::FORBIDDEN,
