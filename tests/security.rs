@@ -205,6 +205,30 @@ fn a_cross_site_page_cannot_change_the_world() {
         None,
     );
     assert_eq!(r.status, 403);
+    // An `<img>` from another site sends no Origin, but says it is cross-site.
+    let r = common::http(
+        server.addr,
+        "GET",
+        "/.well-known/agent-env.json",
+        &[
+            ("Sec-Fetch-Site", "cross-site"),
+            ("Sec-Fetch-Mode", "no-cors"),
+        ],
+        None,
+    );
+    assert_eq!(r.status, 403);
+    // A link followed from another site is a navigation, and may read.
+    let r = common::http(
+        server.addr,
+        "GET",
+        &records("products"),
+        &[
+            ("Sec-Fetch-Site", "cross-site"),
+            ("Sec-Fetch-Mode", "navigate"),
+        ],
+        None,
+    );
+    assert_eq!(r.status, 200);
     assert_eq!(server.data(), before);
     // A page on loopback (a local front end) is not foreign.
     let r = post_json(

@@ -210,6 +210,11 @@ impl Cors {
         cors
     }
 
+    /// Whether every origin may reach the app's paths (`*`).
+    pub(crate) fn allows_any(&self) -> bool {
+        self.any
+    }
+
     /// Whether cross-origin requests from `origin` may reach the app's paths.
     pub(crate) fn allows(&self, origin: &str) -> bool {
         if self.any {

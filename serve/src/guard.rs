@@ -201,6 +201,17 @@ pub(crate) async fn check(
         if cors_allowed {
             cross_origin = Some(origin.to_string());
         }
+    } else if cross_site_without_origin(request.method(), headers)
+        && !(surface == Surface::App && guard.cors.allows_any())
+    {
+        // An `<img>`, `<script>` or prefetch from another site: no Origin,
+        // but the browser says where it came from.
+        return refuse(
+            surface,
+            StatusCode::FORBIDDEN,
+            "origin_not_allowed",
+            "a cross-site request from a web page (Sec-Fetch-Site: cross-site) is refused; only a top-level GET navigation may come from another site".to_string(),
+        );
     }
     if surface == Surface::DataPlane
         && request.method() == Method::POST
@@ -234,6 +245,19 @@ pub(crate) async fn check(
         guard.cors.decorate(origin, response.headers_mut());
     }
     response
+}
+
+/// A browser request from another site that carries no `Origin`
+/// (`Sec-Fetch-Site: cross-site`), other than a top-level GET/HEAD navigation.
+fn cross_site_without_origin(method: &Method, headers: &HeaderMap) -> bool {
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if !site.is_some_and(|s| s.eq_ignore_ascii_case("cross-site")) {
+        return false;
+    }
+    let mode = headers.get("sec-fetch-mode").and_then(|v| v.to_str().ok());
+    let navigation = mode.is_some_and(|m| m.eq_ignore_ascii_case("navigate"))
+        && (method == Method::GET || method == Method::HEAD);
+    !navigation
 }
 
 /// `application/json`, with or without parameters.
