@@ -104,6 +104,34 @@ fn a_body_id_never_rewrites_an_entitys_identity() {
     assert_eq!(reply["result"], json!({}), "{reply}");
 }
 
+/// The same on the routes the app model answers (dev-b's order updates and
+/// product creates are not served by the state's plans).
+#[test]
+fn app_model_writes_keep_identities_too() {
+    let server = Server::start(&fixture("dev-b.har"), &[]);
+    let target = format!("{}/ord-001", records("orders"));
+    let before = server.get(&target).json();
+    for id in [json!("zzz"), json!({"x": 1})] {
+        let r = server.send("PATCH", &target, Some(&json!({"data": {"id": id}})));
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "id_mismatch");
+    }
+    assert_eq!(server.get(&target).json(), before);
+    let r = server.send(
+        "PATCH",
+        &target,
+        Some(&json!({"data": {"id": "ord-001", "status": "shipped"}})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["data"]["id"], "ord-001");
+    let r = server.send(
+        "POST",
+        &records("products"),
+        Some(&json!({"data": {"id": {"x": 1}, "name": "Odd"}})),
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+}
+
 #[test]
 fn updates_validate_their_body_shape_the_same_on_every_route() {
     let server = Server::start(&fixture("dev-a.har"), &[]);
@@ -177,6 +205,30 @@ fn a_cross_site_page_cannot_change_the_world() {
         None,
     );
     assert_eq!(r.status, 403);
+    // An `<img>` from another site sends no Origin, but says it is cross-site.
+    let r = common::http(
+        server.addr,
+        "GET",
+        "/.well-known/agent-env.json",
+        &[
+            ("Sec-Fetch-Site", "cross-site"),
+            ("Sec-Fetch-Mode", "no-cors"),
+        ],
+        None,
+    );
+    assert_eq!(r.status, 403);
+    // A link followed from another site is a navigation, and may read.
+    let r = common::http(
+        server.addr,
+        "GET",
+        &records("products"),
+        &[
+            ("Sec-Fetch-Site", "cross-site"),
+            ("Sec-Fetch-Mode", "navigate"),
+        ],
+        None,
+    );
+    assert_eq!(r.status, 200);
     assert_eq!(server.data(), before);
     // A page on loopback (a local front end) is not foreign.
     let r = post_json(
@@ -544,7 +596,8 @@ fn head_answers_every_get_route_without_a_body() {
     }
 }
 
-/// A capture of a small API that answered one unknown method with 405.
+/// A capture of a small API, called from a page on `https://shop.example`,
+/// that answered one unknown method with 405.
 fn har_with_405(dir: &std::path::Path) -> std::path::PathBuf {
     let entry = |method: &str, url: &str, status: u16, body: &str, extra: Vec<Value>| {
         let mut headers = vec![json!({"name": "Content-Type", "value": "application/json"})];
@@ -552,7 +605,8 @@ fn har_with_405(dir: &std::path::Path) -> std::path::PathBuf {
         json!({
             "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
             "request": {"method": method, "url": url, "httpVersion": "HTTP/1.1",
-                "cookies": [], "headers": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+                "cookies": [], "headers": [{"name": "Origin", "value": "https://shop.example"}],
+                "queryString": [], "headersSize": -1, "bodySize": 0},
             "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
                 "headers": headers,
                 "content": {"size": body.len(), "mimeType": "application/json", "text": body},
@@ -590,4 +644,89 @@ fn an_unknown_method_at_a_known_path_answers_405_where_the_app_did() {
     // An unknown path stays rea's own 404.
     let r = common::http(server.addr, "PUT", "/nothing/here", &[], None);
     assert_eq!(r.status, 404);
+}
+
+#[test]
+fn each_surface_has_its_body_limit() {
+    let server = Server::start(
+        &fixture("dev-a.har"),
+        &[
+            "--app-body-limit",
+            "64",
+            "--data-plane-body-limit",
+            "128",
+            "--mcp-body-limit",
+            "96",
+        ],
+    );
+    let big = |n: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"data/get","params":{{"x":"{}"}}}}"#,
+            "a".repeat(n)
+        )
+    };
+    let target = format!("{}/prod-001", records("products"));
+    let r = server.send(
+        "PATCH",
+        &target,
+        Some(&json!({"data": {"note": "a".repeat(100)}})),
+    );
+    assert_eq!(r.status, 413);
+    let r = post_json(&server, "/agentenv", &[], &big(100));
+    assert_eq!(r.status, 413);
+    let r = post_json(&server, "/agentenv", &[], &big(10));
+    assert_eq!(r.status, 200);
+    let r = post_json(&server, "/mcp", &[ACCEPT], &big(100));
+    assert_eq!(r.status, 413);
+}
+
+#[test]
+fn connection_flags_are_checked() {
+    for args in [
+        ["--idle-timeout", "0"],
+        ["--header-read-timeout", "-1"],
+        ["--max-connections", "0"],
+        ["--cors", "ftp://x.example"],
+    ] {
+        let out = std::process::Command::new(common::rea())
+            .arg("environment-serve")
+            .arg(fixture("dev-a.har"))
+            .args(["--port", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("invalid_argument") || err.contains(args[0]),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A replayed session sends the recording's own page origin: the app's paths
+/// take it (it is the app's, not a foreign site's); the data plane does not.
+#[test]
+fn the_recordings_own_origins_reach_the_apps_paths_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&har_with_405(dir.path()), &[]);
+    for origin in ["https://shop.example", "http://api.test"] {
+        let r = common::http(server.addr, "GET", "/items/1", &[("Origin", origin)], None);
+        assert_eq!(r.status, 200, "{origin}: {}", r.text());
+    }
+    let r = common::http(
+        server.addr,
+        "GET",
+        "/items/1",
+        &[("Origin", "https://evil.example")],
+        None,
+    );
+    assert_eq!(r.status, 403);
+    let r = post_json(
+        &server,
+        "/agentenv",
+        &[("Origin", "https://shop.example")],
+        r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#,
+    );
+    assert_eq!(r.status, 403);
 }

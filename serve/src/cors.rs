@@ -84,6 +84,10 @@ pub struct Observed {
     pub allow_headers: Vec<String>,
     /// A recorded `405` answer: content type and body.
     pub method_not_allowed: Option<(Option<String>, Vec<u8>)>,
+    /// The app's own origins: those of the recorded request URLs and of the
+    /// pages that sent them (recorded `Origin` headers). A replayed session
+    /// sends them; they are the app's, not a foreign site's.
+    pub app_origins: Vec<String>,
 }
 
 fn push_tokens(into: &mut Vec<String>, value: &str) {
@@ -123,6 +127,11 @@ impl Observed {
                     _ => {}
                 }
             }
+            if let Some(o) = r.origin.as_deref().and_then(normalize_origin) {
+                if !out.app_origins.contains(&o) {
+                    out.app_origins.push(o);
+                }
+            }
             if r.status == Some(405) && out.method_not_allowed.is_none() {
                 let body = match &r.response_body {
                     RecordedBody::None => Vec::new(),
@@ -133,6 +142,40 @@ impl Observed {
             }
         }
         out
+    }
+}
+
+impl Observed {
+    /// Adds the recorded requests' `Origin` headers (Evidence
+    /// `records[].reported.request.headers`) to the app's own origins.
+    pub fn with_request_origins(mut self, evidence: &serde_json::Value) -> Observed {
+        let records = evidence.get("records").and_then(|r| r.as_array());
+        for record in records.into_iter().flatten() {
+            let headers = record
+                .pointer("/reported/request/headers")
+                .and_then(|h| h.as_array());
+            for h in headers.into_iter().flatten() {
+                let named = h
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .is_some_and(|n| n.eq_ignore_ascii_case("origin"));
+                let origin = h
+                    .get("value")
+                    .and_then(|v| v.as_str())
+                    .and_then(normalize_origin);
+                if let (true, Some(o)) = (named, origin) {
+                    if !self.app_origins.contains(&o) {
+                        self.app_origins.push(o);
+                    }
+                }
+            }
+        }
+        self
+    }
+
+    /// Whether `origin` is one of the app's own (see `app_origins`).
+    pub(crate) fn is_app_origin(&self, origin: &str) -> bool {
+        normalize_origin(origin).is_some_and(|o| self.app_origins.contains(&o))
     }
 }
 
@@ -165,6 +208,11 @@ impl Cors {
             }
         }
         cors
+    }
+
+    /// Whether every origin may reach the app's paths (`*`).
+    pub(crate) fn allows_any(&self) -> bool {
+        self.any
     }
 
     /// Whether cross-origin requests from `origin` may reach the app's paths.

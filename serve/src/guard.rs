@@ -3,7 +3,8 @@
 //! listener answers only loopback `Host` headers; a browser `Origin` that is
 //! neither the server's own nor on loopback is refused, unless CORS allows
 //! it on the app's paths (where this layer also answers preflights and adds
-//! the CORS headers); `POST /agentenv` must say `application/json`.
+//! the CORS headers) or it is one of the app's own recorded origins (on the
+//! app's paths only); `POST /agentenv` must say `application/json`.
 //! docs/security.md describes the rules.
 
 use crate::cors::{is_preflight, Cors, METHODS};
@@ -32,7 +33,10 @@ pub(crate) enum Surface {
 
 impl Surface {
     pub(crate) fn of(path: &str) -> Surface {
-        let under = |root: &str| path == root || path.starts_with(&format!("{root}/"));
+        let under = |root: &str| {
+            path.strip_prefix(root)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
         if path == "/agentenv" || path == "/.well-known/agent-env.json" {
             Surface::DataPlane
         } else if under("/mcp") {
@@ -185,7 +189,8 @@ pub(crate) async fn check(
     if let Some(value) = headers.get(header::ORIGIN) {
         let origin = value.to_str().unwrap_or("null");
         let cors_allowed = surface == Surface::App && guard.cors.allows(origin);
-        if !cors_allowed && !origin_trusted(origin, host) {
+        let app_origin = surface == Surface::App && guard.env.observed().is_app_origin(origin);
+        if !cors_allowed && !app_origin && !origin_trusted(origin, host) {
             return refuse(
                 surface,
                 StatusCode::FORBIDDEN,
@@ -196,6 +201,17 @@ pub(crate) async fn check(
         if cors_allowed {
             cross_origin = Some(origin.to_string());
         }
+    } else if cross_site_without_origin(request.method(), headers)
+        && !(surface == Surface::App && guard.cors.allows_any())
+    {
+        // An `<img>`, `<script>` or prefetch from another site: no Origin,
+        // but the browser says where it came from.
+        return refuse(
+            surface,
+            StatusCode::FORBIDDEN,
+            "origin_not_allowed",
+            "a cross-site request from a web page (Sec-Fetch-Site: cross-site) is refused; only a top-level GET navigation may come from another site".to_string(),
+        );
     }
     if surface == Surface::DataPlane
         && request.method() == Method::POST
@@ -229,6 +245,19 @@ pub(crate) async fn check(
         guard.cors.decorate(origin, response.headers_mut());
     }
     response
+}
+
+/// A browser request from another site that carries no `Origin`
+/// (`Sec-Fetch-Site: cross-site`), other than a top-level GET/HEAD navigation.
+fn cross_site_without_origin(method: &Method, headers: &HeaderMap) -> bool {
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if !site.is_some_and(|s| s.eq_ignore_ascii_case("cross-site")) {
+        return false;
+    }
+    let mode = headers.get("sec-fetch-mode").and_then(|v| v.to_str().ok());
+    let navigation = mode.is_some_and(|m| m.eq_ignore_ascii_case("navigate"))
+        && (method == Method::GET || method == Method::HEAD);
+    !navigation
 }
 
 /// `application/json`, with or without parameters.

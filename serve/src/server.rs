@@ -209,9 +209,9 @@ pub async fn run(
             },
             _ = ct.cancelled() => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of descriptors or a connection reset before accept:
                     // wait a moment rather than spin.
@@ -230,7 +230,7 @@ pub async fn run(
         let idle = limits.idle_timeout;
         let first = limits.header_read_timeout;
         tokio::spawn(async move {
-            serve_connection(stream, router, http, (first, idle), stop).await;
+            serve_connection(stream, peer, router, http, (first, idle), stop).await;
             drop(permit);
         });
     }
@@ -255,6 +255,7 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 /// down gracefully when `stop` is cancelled.
 async fn serve_connection(
     stream: TcpStream,
+    peer: std::net::SocketAddr,
     router: Router,
     http: hyper_util::server::conn::auto::Builder<TokioExecutor>,
     // The first byte must come within the header-read timeout (the protocol
@@ -275,7 +276,12 @@ async fn serve_connection(
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let router = router.clone();
-            async move { router.oneshot(request.map(axum::body::Body::new)).await }
+            let mut request = request.map(axum::body::Body::new);
+            // As `axum::serve` with connect info: handlers may ask for the peer.
+            request
+                .extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
+            async move { router.oneshot(request).await }
         });
     let conn = http.serve_connection_with_upgrades(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);

@@ -138,7 +138,7 @@ fn build(
         ));
     }
     let records = records_of(&evidence);
-    let observed = crate::cors::Observed::of(&records);
+    let observed = crate::cors::Observed::of(&records).with_request_origins(&evidence);
     progress(&format!(
         "decoded {} records; deriving the environment manifest",
         records.len()

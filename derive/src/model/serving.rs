@@ -1277,6 +1277,16 @@ impl ServingModel {
             .map(|k| k.entity_member.clone())
             .unwrap_or_else(|| "/id".into());
         let id_member = key_member.rsplit('/').next().unwrap_or("id").to_string();
+        if let Some(v) = sent
+            .get(&id_member)
+            .filter(|v| !v.is_string() && !v.is_number())
+        {
+            return Some(rea_refusal(
+                "invalid_id",
+                format!("`{id_member}` must be a string or a number"),
+                serde_json::json!({"member": id_member, "sent": v}),
+            ));
+        }
         let mut entity = sent.clone();
         // The key: the client's when it sent one, else a new one of the kind
         // the recording's creates used.
@@ -1605,6 +1615,9 @@ impl ServingModel {
         })?;
         let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
         let sent = unwrap(body, w)?;
+        if let Some(refusal) = identity_refusal(r.resource, &id, &sent) {
+            return Some(refusal);
+        }
         let found = self.find(world, r, &id);
         let (key, mut entity, status) = match found {
             Some((k, e)) => (k, e, 200),
@@ -2142,6 +2155,44 @@ fn unwrap(body: &Value, w: &WriteSemantics) -> Option<Map<String, Value>> {
     match &w.request_envelope {
         Some(env) => body.get(env)?.as_object().cloned(),
         None => body.as_object().cloned(),
+    }
+}
+
+/// A write never changes an entity's identity through its body: a sent
+/// segment key other than the path's id answers rea's `400 id_mismatch`
+/// (as the engine's `apply` does), changing nothing.
+fn identity_refusal(r: &Resource, id: &str, sent: &Map<String, Value>) -> Option<Served> {
+    for key in r.keys.iter().filter(|k| k.location == "segment") {
+        let Some(member) = key.entity_member.strip_prefix('/') else {
+            continue;
+        };
+        let Some(value) = sent.get(member) else {
+            continue;
+        };
+        let same = match value {
+            Value::String(s) => s == id,
+            Value::Number(n) => n.to_string() == id,
+            _ => false,
+        };
+        if !same {
+            return Some(rea_refusal(
+                "id_mismatch",
+                format!("the body's `{member}` differs from the path's: a write never changes an entity's identity"),
+                serde_json::json!({"member": member, "path": id, "sent": value}),
+            ));
+        }
+    }
+    None
+}
+
+/// rea's own `400` (`{"error", "message", "details"}`), nothing changed.
+fn rea_refusal(code: &str, message: String, details: Value) -> Served {
+    Served {
+        status: 400,
+        content_type: "application/json".to_string(),
+        body: Some(serde_json::json!({"error": code, "message": message, "details": details})),
+        applied: false,
+        basis: "identity",
     }
 }
 
