@@ -499,7 +499,7 @@ mod tests {
         assert_eq!(store.entries.len(), RETAINED_LIMIT);
         assert!(store.get(&ids[0]).is_none() && store.get(&ids[1]).is_none());
         let last = ids.last().unwrap();
-        assert_eq!(store.get(last).unwrap()["n"], RETAINED_LIMIT + 1);
+        assert_eq!(store.get(last).unwrap().0["n"], RETAINED_LIMIT + 1);
         for id in &ids {
             assert!(id.len() == 15 && id.starts_with("ev_"), "{id}");
         }

@@ -10,6 +10,7 @@ use std::path::Path;
 /// `name` is what the process environment says (`ENVIRONMENT_NAME`).
 /// Entries that fail validation are left out and returned (none with
 /// `strict`, which refuses the capture instead).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     capture: &Path,
     format: Option<&str>,

@@ -1197,7 +1197,8 @@ fn schema_driven_groups_nest_their_fields() {
         })
     })
     .unwrap();
-    let rows: Vec<(u64, Option<u64>, u32, Option<&str>, Option<&str>)> = response_fields(&e)
+    type Row<'a> = (u64, Option<u64>, u32, Option<&'a str>, Option<&'a str>);
+    let rows: Vec<Row> = response_fields(&e)
         .iter()
         .map(|f| {
             (
