@@ -1232,3 +1232,44 @@ fn schema_driven_groups_nest_their_fields() {
         .all(|f| f.parent_field_id.is_none() && f.depth == 0));
     assert_eq!(response_fields(&flat).len(), 8);
 }
+
+/// Native mitmproxy flows: their exact request and response bytes decode
+/// (the request bytes the HAR export wrote as lossy text among them), the
+/// gRPC path names the method under the descriptor, and gRPC-compressed
+/// frames stay unknown.
+#[test]
+fn native_mitmproxy_bodies_decode_with_and_without_the_descriptor() {
+    let mut r = request(fixture("grpc-native.mitm"), &[0, 4, 7]);
+    r.format = "mitmproxy".into();
+    let plain = inspect_web_network_capture(&r).unwrap();
+    let f = facet(&plain);
+    assert_eq!(f.bodies.len(), 6);
+    let body = |ordinal: u64, direction: &str| {
+        f.bodies
+            .iter()
+            .find(|b| b.record_ordinal == ordinal && b.direction == direction)
+            .unwrap()
+    };
+    assert_eq!(body(0, "response").pointer, "/0/response/content");
+    assert_eq!(body(0, "response").status, "decoded");
+    assert_eq!(
+        body(0, "request").grpc_path.as_deref(),
+        Some("/rea.fixture.catalogue.v1.Catalogue/GetProduct")
+    );
+    assert_eq!(body(4, "response").status, "unknown");
+    // Record 7: four client-streaming frames, one holding sint32 INT32_MIN
+    // (a 5-byte varint the HAR export mangled).
+    assert_eq!(body(7, "request").status, "decoded");
+    assert_eq!(body(7, "request").frame_count, 4);
+    let with = inspect_web_network_capture(&with_schema(r, fixture("api.pb"), None)).unwrap();
+    let deltas: Vec<&Value> = facet(&with)
+        .fields
+        .iter()
+        .filter(|x| x.record_ordinal == 7 && x.schema_name.as_deref() == Some("delta"))
+        .filter_map(|x| x.schema_value.as_ref())
+        .collect();
+    assert_eq!(
+        deltas,
+        [&json!(5), &json!(-3), &json!(-2147483648), &json!(7)]
+    );
+}
