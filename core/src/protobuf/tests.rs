@@ -640,22 +640,29 @@ fn fixtures_decode_with_goldens() {
         "/../tests/golden/formats/protobuf"
     ));
     let mut mismatches = Vec::new();
-    for (name, count) in [
-        ("grpc-native.har", 9u64),
-        ("grpc-web.har", 8),
-        ("protobuf-http1.har", 2),
+    for (name, count, format, stem) in [
+        ("grpc-native.har", 9u64, "har", "grpc-native"),
+        ("grpc-web.har", 8, "har", "grpc-web"),
+        ("protobuf-http1.har", 2, "har", "protobuf-http1"),
+        ("grpc-native.mitm", 9, "mitmproxy", "grpc-native-mitm"),
+        ("grpc-web.mitm", 8, "mitmproxy", "grpc-web-mitm"),
+        ("protobuf-http1.mitm", 2, "mitmproxy", "protobuf-http1-mitm"),
     ] {
         for schema in [false, true] {
             let all: Vec<u64> = (0..count).collect();
             let mut r = request(PathBuf::from("../tests/fixtures/formats").join(name), &all);
+            r.format = format.into();
             if schema {
                 r = with_schema(r, PathBuf::from("../tests/fixtures/formats/api.pb"), None);
             }
-            if schema && name == "protobuf-http1.har" {
+            if schema && name.starts_with("protobuf-http1") {
                 // Not a gRPC path: name the responses and their type.
                 r.protobuf.body_pointers = Some(
                     (0..count)
-                        .map(|i| format!("/log/entries/{i}/response/content/text"))
+                        .map(|i| match format {
+                            "har" => format!("/log/entries/{i}/response/content/text"),
+                            _ => format!("/{i}/response/content"),
+                        })
                         .collect(),
                 );
                 r.protobuf.schema.as_mut().unwrap().message_type =
@@ -665,8 +672,7 @@ fn fixtures_decode_with_goldens() {
             let mut text = serde_json::to_string_pretty(facet(&e)).unwrap();
             text.push('\n');
             let golden = golden_dir.join(format!(
-                "{}{}.protobuf.json",
-                name.trim_end_matches(".har"),
+                "{stem}{}.protobuf.json",
                 if schema { "-schema" } else { "" }
             ));
             if update {
