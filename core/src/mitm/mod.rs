@@ -163,7 +163,6 @@ pub fn inspect(
     let mut limitations = limitations(retained, total, request.capture_timeout_ms);
     // Selected flows only: their protobuf and gRPC bodies (the flows' own
     // bytes; a content coding leaves them opaque).
-    let mut redactions = redactions;
     let (protobuf, protobuf_failure) = match &request.record_ordinals {
         None => (None, None),
         Some(_) => match crate::protobuf::decode_selected(
