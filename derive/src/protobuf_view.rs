@@ -300,7 +300,7 @@ pub(crate) fn protobuf_page_budgeted(
             .map(|(i, _)| i)
             .collect()
     };
-    let indices: Vec<usize> = match cache.as_deref_mut() {
+    let indices: Vec<usize> = match cache {
         Some(c) if view.collection == "fields" => {
             let (text, size) = selector(view);
             if size > all.len() {

@@ -160,7 +160,29 @@ pub fn inspect(
         crate::inspect::artifact(request, &snapshot, declared, &mut explanations);
     let retained = records.len() as u64;
     let values = &request.sensitive_values;
-    Ok(Evidence {
+    let mut limitations = limitations(retained, total, request.capture_timeout_ms);
+    // Selected flows only: their protobuf and gRPC bodies (the flows' own
+    // bytes; a content coding leaves them opaque).
+    let (protobuf, protobuf_failure) = match &request.record_ordinals {
+        None => (None, None),
+        Some(_) => match crate::protobuf::decode_selected(
+            &mut records,
+            &mut redactions,
+            &mut limitations,
+            &request.protobuf,
+            declared,
+            snapshot.bytes.len(),
+            deadline,
+        ) {
+            Ok(facet) => (Some(facet), None),
+            Err(crate::protobuf::Failure::SourceUnchecked(e)) => return Err(e),
+            Err(crate::protobuf::Failure::AfterSourcePass(e)) => {
+                limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
+                (None, Some(e))
+            }
+        },
+    };
+    let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),
         subject,
@@ -188,14 +210,18 @@ pub fn inspect(
         },
         records,
         redactions,
-        limitations: limitations(retained, total, request.capture_timeout_ms)
-            .iter()
-            .map(|t| scrub_text(t, values))
-            .collect(),
+        limitations: limitations.iter().map(|t| scrub_text(t, values)).collect(),
         explanations: explanations.iter().map(|t| scrub_text(t, values)).collect(),
         qlog: None,
-        protobuf: None,
-    })
+        protobuf,
+    };
+    match protobuf_failure {
+        Some(e) => Err(match serde_json::to_value(&evidence) {
+            Ok(partial) => e.detail("partial_evidence", partial),
+            Err(_) => e,
+        }),
+        None => Ok(evidence),
+    }
 }
 
 fn limitations(retained: u64, total: u64, timeout_ms: u64) -> Vec<String> {

@@ -66,18 +66,23 @@ fn essence(value: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// The values of a header: HAR/SAZ `{name, value}` objects, or native
+/// mitmproxy `[name, value]` pairs.
 fn header_values<'a>(message: &'a Value, name: &str) -> Vec<&'a Value> {
+    let pair = |h: &'a Value| -> Option<(&'a Value, &'a Value)> {
+        match h {
+            Value::Array(p) if p.len() == 2 => Some((&p[0], &p[1])),
+            _ => Some((h.get("name")?, h.get("value")?)),
+        }
+    };
     message
         .get("headers")
         .and_then(Value::as_array)
         .map(|hs| {
             hs.iter()
-                .filter(|h| {
-                    h.get("name")
-                        .and_then(Value::as_str)
-                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
-                })
-                .filter_map(|h| h.get("value"))
+                .filter_map(pair)
+                .filter(|(n, _)| n.as_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+                .map(|(_, v)| v)
                 .collect()
         })
         .unwrap_or_default()
@@ -203,10 +208,57 @@ fn locate_saz(record: &Record) -> Vec<Body> {
     out
 }
 
+/// The request and response bodies of one native mitmproxy flow: each
+/// message's `content` (upstream-assembled, never transfer-coded), its
+/// bytes the base64 sidecar or the exact UTF-8 text.
+fn locate_mitm(record: &Record) -> Vec<Body> {
+    let base = format!("{}/{}", crate::mitm::RECORDS_POINTER, record.ordinal);
+    let entry = &record.reported;
+    let grpc_path = entry
+        .pointer("/request/path")
+        .and_then(Value::as_str)
+        .and_then(target_path);
+    let mut out = Vec::new();
+    for direction in ["request", "response"] {
+        let Some(message) = entry.get(direction).filter(|m| m.is_object()) else {
+            continue;
+        };
+        let pointer = format!("{base}/{direction}/content");
+        let sidecar = record.binary_fields.iter().find(|f| f.pointer == pointer);
+        let bytes = match (sidecar, message.get("content")) {
+            (Some(f), _) if f.base64.is_some() => f.base64.as_deref().and_then(decode_canonical),
+            (Some(_), Some(Value::String(t))) => Some(t.as_bytes().to_vec()),
+            _ => None,
+        };
+        let coding = coding_problem(message);
+        out.push(Body {
+            record_ordinal: record.ordinal,
+            record_base: base.clone(),
+            excluded: bytes.is_none(),
+            pointer,
+            direction,
+            mime: mime(message, None),
+            coding_unresolved: coding.is_some(),
+            coding_problem: coding,
+            bytes,
+            bytes_problem: None,
+            grpc_path: grpc_path.clone(),
+        });
+    }
+    out
+}
+
 /// The request and response bodies of one retained record.
 pub fn locate(record: &Record) -> Vec<Body> {
     if matches!(record.location, Location::ArchiveMembers { .. }) {
         return locate_saz(record);
+    }
+    if matches!(
+        record.location,
+        Location::ByteRange { .. } | Location::Unknown
+    ) && record.reported.get("type").and_then(Value::as_str) == Some("http")
+    {
+        return locate_mitm(record);
     }
     let Location::JsonPointer { pointer: base } = &record.location else {
         return Vec::new();

@@ -640,22 +640,29 @@ fn fixtures_decode_with_goldens() {
         "/../tests/golden/formats/protobuf"
     ));
     let mut mismatches = Vec::new();
-    for (name, count) in [
-        ("grpc-native.har", 9u64),
-        ("grpc-web.har", 8),
-        ("protobuf-http1.har", 2),
+    for (name, count, format, stem) in [
+        ("grpc-native.har", 9u64, "har", "grpc-native"),
+        ("grpc-web.har", 8, "har", "grpc-web"),
+        ("protobuf-http1.har", 2, "har", "protobuf-http1"),
+        ("grpc-native.mitm", 9, "mitmproxy", "grpc-native-mitm"),
+        ("grpc-web.mitm", 8, "mitmproxy", "grpc-web-mitm"),
+        ("protobuf-http1.mitm", 2, "mitmproxy", "protobuf-http1-mitm"),
     ] {
         for schema in [false, true] {
             let all: Vec<u64> = (0..count).collect();
             let mut r = request(PathBuf::from("../tests/fixtures/formats").join(name), &all);
+            r.format = format.into();
             if schema {
                 r = with_schema(r, PathBuf::from("../tests/fixtures/formats/api.pb"), None);
             }
-            if schema && name == "protobuf-http1.har" {
+            if schema && name.starts_with("protobuf-http1") {
                 // Not a gRPC path: name the responses and their type.
                 r.protobuf.body_pointers = Some(
                     (0..count)
-                        .map(|i| format!("/log/entries/{i}/response/content/text"))
+                        .map(|i| match format {
+                            "har" => format!("/log/entries/{i}/response/content/text"),
+                            _ => format!("/{i}/response/content"),
+                        })
                         .collect(),
                 );
                 r.protobuf.schema.as_mut().unwrap().message_type =
@@ -665,8 +672,7 @@ fn fixtures_decode_with_goldens() {
             let mut text = serde_json::to_string_pretty(facet(&e)).unwrap();
             text.push('\n');
             let golden = golden_dir.join(format!(
-                "{}{}.protobuf.json",
-                name.trim_end_matches(".har"),
+                "{stem}{}.protobuf.json",
                 if schema { "-schema" } else { "" }
             ));
             if update {
@@ -1197,7 +1203,8 @@ fn schema_driven_groups_nest_their_fields() {
         })
     })
     .unwrap();
-    let rows: Vec<(u64, Option<u64>, u32, Option<&str>, Option<&str>)> = response_fields(&e)
+    type Row<'a> = (u64, Option<u64>, u32, Option<&'a str>, Option<&'a str>);
+    let rows: Vec<Row> = response_fields(&e)
         .iter()
         .map(|f| {
             (
@@ -1230,4 +1237,45 @@ fn schema_driven_groups_nest_their_fields() {
         .iter()
         .all(|f| f.parent_field_id.is_none() && f.depth == 0));
     assert_eq!(response_fields(&flat).len(), 8);
+}
+
+/// Native mitmproxy flows: their exact request and response bytes decode
+/// (the request bytes the HAR export wrote as lossy text among them), the
+/// gRPC path names the method under the descriptor, and gRPC-compressed
+/// frames stay unknown.
+#[test]
+fn native_mitmproxy_bodies_decode_with_and_without_the_descriptor() {
+    let mut r = request(fixture("grpc-native.mitm"), &[0, 4, 7]);
+    r.format = "mitmproxy".into();
+    let plain = inspect_web_network_capture(&r).unwrap();
+    let f = facet(&plain);
+    assert_eq!(f.bodies.len(), 6);
+    let body = |ordinal: u64, direction: &str| {
+        f.bodies
+            .iter()
+            .find(|b| b.record_ordinal == ordinal && b.direction == direction)
+            .unwrap()
+    };
+    assert_eq!(body(0, "response").pointer, "/0/response/content");
+    assert_eq!(body(0, "response").status, "decoded");
+    assert_eq!(
+        body(0, "request").grpc_path.as_deref(),
+        Some("/rea.fixture.catalogue.v1.Catalogue/GetProduct")
+    );
+    assert_eq!(body(4, "response").status, "unknown");
+    // Record 7: four client-streaming frames, one holding sint32 INT32_MIN
+    // (a 5-byte varint the HAR export mangled).
+    assert_eq!(body(7, "request").status, "decoded");
+    assert_eq!(body(7, "request").frame_count, 4);
+    let with = inspect_web_network_capture(&with_schema(r, fixture("api.pb"), None)).unwrap();
+    let deltas: Vec<&Value> = facet(&with)
+        .fields
+        .iter()
+        .filter(|x| x.record_ordinal == 7 && x.schema_name.as_deref() == Some("delta"))
+        .filter_map(|x| x.schema_value.as_ref())
+        .collect();
+    assert_eq!(
+        deltas,
+        [&json!(5), &json!(-3), &json!(-2147483648), &json!(7)]
+    );
 }

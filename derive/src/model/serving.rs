@@ -2193,6 +2193,7 @@ fn rea_refusal(code: &str, message: String, details: Value) -> Served {
         body: Some(serde_json::json!({"error": code, "message": message, "details": details})),
         applied: false,
         basis: "identity",
+        convention: false,
     }
 }
 

@@ -179,7 +179,9 @@ fn respond(
                 .collect()
         }
     };
-    let trailers = (transport == Transport::Grpc).then(|| header_map(&trailers));
+    // An empty trailer block is not sent: the last data frame ends the stream.
+    let trailers =
+        (transport == Transport::Grpc && !trailers.is_empty()).then(|| header_map(&trailers));
     let mut response = Response::new(Body::new(GrpcBody { data, trailers }));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     *response.headers_mut() = header_map(&headers);

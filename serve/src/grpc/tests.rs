@@ -282,7 +282,8 @@ fn the_mcp_tool_answers_json_under_the_descriptor() {
     let r = mcp::call(grpc, list, &json_args(json));
     let v = r.structured_content.unwrap();
     assert_eq!(v["record_ordinal"], 5);
-    assert!(v["messages"][0]["products"].as_array().unwrap().len() >= 1);
+    let products = v["messages"][0]["products"].as_array().unwrap();
+    assert!(!products.is_empty() && products.iter().all(|p| p["sku"].is_string()));
 
     // Never recorded: refused, nothing invented.
     let none = mcp::call(grpc, m, &json_args(serde_json::json!({"sku": "SKU-777"})));
@@ -367,4 +368,30 @@ fn tool_names_are_short_unless_services_collide() {
         names,
         ["grpc_a_v1_Svc_Get", "grpc_b_v1_Svc_Get", "grpc_Other_List"]
     );
+}
+
+#[tokio::test]
+async fn a_status_recorded_in_the_headers_is_served_trailers_only() {
+    // grpc-web record 7: SKU-404, empty body, grpc-status 5 in the headers.
+    let env = env("grpc-web.har", false);
+    let web = call(
+        &env,
+        GET,
+        "application/grpc-web+proto",
+        frame(&get_product("SKU-404")),
+    )
+    .await;
+    assert!(web.body.is_empty());
+    assert_eq!(web.headers["grpc-status"], "5");
+    // A native caller: the same status, trailers-only (in the headers, no body).
+    let native = call(
+        &env,
+        GET,
+        "application/grpc",
+        frame(&get_product("SKU-404")),
+    )
+    .await;
+    assert!(native.body.is_empty() && native.trailers.is_none());
+    assert_eq!(native.headers["grpc-status"], "5");
+    assert_eq!(native.headers["content-type"], "application/grpc");
 }
