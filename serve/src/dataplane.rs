@@ -1,8 +1,10 @@
 //! The AgentEnv data plane: the environment card at
 //! `/.well-known/agent-env.json` and JSON-RPC 2.0 at `/agentenv`
-//! (`data/reset`, `data/get`, `data/add` with `load: "replace"`).
-//! `AgentEnv-Role` and `write_namespace` are accepted and ignored: one
-//! environment holds one World, whoever calls.
+//! (`data/reset`, `data/get`, `data/add` with `load: "replace"` or
+//! `load: "additive"`), and the one reading of an intake World (`intake`):
+//! the bare tables, a `data/get` result, or a whole JSON-RPC reply, for
+//! `--state` and `data/add` alike.
+//! `AgentEnv-Role` and `write_namespace` are accepted and ignored.
 
 use crate::environment::Environment;
 use crate::tools::card_entry;
@@ -19,6 +21,11 @@ pub(crate) const INTAKE_URI: &str = "urn:agentenv:intake/v1";
 /// The table holding documents (reads that are not entities) as `{path, value}` rows.
 pub(crate) const DOCUMENTS_TABLE: &str = "documents";
 const OPERATIONS: [&str; 3] = ["data/reset", "data/add", "data/get"];
+/// The load modes `data/add` accepts, per part (`metadata.load`); the first is the default.
+const LOADS: [&str; 2] = ["replace", "additive"];
+const INTAKE_DESCRIPTION: &str = "data/add takes collection -> rows (one table per entity type, plus documents as {path, value} rows), as the bare tables, a data/get result ({\"parts\": [{\"kind\": \"data\", \"data\": tables}]}) or a whole JSON-RPC reply carrying one. Each part's metadata.load says how it loads: \"replace\" (the default) makes it the whole World, so a table it leaves out is emptied; \"additive\" upserts its rows into the current World, per table, by the row identity the table requires (the id field, and _collection where a type spans collections; documents by path), leaving the other rows and tables as they are. Parts apply in order, all or nothing. data/get returns the World as the bare tables.";
+/// What an intake World may look like, for error details.
+const INTAKE_SHAPES: &str = "one of: the bare tables {\"<collection>\": [row, ...], ...}; a data/get result {\"parts\": [{\"kind\": \"data\", \"data\": <tables>}]}; a whole JSON-RPC reply {\"jsonrpc\": \"2.0\", \"id\": ..., \"result\": <data/get result>}";
 /// The largest file a `file://` part may name.
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -67,11 +74,18 @@ fn documents_table_name(env: &Environment) -> String {
 /// The environment card.
 pub(crate) fn card(env: &Environment) -> Value {
     let tables = Value::Object(tables(env));
-    let add_data = json!({"part": "data", "format": "json", "load": "replace", "tables": tables});
-    let add_file = json!({
-        "part": "file", "format": "json", "mimeTypes": ["application/json"],
-        "load": "replace", "tables": tables
-    });
+    let add: Vec<Value> = LOADS
+        .iter()
+        .flat_map(|load| {
+            [
+                json!({"part": "data", "format": "json", "load": load, "tables": tables}),
+                json!({
+                    "part": "file", "format": "json", "mimeTypes": ["application/json"],
+                    "load": load, "tables": tables
+                }),
+            ]
+        })
+        .collect();
     let get_data = json!({"part": "data", "format": "json", "tables": tables});
     json!({
         "name": env.name(),
@@ -84,8 +98,8 @@ pub(crate) fn card(env: &Environment) -> Value {
             "operations": OPERATIONS,
             "extensions": [{
                 "uri": INTAKE_URI,
-                "description": "data/add replaces the whole World with collection -> rows (one table per entity type, plus documents as {path, value} rows); data/get returns it in the same shape.",
-                "params": {"add": [add_data, add_file], "get": [get_data]}
+                "description": INTAKE_DESCRIPTION,
+                "params": {"add": add, "get": [get_data]}
             }]
         }
     })
@@ -155,43 +169,190 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
         Some(Value::Array(_)) => return Err("parts: at least one part is required".into()),
         _ => return Err("parts: an array of parts is required".into()),
     };
-    if parts.len() != 1 {
-        return Err(format!(
-            "parts: data/add replaces the whole World from exactly one data or file part; got {}",
-            parts.len()
-        ));
-    }
-    let part = &parts[0];
-    if let Some(load) = part.pointer("/metadata/load").and_then(Value::as_str) {
-        if load != "replace" {
-            return Err(format!(
-                "parts[0].metadata.load: only \"replace\" is accepted, got {load:?}"
-            ));
-        }
-    }
-    let data = match part.get("kind").and_then(Value::as_str) {
-        Some("data") => match part.get("data") {
-            Some(v @ Value::Object(_)) => v.clone(),
-            _ => {
-                return Err("parts[0].data: a JSON object of collection -> rows is required".into())
+    // Read and check every part before the World changes.
+    let mut loads = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter().enumerate() {
+        let at = format!("parts[{i}]");
+        let load = match part.pointer("/metadata/load") {
+            None | Some(Value::Null) => LOADS[0],
+            Some(Value::String(l)) if l == LOADS[0] => LOADS[0],
+            Some(Value::String(l)) if l == LOADS[1] => LOADS[1],
+            Some(other) => {
+                return Err(format!(
+                    "{at}.metadata.load: one of \"replace\", \"additive\" is expected, got {other}"
+                ))
             }
-        },
-        Some("file") => file_part(plane, part.get("file"))?,
-        Some("text") => {
-            return Err(
-                "parts[0]: text parts are not accepted; send a data part or a JSON file part"
-                    .into(),
-            )
-        }
-        _ => return Err("parts[0].kind: one of data, file is required".into()),
-    };
-    let world = world_from_tables(&plane.env, &data)?;
-    plane.env.replace(&world).map_err(|e| e.detail)
+        };
+        let data = match part.get("kind").and_then(Value::as_str) {
+            Some("data") => match part.get("data") {
+                Some(v) => v.clone(),
+                None => return Err(format!("{at}.data: {INTAKE_SHAPES} is expected")),
+            },
+            Some("file") => file_part(plane, &at, part.get("file"))?,
+            Some("text") => {
+                return Err(format!(
+                    "{at}: text parts are not accepted; send a data part or a JSON file part ({INTAKE_SHAPES})"
+                ))
+            }
+            _ => return Err(format!("{at}.kind: one of data, file is required")),
+        };
+        let tables = intake(&data).map_err(|e| format!("{at}.data: {e}"))?;
+        let world = world_from_tables(&plane.env, &Value::Object(tables))
+            .map_err(|e| format!("{at}.data: {e}"))?;
+        loads.push((load, world));
+    }
+    plane
+        .env
+        .load(&|current: &Value| {
+            let mut next = current.clone();
+            for (load, world) in &loads {
+                next = if *load == LOADS[1] {
+                    upsert(&plane.env, next, world)
+                } else {
+                    world.clone()
+                };
+            }
+            Ok(next)
+        })
+        .map_err(|e| e.detail)
 }
 
-fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
+/// The one reading of an intake World (`--state`, a `data/add` part): the
+/// bare tables, a `data/get` result, or a whole JSON-RPC reply carrying one.
+/// A collection is always an array, so `parts` holding part objects and a
+/// string `jsonrpc` cannot be tables.
+pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
+    let Value::Object(object) = value else {
+        return Err(format!(
+            "{INTAKE_SHAPES} is expected; got {}",
+            kind_of(value)
+        ));
+    };
+    if let Some(version) = object.get("jsonrpc") {
+        if version != "2.0" {
+            return Err(format!(
+                "a JSON-RPC reply needs \"jsonrpc\": \"2.0\"; {INTAKE_SHAPES} is expected"
+            ));
+        }
+        if let Some(error) = object.get("error") {
+            return Err(format!(
+                "this JSON-RPC reply is an error ({error}), not a data/get result; {INTAKE_SHAPES} is expected"
+            ));
+        }
+        return match object.get("result") {
+            Some(result @ Value::Object(r)) if r.contains_key("parts") => {
+                intake(result).map_err(|e| format!("result: {e}"))
+            }
+            _ => Err(format!(
+                "this JSON-RPC reply has no data/get result (result.parts); {INTAKE_SHAPES} is expected"
+            )),
+        };
+    }
+    if let Some(Value::Array(parts)) = object.get("parts") {
+        let is_result = object.len() == 1
+            && parts
+                .iter()
+                .all(|p| p.get("kind").and_then(Value::as_str).is_some());
+        if is_result {
+            let data: Vec<&Value> = parts
+                .iter()
+                .filter(|p| p["kind"] == "data")
+                .filter_map(|p| p.get("data"))
+                .collect();
+            return match data.as_slice() {
+                [Value::Object(tables)] => Ok(tables.clone()),
+                [other] => Err(format!(
+                    "parts[0].data: the tables {{\"<collection>\": [row, ...]}} are expected; got {}",
+                    kind_of(other)
+                )),
+                _ => Err(format!(
+                    "a data/get result with exactly one data part is expected; got {} data parts of {}",
+                    data.len(),
+                    parts.len()
+                )),
+            };
+        }
+    }
+    if let Some((name, v)) = object.iter().find(|(_, v)| !v.is_array()) {
+        return Err(format!(
+            "{name}: a collection must be an array of rows, got {}; {INTAKE_SHAPES} is expected",
+            kind_of(v)
+        ));
+    }
+    Ok(object.clone())
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `load: "additive"`: `part` (the engine's shape, already checked) upserted
+/// into `current`, per table, by the identity the table requires (its
+/// `required` members: the id field, and `_collection` where a type spans
+/// collections); documents by path. Existing rows keep their place; new
+/// rows are appended.
+pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Value {
+    let tables = env.tables();
+    if let Some(Value::Object(collections)) = part.get("collections") {
+        for (name, rows) in collections {
+            let identity: Vec<String> = tables
+                .get(name)
+                .and_then(|s| s.get("required"))
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let slot = &mut current["collections"][name.as_str()];
+            if !slot.is_array() {
+                *slot = Value::Array(Vec::new());
+            }
+            let Value::Array(existing) = slot else {
+                continue;
+            };
+            for row in rows.as_array().into_iter().flatten() {
+                let same = |other: &Value| {
+                    !identity.is_empty()
+                        && identity.iter().all(|k| match (other.get(k), row.get(k)) {
+                            (Some(a), Some(b)) => a == b || rea_engine::same_id(a, b),
+                            _ => false,
+                        })
+                };
+                match existing.iter_mut().find(|r| same(r)) {
+                    Some(found) => *found = row.clone(),
+                    None => existing.push(row.clone()),
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(docs)) = part.get("documents") {
+        if !current["documents"].is_object() {
+            current["documents"] = Value::Object(Map::new());
+        }
+        if let Value::Object(held) = &mut current["documents"] {
+            for (path, value) in docs {
+                held.insert(path.clone(), value.clone());
+            }
+        }
+    }
+    current
+}
+
+fn file_part(plane: &Plane, at: &str, file: Option<&Value>) -> Result<Value, String> {
     let Some(Value::Object(file)) = file else {
-        return Err("parts[0].file: an object with bytes or uri is required".into());
+        return Err(format!(
+            "{at}.file: an object with bytes or uri is required"
+        ));
     };
     if let Some(mime) = file.get("mimeType").and_then(Value::as_str) {
         let essence = mime
@@ -202,26 +363,26 @@ fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
             .to_ascii_lowercase();
         if essence != "application/json" && !essence.ends_with("+json") {
             return Err(format!(
-                "parts[0].file.mimeType: only application/json is accepted, got {mime}"
+                "{at}.file.mimeType: only application/json is accepted, got {mime}"
             ));
         }
     }
     let bytes = if let Some(encoded) = file.get("bytes") {
         let Some(encoded) = encoded.as_str() else {
-            return Err("parts[0].file.bytes: base64 text is required".into());
+            return Err(format!("{at}.file.bytes: base64 text is required"));
         };
         base64::engine::general_purpose::STANDARD
             .decode(encoded.trim())
-            .map_err(|e| format!("parts[0].file.bytes: not base64 ({e})"))?
+            .map_err(|e| format!("{at}.file.bytes: not base64 ({e})"))?
     } else if let Some(uri) = file.get("uri") {
         let Some(uri) = uri.as_str() else {
-            return Err("parts[0].file.uri: a string is required".into());
+            return Err(format!("{at}.file.uri: a string is required"));
         };
         read_file_uri(plane.config.data_root.as_deref(), uri)?
     } else {
-        return Err("parts[0].file: bytes or uri is required".into());
+        return Err(format!("{at}.file: bytes or uri is required"));
     };
-    serde_json::from_slice(&bytes).map_err(|e| format!("parts[0].file: not JSON ({e})"))
+    serde_json::from_slice(&bytes).map_err(|e| format!("{at}.file: not JSON ({e})"))
 }
 
 /// Reads a `file://` URI, only below `data_root`; never fetches anything else.

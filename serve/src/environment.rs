@@ -56,6 +56,7 @@ trait Hosted: Send + Sync {
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
     fn add(&self, value: &Value) -> Result<(), ImportError>;
+    fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
 }
 
@@ -160,6 +161,15 @@ impl<M: Model> Hosted for Host<M> {
         lock(&self.reads).clear();
         Ok(())
     }
+    fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError> {
+        // Under the lock, so no write lands between reading the World and
+        // swapping in the one built from it.
+        let mut world = self.lock();
+        let replacement = self.model.import(&next(&self.model.export(&world))?)?;
+        *world = replacement;
+        lock(&self.reads).clear();
+        Ok(())
+    }
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
     }
@@ -242,6 +252,16 @@ impl Environment {
     /// `data/add` with `load: "replace"`: all or nothing.
     pub fn replace(&self, value: &Value) -> Result<(), ImportError> {
         self.host.add(value)
+    }
+
+    /// `data/add` in general: the World `next` builds from the current one
+    /// (both in the engine's `{"collections", "documents"}` shape) replaces
+    /// it, atomically; on any error nothing changes.
+    pub fn load(
+        &self,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Result<(), ImportError> {
+        self.host.load(next)
     }
 
     /// One JSON Schema per collection.
