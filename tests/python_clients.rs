@@ -80,3 +80,22 @@ fn real_python_clients_drive_the_server() {
         ],
     );
 }
+
+/// MCP conformance with the official SDK on the three dev captures: each
+/// write tool succeeds with only its required properties, structured results
+/// hold to their output schemas, closing a session logs nothing (issue 15
+/// part 2).
+#[test]
+fn mcp_sdk_fills_only_required_properties_and_closes_quietly() {
+    let python = venv_python();
+    for (app, min_writes) in [("kinto", 5), ("wordpress", 1), ("mlflow", 0)] {
+        let capture = repo_root().join("tests/fixtures").join(app).join("dev-a.har");
+        let server = Server::start(&capture, &[]);
+        let base = format!("http://{}", server.addr);
+        run_script(
+            &python,
+            "mcp_conformance.py",
+            &[base, min_writes.to_string()],
+        );
+    }
+}

@@ -21,6 +21,8 @@ pub struct Infer {
     pub required_depth: usize,
     /// Strings with few distinct values become an `enum`.
     pub enums: bool,
+    /// Scalars carry their first recorded value as `examples`.
+    pub examples: bool,
 }
 
 /// Instances examined per schema, and nesting followed, at most.
@@ -101,6 +103,14 @@ fn infer_at(instances: &[&Value], how: Infer, depth: usize) -> Value {
         .collect();
     if types.contains(&"array") && !items.is_empty() {
         schema.insert("items".into(), infer_at(&items, how, depth + 1));
+    }
+    if how.examples {
+        if let Some(first) = instances
+            .iter()
+            .find(|v| !v.is_null() && !v.is_object() && !v.is_array())
+        {
+            schema.insert("examples".into(), json!([first]));
+        }
     }
     let strings: Vec<&str> = instances.iter().filter_map(|v| v.as_str()).collect();
     if types == ["string"] {
@@ -211,6 +221,7 @@ pub fn request_body(engine: &Engine, tool: &str) -> Option<Value> {
         Infer {
             required_depth: 0,
             enums: true,
+            examples: true,
         },
     );
     if !schema.is_object() || schema.get("type").is_none() {
@@ -241,6 +252,12 @@ pub fn request_body(engine: &Engine, tool: &str) -> Option<Value> {
         at = next;
     }
     at["type"] = json!("object");
+    for fixed in &plan.body_fixed {
+        if !at["properties"].is_object() {
+            at["properties"] = json!({});
+        }
+        at["properties"][fixed.member.as_str()] = json!({"const": fixed.sent});
+    }
     if !plan.required_members.is_empty() {
         at["required"] = json!(plan.required_members);
         if !at["properties"].is_object() {
@@ -311,6 +328,7 @@ mod tests {
             Infer {
                 required_depth: 1,
                 enums: true,
+                examples: true,
             },
         );
         assert_eq!(s["type"], "object");
@@ -320,11 +338,13 @@ mod tests {
         assert_eq!(s["properties"]["kind"]["enum"], json!(["a", "b"]));
         assert_eq!(s["properties"]["n"]["type"], "number");
         assert_eq!(s["properties"]["x"]["type"], "null");
+        assert_eq!(s["properties"]["n"]["examples"], json!([1]));
         let lenient = infer(
             &[&a, &b],
             Infer {
                 required_depth: 0,
                 enums: false,
+                examples: false,
             },
         );
         assert!(lenient.get("required").is_none());
@@ -334,6 +354,7 @@ mod tests {
             Infer {
                 required_depth: 0,
                 enums: false,
+                examples: false,
             },
         );
         assert_eq!(list, json!({"type": "array", "items": {"type": "integer"}}));
@@ -342,7 +363,8 @@ mod tests {
                 &[&json!(1), &json!("x")],
                 Infer {
                     required_depth: 0,
-                    enums: false
+                    enums: false,
+                    examples: false,
                 }
             )["type"],
             json!(["integer", "string"])

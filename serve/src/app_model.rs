@@ -119,6 +119,10 @@ impl<M: Model> Model for WithAppModel<M> {
     fn tables(&self) -> IndexMap<String, Value> {
         self.inner.tables()
     }
+
+    fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
+        self.inner.tool_schemas(tool)
+    }
 }
 
 impl<M: Model> WithAppModel<M> {

@@ -94,7 +94,10 @@ pub(crate) fn card(env: &Environment) -> Value {
         "preferredTransport": "JSONRPC",
         "additionalInterfaces": [{"url": "/mcp", "transport": "mcp"}],
         "capabilities": {
-            "tools": env.tools().map(card_entry).collect::<Vec<_>>(),
+            "tools": env
+                .tools()
+                .map(|t| card_entry(t, env.tool_schemas(&t.tool.name)))
+                .collect::<Vec<_>>(),
             "operations": OPERATIONS,
             "extensions": [{
                 "uri": INTAKE_URI,

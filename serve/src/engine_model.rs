@@ -120,4 +120,8 @@ impl Model for EngineModel {
     fn tables(&self) -> IndexMap<String, Value> {
         self.engine.tables()
     }
+
+    fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
+        crate::tools::engine_schemas(&self.engine, tool)
+    }
 }

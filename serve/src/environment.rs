@@ -12,7 +12,7 @@
 //! the one the current World would render.
 
 use crate::generator::SystemGenerator;
-use crate::model::{ImportError, Model, ToolInfo};
+use crate::model::{ImportError, Model, ToolInfo, ToolSchemas};
 use crate::outcome::body_bytes;
 use axum::body::Bytes;
 use axum::http::HeaderMap;
@@ -179,6 +179,8 @@ impl<M: Model> Hosted for Host<M> {
 pub struct Environment {
     host: Box<dyn Hosted>,
     name: String,
+    /// Each tool's schemas, inferred once at start-up.
+    schemas: HashMap<String, ToolSchemas>,
 }
 
 impl Environment {
@@ -191,6 +193,11 @@ impl Environment {
         let name = name
             .filter(|n| !n.trim().is_empty())
             .map_or_else(|| model.name().to_string(), str::to_string);
+        let schemas = model
+            .tools()
+            .iter()
+            .map(|t| (t.tool.name.clone(), model.tool_schemas(&t.tool.name)))
+            .collect();
         Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
@@ -199,6 +206,7 @@ impl Environment {
                 model,
             }),
             name,
+            schemas,
         }
     }
 
@@ -225,6 +233,14 @@ impl Environment {
     /// The offered tool called `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
         self.tools().find(|t| t.tool.name == name)
+    }
+
+    /// What tool `name` takes and answers (empty for an unknown tool).
+    pub fn tool_schemas(&self, name: &str) -> &ToolSchemas {
+        static NONE: std::sync::OnceLock<ToolSchemas> = std::sync::OnceLock::new();
+        self.schemas
+            .get(name)
+            .unwrap_or_else(|| NONE.get_or_init(ToolSchemas::default))
     }
 
     /// Answers one request. Atomic: the World lock is held for exactly

@@ -40,7 +40,7 @@ pub use environment::{Environment, Reply, Request};
 pub use error::ServeError;
 pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
-pub use model::{ImportError, Model, ToolInfo, ToolKind};
+pub use model::{ImportError, Model, ToolInfo, ToolKind, ToolSchemas};
 pub use server::{app, run, run_stdio, ServeConfig};
 pub use start::StartOptions;
 

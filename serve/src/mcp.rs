@@ -7,7 +7,8 @@ use crate::environment::{Environment, Reply, Request};
 use crate::model::ToolInfo;
 use crate::outcome::{body_text, failure, is_failure};
 
-use crate::tools::{description, hints, input_schema};
+use crate::model::ToolSchemas;
+use crate::tools::{description, hints, input_schema, output_schema_of};
 use rea_engine::AnswerBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -18,6 +19,24 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+/// `DELETE /mcp` (session termination) answers as the MCP specification's
+/// clients expect a success: `204 No Content` (rmcp answers `202`, which
+/// the official SDK logs as "Session termination failed: 202" on every
+/// close). Other answers pass through unchanged.
+pub(crate) async fn session_end(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+        response.headers_mut().remove(axum::http::header::CONTENT_LENGTH);
+    }
+    response
+}
 
 /// The body as text: exactly the bytes HTTP serves when they are UTF-8.
 fn reply_text(reply: &Reply) -> String {
@@ -39,20 +58,24 @@ impl McpSurface {
 }
 
 /// The MCP tool for one served tool.
-pub(crate) fn to_mcp_tool(info: &ToolInfo) -> Tool {
+pub(crate) fn to_mcp_tool(info: &ToolInfo, inferred: &ToolSchemas) -> Tool {
     let h = hints(info);
     let annotations = ToolAnnotations::new()
         .read_only(h.read_only)
         .destructive(h.destructive)
         .idempotent(h.idempotent)
         .open_world(h.open_world);
-    Tool::new(
+    let tool = Tool::new(
         info.tool.name.clone(),
         description(info),
-        Arc::new(input_schema(info)),
+        Arc::new(input_schema(info, inferred)),
     )
     .with_title(format!("{} {}", info.tool.method, info.tool.path_template))
-    .with_annotations(annotations)
+    .with_annotations(annotations);
+    match output_schema_of(inferred) {
+        Some(output) => tool.with_raw_output_schema(Arc::new(output)),
+        None => tool,
+    }
 }
 
 /// The tool result for a reply.
@@ -99,7 +122,9 @@ impl ServerHandler for McpSurface {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.env.tool(name).map(to_mcp_tool)
+        self.env
+            .tool(name)
+            .map(|t| to_mcp_tool(t, self.env.tool_schemas(name)))
     }
 
     async fn list_tools(
@@ -108,7 +133,10 @@ impl ServerHandler for McpSurface {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.env.tools().map(to_mcp_tool).collect(),
+            self.env
+                .tools()
+                .map(|t| to_mcp_tool(t, self.env.tool_schemas(&t.tool.name)))
+                .collect(),
         ))
     }
 

@@ -35,6 +35,23 @@ pub struct ToolInfo {
     pub list_in_body: bool,
 }
 
+/// JSON Schemas of what one tool takes and answers, inferred from the
+/// recording (`rea_engine::schemas`); empty for a model that infers none.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolSchemas {
+    /// The request body a write demands (its required members, at the
+    /// entity pointer).
+    pub body: Option<Value>,
+    /// Whether the write refuses a call without a body.
+    pub body_required: bool,
+    /// The successful answer, when every recorded one is a JSON object.
+    pub output: Option<Value>,
+    /// The recorded JSON answers by status (for the OpenAPI export).
+    pub answers: std::collections::BTreeMap<u16, Vec<Value>>,
+    /// The JSON bodies the successful recorded calls sent.
+    pub request_examples: Vec<Value>,
+}
+
 /// Why a replacement World was refused; names where (collection, row, field).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportError {
@@ -66,4 +83,8 @@ pub trait Model: Send + Sync + 'static {
     fn import(&self, value: &Value) -> Result<Self::World, ImportError>;
     /// One JSON Schema per entity collection (a row), by type name.
     fn tables(&self) -> IndexMap<String, Value>;
+    /// What tool `tool` takes and answers, as the recording shows it.
+    fn tool_schemas(&self, _tool: &str) -> ToolSchemas {
+        ToolSchemas::default()
+    }
 }

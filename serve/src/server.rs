@@ -104,8 +104,11 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
         .route("/.well-known/agent-env.json", get(dataplane::card_handler))
         .route("/agentenv", post(dataplane::rpc_handler))
         .with_state(plane);
-    Router::new()
+    let mcp = Router::new()
         .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn(crate::mcp::session_end));
+    Router::new()
+        .merge(mcp)
         .merge(data_plane)
         .fallback(http::fallback)
         .with_state(env)

@@ -151,7 +151,9 @@ fn build(
         state.writes.len()
     ));
     let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
-    let engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
+    let mut engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
+    // A create demands only what every recorded create sent and the app does not fill in.
+    rea_engine::schemas::loosen_required(&mut engine);
     let env = Environment::new(
         WithAppModel::new(EngineModel::new(engine), app),
         None,

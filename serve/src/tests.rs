@@ -405,13 +405,13 @@ async fn json_rpc_envelope_errors() {
 #[test]
 fn tool_schemas_and_hints() {
     let env = env();
-    let create = crate::mcp::to_mcp_tool(env.tool("create_note").unwrap());
+    let create = crate::mcp::to_mcp_tool(env.tool("create_note").unwrap(), env.tool_schemas("create_note"));
     let schema = serde_json::to_value(&*create.input_schema).unwrap();
     assert_eq!(
         schema["properties"]["body"]["properties"]["text"]["type"],
         "string"
     );
-    let get = crate::mcp::to_mcp_tool(env.tool("get_note").unwrap());
+    let get = crate::mcp::to_mcp_tool(env.tool("get_note").unwrap(), env.tool_schemas("get_note"));
     let schema = serde_json::to_value(&*get.input_schema).unwrap();
     assert_eq!(schema["required"], json!(["note_id"]));
     let a = get.annotations.unwrap();
@@ -424,7 +424,7 @@ fn tool_schemas_and_hints() {
         ),
         (Some(true), Some(false), Some(true), Some(false))
     );
-    let del = crate::mcp::to_mcp_tool(env.tool("delete_note").unwrap())
+    let del = crate::mcp::to_mcp_tool(env.tool("delete_note").unwrap(), env.tool_schemas("delete_note"))
         .annotations
         .unwrap();
     assert_eq!(
