@@ -23,6 +23,30 @@ pub struct Infer {
     pub enums: bool,
     /// Scalars carry their first recorded value as `examples`.
     pub examples: bool,
+    /// Values nested this deeply or deeper are described (members,
+    /// items, observed types as a `description`) but not constrained: a
+    /// served entity's members follow the World, which writes change,
+    /// not the recording. `usize::MAX`: constrain everywhere.
+    pub types_depth: usize,
+}
+
+impl Infer {
+    /// For what a caller sends: typed everywhere, enums, examples, nothing
+    /// required (the caller of `infer` decides that).
+    pub const REQUEST: Infer = Infer {
+        required_depth: 0,
+        enums: true,
+        examples: true,
+        types_depth: usize::MAX,
+    };
+    /// For what the application answers: the envelope's members required
+    /// and typed, what they hold described only.
+    pub const ANSWER: Infer = Infer {
+        required_depth: 1,
+        enums: false,
+        examples: false,
+        types_depth: 1,
+    };
 }
 
 /// Instances examined per schema, and nesting followed, at most.
@@ -63,14 +87,20 @@ fn infer_at(instances: &[&Value], how: Infer, depth: usize) -> Value {
         types.retain(|t| *t != "integer");
     }
     let mut schema = Map::new();
-    schema.insert(
-        "type".into(),
-        if types.len() == 1 {
-            json!(types[0])
-        } else {
-            json!(types)
-        },
-    );
+    let typed = depth < how.types_depth;
+    let type_value = if types.len() == 1 {
+        json!(types[0])
+    } else {
+        json!(types)
+    };
+    if typed {
+        schema.insert("type".into(), type_value);
+    } else {
+        schema.insert(
+            "description".into(),
+            json!(format!("recorded as {}", types.join(" or "))),
+        );
+    }
     let objects: Vec<&Map<String, Value>> =
         instances.iter().filter_map(|v| v.as_object()).collect();
     if !objects.is_empty() {
@@ -113,7 +143,7 @@ fn infer_at(instances: &[&Value], how: Infer, depth: usize) -> Value {
         }
     }
     let strings: Vec<&str> = instances.iter().filter_map(|v| v.as_str()).collect();
-    if types == ["string"] {
+    if types == ["string"] && typed {
         if let Some(format) = string_format(&strings) {
             schema.insert("format".into(), json!(format));
         } else if how.enums {
@@ -216,14 +246,7 @@ pub fn request_body(engine: &Engine, tool: &str) -> Option<Value> {
     let plan = engine.write_of(tool).filter(|p| needs_body(p))?;
     let bodies = recorded_request_bodies(engine, tool);
     let refs: Vec<&Value> = bodies.iter().collect();
-    let mut schema = infer(
-        &refs,
-        Infer {
-            required_depth: 0,
-            enums: true,
-            examples: true,
-        },
-    );
+    let mut schema = infer(&refs, Infer::REQUEST);
     if !schema.is_object() || schema.get("type").is_none() {
         schema = json!({"type": "object"});
     }
@@ -327,8 +350,7 @@ mod tests {
             &[&a, &b, &c],
             Infer {
                 required_depth: 1,
-                enums: true,
-                examples: true,
+                ..Infer::REQUEST
             },
         );
         assert_eq!(s["type"], "object");
@@ -342,9 +364,9 @@ mod tests {
         let lenient = infer(
             &[&a, &b],
             Infer {
-                required_depth: 0,
                 enums: false,
                 examples: false,
+                ..Infer::REQUEST
             },
         );
         assert!(lenient.get("required").is_none());
@@ -352,19 +374,25 @@ mod tests {
         let list = infer(
             &[&json!([1, 2]), &json!([])],
             Infer {
-                required_depth: 0,
                 enums: false,
                 examples: false,
+                ..Infer::REQUEST
             },
         );
         assert_eq!(list, json!({"type": "array", "items": {"type": "integer"}}));
+        let answer = infer(&[&json!({"data": {"n": 1}})], Infer::ANSWER);
+        assert_eq!(answer["required"], json!(["data"]));
+        assert_eq!(
+            answer["properties"]["data"]["properties"]["n"],
+            json!({"description": "recorded as integer"})
+        );
         assert_eq!(
             infer(
                 &[&json!(1), &json!("x")],
                 Infer {
-                    required_depth: 0,
                     enums: false,
                     examples: false,
+                    ..Infer::REQUEST
                 }
             )["type"],
             json!(["integer", "string"])

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub(crate) const INTAKE_URI: &str = "urn:agentenv:intake/v1";
+/// The card extension saying how episodes are addressed (`--isolate`).
+pub(crate) const EPISODES_URI: &str = "urn:rea:episodes/v1";
 /// The table holding documents (reads that are not entities) as `{path, value}` rows.
 pub(crate) const DOCUMENTS_TABLE: &str = "documents";
 const OPERATIONS: [&str; 3] = ["data/reset", "data/add", "data/get"];
@@ -87,6 +89,18 @@ pub(crate) fn card(env: &Environment) -> Value {
         })
         .collect();
     let get_data = json!({"part": "data", "format": "json", "tables": tables});
+    let mut extensions = vec![json!({
+        "uri": INTAKE_URI,
+        "description": INTAKE_DESCRIPTION,
+        "params": {"add": add, "get": [get_data]}
+    })];
+    if env.isolated() {
+        extensions.push(json!({
+            "uri": EPISODES_URI,
+            "description": "Isolated episodes: each MCP session (Mcp-Session-Id) acts on its own World, created from the starting World and dropped when the session ends (DELETE /mcp) or sits idle. A caller names an episode with the AgentEnv-Episode header (on /agentenv, /mcp and the app's paths) or, for the data plane, with the base URL /episodes/{episode} (POST /episodes/{episode}/agentenv); an MCP session sending AgentEnv-Episode acts on that named episode. Without a name, calls act on the default World.",
+            "params": {"header": "AgentEnv-Episode", "dataPlaneBaseUrl": "/episodes/{episode}"}
+        }));
+    }
     json!({
         "name": env.name(),
         "protocolVersion": "1.0",
@@ -99,11 +113,7 @@ pub(crate) fn card(env: &Environment) -> Value {
                 .map(|t| card_entry(t, env.tool_schemas(&t.tool.name)))
                 .collect::<Vec<_>>(),
             "operations": OPERATIONS,
-            "extensions": [{
-                "uri": INTAKE_URI,
-                "description": INTAKE_DESCRIPTION,
-                "params": {"add": add, "get": [get_data]}
-            }]
+            "extensions": extensions
         }
     })
 }
@@ -112,13 +122,34 @@ pub(crate) async fn card_handler(State(plane): State<Plane>) -> Response {
     json_response(&card(&plane.env))
 }
 
-/// `POST /agentenv`.
-pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Response {
+/// `POST /agentenv`; with `--isolate`, an `AgentEnv-Episode: NAME` header
+/// addresses episode NAME's World.
+pub(crate) async fn rpc_handler(
+    State(plane): State<Plane>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    let episode = crate::episodes::named(&headers);
+    rpc_reply(plane, episode, body).await
+}
+
+/// `POST /episodes/{episode}/agentenv`: the same, the episode named in the
+/// path, so that a client taking only a base URL (the AgentEnv reference
+/// client) addresses an episode with `BASE/episodes/NAME`.
+pub(crate) async fn episode_rpc_handler(
+    State(plane): State<Plane>,
+    axum::extract::Path(episode): axum::extract::Path<String>,
+    body: Bytes,
+) -> Response {
+    rpc_reply(plane, Some(episode), body).await
+}
+
+async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Response {
     let reply = {
         let plane = plane.clone();
         // data/add may read a file and validate a large World: keep it off the
         // async workers.
-        tokio::task::spawn_blocking(move || rpc(&plane, &body)).await
+        tokio::task::spawn_blocking(move || rpc_in(&plane, episode.as_deref(), &body)).await
     };
     match reply {
         Ok(value) => json_response(&value),
@@ -126,8 +157,9 @@ pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Resp
     }
 }
 
-/// Answers one JSON-RPC request body.
-pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
+/// Answers one JSON-RPC request body on episode `episode`'s World (the
+/// default World when isolation is off or no episode is named).
+pub(crate) fn rpc_in(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Value {
     let request: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => return rpc_error(Value::Null, -32700, "parse error", None),
@@ -149,16 +181,19 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
     };
     match method {
         "data/reset" => {
-            plane.env.reset();
+            plane.env.reset_in(episode);
             rpc_result(id, json!({}))
         }
         "data/get" => {
             // `write_namespace` (an upload grant) is accepted and ignored: the
             // export is always returned inline.
-            let data = to_tables(&plane.env.export(), &documents_table_name(&plane.env));
+            let data = to_tables(
+                &plane.env.export_in(episode),
+                &documents_table_name(&plane.env),
+            );
             rpc_result(id, json!({"parts": [{"kind": "data", "data": data}]}))
         }
-        "data/add" => match data_add(plane, &params) {
+        "data/add" => match data_add(plane, episode, &params) {
             Ok(()) => rpc_result(id, json!({})),
             Err(detail) => invalid_params(id, &detail),
         },
@@ -166,7 +201,11 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
     }
 }
 
-fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
+fn data_add(
+    plane: &Plane,
+    episode: Option<&str>,
+    params: &Map<String, Value>,
+) -> Result<(), String> {
     let parts = match params.get("parts") {
         Some(Value::Array(parts)) if !parts.is_empty() => parts,
         Some(Value::Array(_)) => return Err("parts: at least one part is required".into()),
@@ -206,7 +245,7 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
     }
     plane
         .env
-        .load(&|current: &Value| {
+        .load_in(episode, &|current: &Value| {
             let mut next = current.clone();
             for (load, world) in &loads {
                 next = if *load == LOADS[1] {

@@ -11,6 +11,7 @@
 //! cleared only while the World lock is held, so a cached reply is always
 //! the one the current World would render.
 
+use crate::episodes::Episodes;
 use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo, ToolSchemas};
 use crate::outcome::body_bytes;
@@ -22,6 +23,7 @@ use rea_engine::{Answer, Applied};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Cached read replies kept at most; the cache is emptied when it is full.
 const CACHE_ENTRIES: usize = 4096;
@@ -58,6 +60,19 @@ trait Hosted: Send + Sync {
     fn add(&self, value: &Value) -> Result<(), ImportError>;
     fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
+    /// The episode side (`--isolate`): the same operations on episode `name`.
+    fn isolate(&mut self, idle: Option<Duration>);
+    fn isolated(&self) -> bool;
+    fn answer_in(&self, name: &str, request: &Request) -> Option<Arc<Reply>>;
+    fn reset_in(&self, name: &str) -> bool;
+    fn get_in(&self, name: &str) -> Option<Value>;
+    fn load_in(
+        &self,
+        name: &str,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Option<Result<(), ImportError>>;
+    fn end(&self, name: &str) -> bool;
+    fn episode_count(&self) -> usize;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -72,6 +87,9 @@ struct Host<M: Model> {
     initial: Mutex<M::World>,
     /// Read replies by `METHOD target`, valid for the current World.
     reads: Mutex<HashMap<String, Arc<Reply>>>,
+    /// The isolated episodes' Worlds (none unless `--isolate`); their reads
+    /// are not cached.
+    episodes: Episodes<M::World>,
 }
 
 /// Request headers an answer depends on (the serving origin and the
@@ -100,6 +118,12 @@ fn read_key(request: &Request) -> Option<String> {
 impl<M: Model> Host<M> {
     fn lock(&self) -> std::sync::MutexGuard<'_, M::World> {
         lock(&self.world)
+    }
+
+    /// Episode `name`'s World, created from the starting World on first use.
+    fn episode(&self, name: &str) -> Option<Arc<Mutex<M::World>>> {
+        self.episodes
+            .world(Some(name), || lock(&self.initial).clone())
     }
 }
 
@@ -173,6 +197,47 @@ impl<M: Model> Hosted for Host<M> {
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
     }
+    fn isolate(&mut self, idle: Option<Duration>) {
+        self.episodes.set_idle(idle);
+    }
+    fn isolated(&self) -> bool {
+        self.episodes.enabled()
+    }
+    fn answer_in(&self, name: &str, request: &Request) -> Option<Arc<Reply>> {
+        let world = self.episode(name)?;
+        let mut world = lock(&world);
+        let answer = self.model.answer(&mut world, request, &mut SystemGenerator);
+        Some(Arc::new(Reply::new(answer)))
+    }
+    fn reset_in(&self, name: &str) -> bool {
+        let Some(world) = self.episode(name) else {
+            return false;
+        };
+        let fresh = lock(&self.initial).clone();
+        *lock(&world) = fresh;
+        true
+    }
+    fn get_in(&self, name: &str) -> Option<Value> {
+        let world = self.episode(name)?;
+        let snapshot = lock(&world).clone();
+        Some(self.model.export(&snapshot))
+    }
+    fn load_in(
+        &self,
+        name: &str,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Option<Result<(), ImportError>> {
+        let world = self.episode(name)?;
+        let mut world = lock(&world);
+        let built = next(&self.model.export(&world)).and_then(|v| self.model.import(&v));
+        Some(built.map(|replacement| *world = replacement))
+    }
+    fn end(&self, name: &str) -> bool {
+        self.episodes.end(name)
+    }
+    fn episode_count(&self) -> usize {
+        self.episodes.count()
+    }
 }
 
 /// The environment every adapter serves.
@@ -203,6 +268,7 @@ impl Environment {
                 world: Mutex::new(initial.clone()),
                 initial: Mutex::new(initial),
                 reads: Mutex::new(HashMap::new()),
+                episodes: Episodes::off(),
                 model,
             }),
             name,
@@ -233,6 +299,64 @@ impl Environment {
     /// The offered tool called `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
         self.tools().find(|t| t.tool.name == name)
+    }
+
+    /// Isolated episodes (`--isolate`): every MCP session and every caller
+    /// naming an episode gets its own World, created from the starting
+    /// World, dropped at session end or after `idle` without use. Off by
+    /// default.
+    pub fn with_isolation(mut self, idle: Duration) -> Self {
+        self.host.isolate(Some(idle));
+        self
+    }
+
+    /// Whether episodes are isolated.
+    pub fn isolated(&self) -> bool {
+        self.host.isolated()
+    }
+
+    /// Answers one request in episode `episode` (its own World) when
+    /// isolation is on and an episode is named, else in the default World.
+    pub fn call_in(&self, episode: Option<&str>, request: &Request) -> Arc<Reply> {
+        episode
+            .and_then(|name| self.host.answer_in(name, request))
+            .unwrap_or_else(|| self.host.answer(request))
+    }
+
+    /// `data/reset` of an episode (or of the default World).
+    pub fn reset_in(&self, episode: Option<&str>) {
+        if !episode.is_some_and(|name| self.host.reset_in(name)) {
+            self.host.reset();
+        }
+    }
+
+    /// `data/get` of an episode (or of the default World).
+    pub fn export_in(&self, episode: Option<&str>) -> Value {
+        episode
+            .and_then(|name| self.host.get_in(name))
+            .unwrap_or_else(|| self.host.get())
+    }
+
+    /// `load` on an episode (or on the default World).
+    pub fn load_in(
+        &self,
+        episode: Option<&str>,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Result<(), ImportError> {
+        match episode.and_then(|name| self.host.load_in(name, next)) {
+            Some(done) => done,
+            None => self.host.load(next),
+        }
+    }
+
+    /// Drops episode `name` (an ended MCP session); true when it existed.
+    pub fn end_episode(&self, name: &str) -> bool {
+        self.host.end(name)
+    }
+
+    /// The episodes held now.
+    pub fn episode_count(&self) -> usize {
+        self.host.episode_count()
     }
 
     /// What tool `name` takes and answers (empty for an unknown tool).

@@ -20,6 +20,9 @@ pub(crate) async fn fallback(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if method == Method::GET && uri.path() == crate::openapi::OPENAPI_PATH {
+        return crate::openapi::response(&env);
+    }
     let reply = match parse_body(&headers, &body) {
         Ok(parsed) => {
             let call = Call {
@@ -30,8 +33,10 @@ pub(crate) async fn fallback(
                 body: parsed,
             };
             // The engine is synchronous and quick; the lock is never held
-            // across an await point.
-            env.call(&Request::Http(call))
+            // across an await point. With `--isolate`, `AgentEnv-Episode`
+            // names the episode whose World answers.
+            let episode = crate::episodes::named(&headers);
+            env.call_in(episode.as_deref(), &Request::Http(call))
         }
         Err(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
     };

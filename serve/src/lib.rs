@@ -7,6 +7,7 @@
 //! - `app_model`: the inferred app model in front of the engine (`WithAppModel`).
 //! - `environment`: `Environment`, the immutable model plus one locked World;
 //!   `Environment::call` is the one entry every adapter uses.
+//! - `episodes`: isolated episode Worlds (`--isolate`).
 //! - `generator`: clocks, UUIDs and tokens for served writes.
 //! - `outcome`: how an answer reads at the edges (bytes, content type, failure object).
 //! - `tools`: tool descriptors (input schema, description, hints).
@@ -14,6 +15,7 @@
 //! - `inspect_mcp`: the inspection tools over MCP stdio (`rea inspect-mcp`).
 //! - `http`: the recorded API at its own paths (fallback handler).
 //! - `dataplane`: the AgentEnv card and JSON-RPC data plane.
+//! - `openapi`: the OpenAPI 3.1 export (`/_rea/openapi.json`, `rea environment-openapi`).
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)`.
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
@@ -23,12 +25,14 @@ pub mod check;
 mod dataplane;
 mod engine_model;
 mod environment;
+mod episodes;
 mod error;
 mod generator;
 mod http;
 pub mod inspect_mcp;
 mod mcp;
 mod model;
+mod openapi;
 mod outcome;
 mod server;
 mod start;
@@ -37,10 +41,12 @@ mod tools;
 pub use dataplane::DataPlaneConfig;
 pub use engine_model::EngineModel;
 pub use environment::{Environment, Reply, Request};
+pub use episodes::EPISODE_HEADER;
 pub use error::ServeError;
 pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
 pub use model::{ImportError, Model, ToolInfo, ToolKind, ToolSchemas};
+pub use openapi::{document as openapi_document, OPENAPI_PATH, OPENAPI_VERSION};
 pub use server::{app, run, run_stdio, ServeConfig};
 pub use start::StartOptions;
 

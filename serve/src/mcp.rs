@@ -24,16 +24,30 @@ use std::sync::Arc;
 /// clients expect a success: `204 No Content` (rmcp answers `202`, which
 /// the official SDK logs as "Session termination failed: 202" on every
 /// close). Other answers pass through unchanged.
+/// With `--isolate`, an ended session's episode World is dropped.
 pub(crate) async fn session_end(
+    axum::extract::State(env): axum::extract::State<Arc<Environment>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     let delete = request.method() == axum::http::Method::DELETE;
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let mut response = next.run(request).await;
+    if delete && response.status().is_success() {
+        if let Some(session) = session {
+            env.end_episode(&session);
+        }
+    }
     if delete && response.status() == axum::http::StatusCode::ACCEPTED {
         *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
         *response.body_mut() = axum::body::Body::empty();
-        response.headers_mut().remove(axum::http::header::CONTENT_LENGTH);
+        response
+            .headers_mut()
+            .remove(axum::http::header::CONTENT_LENGTH);
     }
     response
 }
@@ -143,8 +157,14 @@ impl ServerHandler for McpSurface {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Over streamable HTTP, with `--isolate`: the session's (or the
+        // named) episode. Over stdio there is one session and one World.
+        let episode = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| crate::episodes::of_mcp_request(&parts.headers));
         if self.env.tool(&request.name).is_none() {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {}", request.name),
@@ -156,7 +176,7 @@ impl ServerHandler for McpSurface {
             arguments: request.arguments.unwrap_or_default(),
         };
         let env = self.env.clone();
-        let reply = tokio::task::spawn_blocking(move || env.call(&request))
+        let reply = tokio::task::spawn_blocking(move || env.call_in(episode.as_deref(), &request))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the call failed: {e}"), None))?;
         Ok(to_result(&reply).into())

@@ -103,10 +103,14 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     let data_plane = Router::new()
         .route("/.well-known/agent-env.json", get(dataplane::card_handler))
         .route("/agentenv", post(dataplane::rpc_handler))
+        .route("/episodes/{episode}/agentenv", post(dataplane::episode_rpc_handler))
         .with_state(plane);
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
-        .layer(axum::middleware::from_fn(crate::mcp::session_end));
+        .layer(axum::middleware::from_fn_with_state(
+            env.clone(),
+            crate::mcp::session_end,
+        ));
     Router::new()
         .merge(mcp)
         .merge(data_plane)

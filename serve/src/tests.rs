@@ -405,7 +405,10 @@ async fn json_rpc_envelope_errors() {
 #[test]
 fn tool_schemas_and_hints() {
     let env = env();
-    let create = crate::mcp::to_mcp_tool(env.tool("create_note").unwrap(), env.tool_schemas("create_note"));
+    let create = crate::mcp::to_mcp_tool(
+        env.tool("create_note").unwrap(),
+        env.tool_schemas("create_note"),
+    );
     let schema = serde_json::to_value(&*create.input_schema).unwrap();
     assert_eq!(
         schema["properties"]["body"]["properties"]["text"]["type"],
@@ -424,9 +427,12 @@ fn tool_schemas_and_hints() {
         ),
         (Some(true), Some(false), Some(true), Some(false))
     );
-    let del = crate::mcp::to_mcp_tool(env.tool("delete_note").unwrap(), env.tool_schemas("delete_note"))
-        .annotations
-        .unwrap();
+    let del = crate::mcp::to_mcp_tool(
+        env.tool("delete_note").unwrap(),
+        env.tool_schemas("delete_note"),
+    )
+    .annotations
+    .unwrap();
     assert_eq!(
         (
             del.read_only_hint,

@@ -37,8 +37,7 @@ fn output_schema(ok: &[&Value]) -> Value {
         ok,
         Infer {
             required_depth: 0,
-            enums: false,
-            examples: false,
+            ..Infer::ANSWER
         },
     );
     let mut properties = Map::new();
