@@ -210,12 +210,12 @@ impl<M: Model> Hosted for Host<M> {
         Some(Arc::new(Reply::new(answer)))
     }
     fn reset_in(&self, name: &str) -> bool {
-        let Some(world) = self.episode(name) else {
+        // A fresh episode is the starting World: drop the old one, clone once.
+        if !self.episodes.enabled() {
             return false;
-        };
-        let fresh = lock(&self.initial).clone();
-        *lock(&world) = fresh;
-        true
+        }
+        self.episodes.end(name);
+        self.episode(name).is_some()
     }
     fn get_in(&self, name: &str) -> Option<Value> {
         let world = self.episode(name)?;

@@ -95,7 +95,8 @@ impl<W> Episodes<W> {
         let now = Instant::now();
         let mut held = lock(&self.held);
         if now.duration_since(held.swept) >= SWEEP_EVERY {
-            held.by_name.retain(|_, e| now.duration_since(e.used) < idle);
+            held.by_name
+                .retain(|_, e| now.duration_since(e.used) < idle);
             held.swept = now;
         }
         if !held.by_name.contains_key(name) && held.by_name.len() >= MAX_EPISODES {
@@ -157,7 +158,9 @@ mod tests {
         let mut e: Episodes<u8> = Episodes::off();
         e.set_idle(Some(Duration::ZERO));
         e.world(Some("a"), || 1).unwrap();
-        let earlier = Instant::now().checked_sub(SWEEP_EVERY).unwrap_or_else(Instant::now);
+        let earlier = Instant::now()
+            .checked_sub(SWEEP_EVERY)
+            .unwrap_or_else(Instant::now);
         lock(&e.held).swept = earlier;
         e.world(Some("b"), || 1).unwrap();
         assert_eq!(e.count(), 1, "a was idle past the timeout");

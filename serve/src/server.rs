@@ -103,7 +103,10 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     let data_plane = Router::new()
         .route("/.well-known/agent-env.json", get(dataplane::card_handler))
         .route("/agentenv", post(dataplane::rpc_handler))
-        .route("/episodes/{episode}/agentenv", post(dataplane::episode_rpc_handler))
+        .route(
+            "/episodes/{episode}/agentenv",
+            post(dataplane::episode_rpc_handler),
+        )
         .with_state(plane);
     let mcp = Router::new()
         .nest_service("/mcp", mcp)

@@ -523,3 +523,67 @@ fn cached_reads_follow_every_change_of_the_world() {
     env.reset();
     assert_eq!(list().bytes, first.bytes);
 }
+
+/// `--isolate` on the data plane: an episode named by header or by base
+/// URL has its own World; the default World and other episodes are
+/// untouched; `data/reset` of an episode starts it afresh.
+#[tokio::test]
+async fn isolated_episodes_on_the_data_plane() {
+    let env = Arc::new(
+        Environment::new(Notes::new(), None, None)
+            .with_isolation(std::time::Duration::from_secs(60)),
+    );
+    let add = json!({"jsonrpc": "2.0", "id": 1, "method": "data/add",
+        "params": {"parts": [{"kind": "data", "data": {"notes": [{"id": 9, "text": "nine"}]}}]}});
+    let router = app(env.clone(), &config(), CancellationToken::new());
+    let req = HttpRequest::post("/agentenv")
+        .header("content-type", "application/json")
+        .header("AgentEnv-Episode", "one")
+        .body(Body::from(add.to_string()))
+        .unwrap();
+    let res = router.oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let notes = |v: Value| v["collections"]["notes"].clone();
+    assert_eq!(
+        notes(env.export_in(Some("one"))),
+        json!([{"id": 9, "text": "nine"}])
+    );
+    assert_eq!(notes(env.export()), json!([{"id": 1, "text": "first"}]));
+    assert_eq!(
+        notes(env.export_in(Some("two"))),
+        json!([{"id": 1, "text": "first"}])
+    );
+    // The base-URL form addresses the same episode.
+    let (_, _, body) = send(
+        &env,
+        "POST",
+        "/episodes/one/agentenv",
+        Some(json!({"jsonrpc": "2.0", "id": 2, "method": "data/get"})),
+    )
+    .await;
+    let got: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        got["result"]["parts"][0]["data"]["notes"],
+        json!([{"id": 9, "text": "nine"}])
+    );
+    let (_, _, _) = send(
+        &env,
+        "POST",
+        "/episodes/one/agentenv",
+        Some(json!({"jsonrpc": "2.0", "id": 3, "method": "data/reset"})),
+    )
+    .await;
+    assert_eq!(
+        notes(env.export_in(Some("one"))),
+        json!([{"id": 1, "text": "first"}])
+    );
+    assert_eq!(env.episode_count(), 2);
+    assert!(env.end_episode("two"));
+    assert_eq!(env.episode_count(), 1);
+    // Isolation off: a named episode is the default World.
+    let shared = self::env();
+    shared
+        .load_in(Some("one"), &|_| Ok(json!({"collections": {"notes": []}})))
+        .unwrap();
+    assert_eq!(notes(shared.export()), json!([]));
+}

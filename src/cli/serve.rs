@@ -56,6 +56,20 @@ pub(crate) struct ServeArgs {
     /// start-up line (address, left-out entries) instead of the banner's.
     #[arg(long)]
     pub json: bool,
+    /// Isolated episodes: every MCP session, and every caller naming an
+    /// episode (`AgentEnv-Episode: NAME`, or the data plane at
+    /// `/episodes/NAME/agentenv`), gets its own World, created from the
+    /// starting World. Default: off (everyone shares one World).
+    #[arg(long)]
+    pub isolate: bool,
+    /// With --isolate: drop an episode unused for this many seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 600,
+        requires = "isolate"
+    )]
+    pub episode_idle: u64,
 }
 
 /// The resolved configuration the libraries see.
@@ -73,6 +87,8 @@ struct Resolved {
     name: Option<String>,
     strict: bool,
     json: bool,
+    /// `--isolate`: the idle timeout of an episode.
+    isolate: Option<std::time::Duration>,
 }
 
 fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
@@ -121,6 +137,9 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
             .filter(|n| !n.trim().is_empty()),
         strict: args.strict,
         json: args.json,
+        isolate: args
+            .isolate
+            .then(|| std::time::Duration::from_secs(args.episode_idle.max(1))),
     })
 }
 
@@ -185,6 +204,10 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             ))
         },
     )?;
+    let env = match cfg.isolate {
+        Some(idle) => env.with_isolation(idle),
+        None => env,
+    };
     let env = Arc::new(env);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -337,6 +360,9 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
                 t.reason.as_deref().unwrap_or("not served")
             ));
         }
+    }
+    if env.isolated() {
+        log("episodes: isolated (each MCP session, and each AgentEnv-Episode name, has its own World)");
     }
     log(&format!(
         "template rules: {}",
