@@ -170,3 +170,39 @@ fn openapi_export_validates_and_schemathesis_finds_nothing() {
     }
     run_script(&python, "openapi_validate.py", &documents);
 }
+
+/// `examples/episode.py` (issue 15 part 4), the copy-paste episode with the
+/// AgentEnv reference client, runs as written: on the shared World, and in
+/// two isolated episodes of one `--isolate` server.
+#[test]
+fn the_episode_example_runs() {
+    let python = venv_python();
+    let capture = repo_root().join("examples/kinto-dev-a.har");
+    let run = |base: &str, extra: &[&str]| {
+        let out = Command::new(&python)
+            .arg(repo_root().join("examples/episode.py"))
+            .arg(base)
+            .args(extra)
+            .output()
+            .expect("run examples/episode.py");
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "episode.py {extra:?} failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+        assert_eq!(report["problems"], json!([]), "{report}");
+    };
+    let shared = Server::start(&capture, &[]);
+    run(&format!("http://{}", shared.addr), &[]);
+    run(&format!("http://{}", shared.addr), &[]);
+    drop(shared);
+    let isolated = Server::start(&capture, &["--isolate"]);
+    let base = format!("http://{}", isolated.addr);
+    run(&base, &["--episode", "run-1"]);
+    run(&base, &["--episode", "run-2"]);
+    // The episodes left the default World as recorded.
+    let recorded = Server::start(&capture, &[]);
+    assert_eq!(isolated.data(), recorded.data());
+}
