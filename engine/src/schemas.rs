@@ -205,15 +205,20 @@ pub fn recorded_request_bodies(engine: &Engine, tool: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A tool's recorded JSON answers by status, in record order.
+/// A tool's recorded JSON answers by status, in record order (at most
+/// `MAX_INSTANCES` per status: what `infer` examines).
 pub fn recorded_answers(engine: &Engine, tool: &str) -> BTreeMap<u16, Vec<Value>> {
     let mut out: BTreeMap<u16, Vec<Value>> = BTreeMap::new();
     for r in tool_records(engine, tool) {
         let (Some(status), Body::Text(text)) = (r.status, &r.response_body) else {
             continue;
         };
+        let held = out.entry(status).or_default();
+        if held.len() >= MAX_INSTANCES {
+            continue;
+        }
         if let Ok(value) = serde_json::from_str::<Value>(text) {
-            out.entry(status).or_default().push(value);
+            held.push(value);
         }
     }
     out

@@ -46,10 +46,19 @@ pub struct ToolSchemas {
     pub body_required: bool,
     /// The successful answer, when every recorded one is a JSON object.
     pub output: Option<Value>,
-    /// The recorded JSON answers by status (for the OpenAPI export).
-    pub answers: std::collections::BTreeMap<u16, Vec<Value>>,
-    /// The JSON bodies the successful recorded calls sent.
-    pub request_examples: Vec<Value>,
+    /// Per recorded status with JSON answers: their inferred schema and the
+    /// first one as an example (for the OpenAPI export).
+    pub answers: std::collections::BTreeMap<u16, RecordedAnswer>,
+    /// The JSON body the first successful recorded call sent.
+    pub request_example: Option<Value>,
+}
+
+/// The recorded JSON answers of one status, summarized.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedAnswer {
+    /// Inferred with `rea_engine::schemas::Infer::ANSWER`.
+    pub schema: Value,
+    pub example: Value,
 }
 
 /// Why a replacement World was refused; names where (collection, row, field).

@@ -10,7 +10,6 @@
 use crate::environment::Environment;
 use crate::model::{ToolInfo, ToolKind, ToolSchemas};
 use crate::tools::description;
-use rea_engine::schemas::{infer, Infer};
 use serde_json::{json, Map, Value};
 
 /// The OpenAPI version written.
@@ -189,7 +188,7 @@ fn operation(info: &ToolInfo, schemas: &ToolSchemas) -> Value {
     if info.kind == ToolKind::Write {
         if let Some(body) = &schemas.body {
             let mut media = json!({"schema": body});
-            if let Some(example) = schemas.request_examples.first() {
+            if let Some(example) = &schemas.request_example {
                 media["example"] = redact(example);
             }
             op["requestBody"] = json!({
@@ -213,17 +212,13 @@ fn responses(info: &ToolInfo, schemas: &ToolSchemas) -> Value {
     for status in &info.tool.statuses {
         let key = status.to_string();
         let mut response = json!({"description": reason(*status)});
-        if let Some(values) = schemas.answers.get(status) {
-            let refs: Vec<&Value> = values.iter().collect();
-            let mut schema = infer(&refs, Infer::ANSWER);
+        if let Some(recorded) = schemas.answers.get(status) {
+            let mut schema = recorded.schema.clone();
             if REFUSAL_STATUSES.contains(status) {
                 schema =
                     json!({"anyOf": [schema, {"$ref": format!("#/components/schemas/{REFUSAL}")}]});
             }
-            let mut media = json!({"schema": schema});
-            if let Some(first) = values.first() {
-                media["example"] = redact(first);
-            }
+            let media = json!({"schema": schema, "example": redact(&recorded.example)});
             response["content"] = json!({ content_type.clone(): media });
         }
         out.insert(key, response);

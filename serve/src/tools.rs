@@ -5,7 +5,7 @@
 //! description a model can act on, and hints. `engine_schemas` gathers what
 //! the engine infers from the recording (`rea_engine::schemas`).
 
-use crate::model::{ToolInfo, ToolKind, ToolSchemas};
+use crate::model::{RecordedAnswer, ToolInfo, ToolKind, ToolSchemas};
 use rea_engine::schemas::{self, Infer};
 use rea_engine::Engine;
 use serde_json::{json, Map, Value};
@@ -19,11 +19,27 @@ pub(crate) fn engine_schemas(engine: &Engine, tool: &str) -> ToolSchemas {
         .flat_map(|(_, values)| values)
         .collect();
     let all_objects = !ok.is_empty() && ok.iter().all(|v| v.is_object());
+    let output = all_objects.then(|| output_schema(&ok));
+    let answers = answers
+        .iter()
+        .filter_map(|(status, values)| {
+            let refs: Vec<&Value> = values.iter().collect();
+            Some((
+                *status,
+                RecordedAnswer {
+                    schema: schemas::infer(&refs, Infer::ANSWER),
+                    example: values.first()?.clone(),
+                },
+            ))
+        })
+        .collect();
     ToolSchemas {
         body: schemas::request_body(engine, tool),
         body_required: engine.write_of(tool).is_some_and(schemas::needs_body),
-        output: all_objects.then(|| output_schema(&ok)),
-        request_examples: schemas::recorded_request_bodies(engine, tool),
+        output,
+        request_example: schemas::recorded_request_bodies(engine, tool)
+            .into_iter()
+            .next(),
         answers,
     }
 }
