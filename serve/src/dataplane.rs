@@ -291,7 +291,9 @@ pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
         };
     }
     if let Some(Value::Array(parts)) = object.get("parts") {
+        // An empty `parts` reads as a table of that name with no rows.
         let is_result = object.len() == 1
+            && !parts.is_empty()
             && parts
                 .iter()
                 .all(|p| p.get("kind").and_then(Value::as_str).is_some());
