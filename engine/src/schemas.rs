@@ -321,18 +321,7 @@ pub fn loosen_required(engine: &mut Engine) {
             .iter()
             .filter_map(|b| b.pointer(&pointer).and_then(Value::as_object))
             .collect();
-        let keep: Vec<String> = plan
-            .required_members
-            .iter()
-            .filter(|m| entities.iter().all(|e| e.contains_key(*m)))
-            .filter(|m| {
-                !plan
-                    .field_rules
-                    .iter()
-                    .any(|r| &r.field == *m && FILLED_BY_THE_APP.contains(&r.rule.as_str()))
-            })
-            .cloned()
-            .collect();
+        let keep = served_required(&plan.required_members, &entities, &plan.field_rules);
         if keep != plan.required_members {
             narrowed.push((i, keep));
         }
@@ -342,9 +331,56 @@ pub fn loosen_required(engine: &mut Engine) {
     }
 }
 
+/// Of `required`, the members every entity in `sent` holds and that no
+/// field rule says the app fills in.
+pub fn served_required(
+    required: &[String],
+    sent: &[&Map<String, Value>],
+    rules: &[crate::state::FieldRule],
+) -> Vec<String> {
+    required
+        .iter()
+        .filter(|m| sent.iter().all(|e| e.contains_key(*m)))
+        .filter(|m| {
+            !rules
+                .iter()
+                .any(|r| &r.field == *m && FILLED_BY_THE_APP.contains(&r.rule.as_str()))
+        })
+        .cloned()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_create_requires_what_every_call_sent_and_the_app_does_not_fill() {
+        let required: Vec<String> = ["title", "done", "id", "created"]
+            .map(String::from)
+            .to_vec();
+        let a = json!({"title": "a", "done": false, "id": "x1", "created": 1});
+        let b = json!({"title": "b", "id": "x2", "created": 2});
+        let sent = [a.as_object().unwrap(), b.as_object().unwrap()];
+        let rule = |field: &str, rule: &str| crate::state::FieldRule {
+            field: field.into(),
+            rule: rule.into(),
+            with: Map::new(),
+        };
+        let rules = [
+            rule("id", "identity"),
+            rule("title", "echo"),
+            rule("created", "echo"),
+        ];
+        assert_eq!(
+            served_required(&required, &sent, &rules),
+            ["title", "created"]
+        );
+        assert_eq!(
+            served_required(&required, &sent[..1], &[]),
+            ["title", "done", "id", "created"]
+        );
+    }
 
     #[test]
     fn inference_requires_by_presence_and_finds_formats_and_enums() {
