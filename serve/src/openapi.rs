@@ -196,6 +196,19 @@ fn operation(info: &ToolInfo, schemas: &ToolSchemas) -> Value {
                 "content": {"application/json": media},
             });
         }
+    } else if info.list_in_body && !info.list_arguments.is_empty() {
+        // A read whose query travels in the body (a POST search).
+        let mut media = json!({"schema": {
+            "type": "object",
+            "properties": Value::Object(info.list_arguments.clone()),
+        }});
+        if let Some(example) = &schemas.request_example {
+            media["example"] = redact(example);
+        }
+        op["requestBody"] = json!({
+            "required": false,
+            "content": {"application/json": media},
+        });
     }
     op
 }
