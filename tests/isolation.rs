@@ -224,3 +224,46 @@ fn thousand_episodes_measured() {
         written.as_secs_f64(),
     );
 }
+
+/// The same 1,000 episodes created in-process (no HTTP): the cost of an
+/// episode itself, a `World::clone` of the starting World, plus one write.
+#[test]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+fn thousand_episodes_in_process_measured() {
+    use rea_serve::{Environment, Request, StartOptions};
+    const EPISODES: usize = 1000;
+    let env = Environment::from_capture(&fixture("dev-a.har"), &StartOptions::all_rules())
+        .expect("build")
+        .with_isolation(std::time::Duration::from_secs(600));
+    let own = std::process::id();
+    let before = rss_kib(own);
+    let started = Instant::now();
+    for i in 0..EPISODES {
+        env.reset_in(Some(&format!("e{i}")));
+    }
+    let created = started.elapsed();
+    let idle = rss_kib(own);
+    let started = Instant::now();
+    for i in 0..EPISODES {
+        let call = rea_engine::Call {
+            method: "DELETE".into(),
+            path: format!("{PRODUCTS}/prod-003"),
+            query: None,
+            headers: vec![],
+            body: None,
+        };
+        let reply = env.call_in(Some(&format!("e{i}")), &Request::Http(call));
+        assert_eq!(reply.answer.status, 200);
+    }
+    let written = started.elapsed();
+    let after = rss_kib(own);
+    assert_eq!(env.episode_count(), EPISODES);
+    println!(
+        "in-process episodes: {EPISODES}; created in {:.3}s ({:.0}/s); RSS {before} KiB -> {idle} KiB idle ({:.1} KiB per idle episode) -> {after} KiB after one write each; writes {:.3}s ({:.0}/s)",
+        created.as_secs_f64(),
+        EPISODES as f64 / created.as_secs_f64(),
+        (idle.saturating_sub(before)) as f64 / EPISODES as f64,
+        written.as_secs_f64(),
+        EPISODES as f64 / written.as_secs_f64(),
+    );
+}
