@@ -38,6 +38,8 @@ enum Command {
     InspectMcp(cli::inspect_mcp::Args),
     /// Build the fake from TRAIN and score a session replayed through it in-process.
     EnvironmentCheck(cli::check::Args),
+    /// Print the OpenAPI 3.1 document of the served environment (also at /_rea/openapi.json).
+    EnvironmentOpenapi(cli::environment_openapi::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Command::EnvironmentServe(args) => cli::serve::run(args),
         Command::InspectMcp(args) => cli::inspect_mcp::run(&args),
         Command::EnvironmentCheck(args) => cli::check::run(&args),
+        Command::EnvironmentOpenapi(args) => cli::environment_openapi::run(&args),
     };
     ExitCode::from(code)
 }

@@ -307,7 +307,12 @@ fn manifest_view_equals_the_shortcut_command() {
 #[test]
 fn manifest_table_without_json() {
     let out = rea(
-        &["environment-manifest", "tests/fixtures/kinto/dev-a.har"],
+        &[
+            "environment-manifest",
+            "tests/fixtures/kinto/dev-a.har",
+            "--template-rule",
+            "none",
+        ],
         None,
     );
     assert_eq!(
@@ -334,4 +339,48 @@ fn manifest_table_without_json() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(error_of(&out)["code"], "invalid_request");
+}
+
+/// One default (issue 15 part 5): `environment-manifest` and
+/// `environment-state` use the template rules `environment-serve` uses (all
+/// five) unless told otherwise; `inspect-analysis-view` keeps the spec's
+/// default of none.
+#[test]
+fn derived_commands_share_the_served_template_rules_by_default() {
+    let json_of = |args: &[&str]| -> Value {
+        let out = rea(args, None);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+    };
+    let capture = "tests/fixtures/kinto/dev-a.har";
+    let all: Vec<&str> = [
+        "after-uid-literal",
+        "opaque-token",
+        "sibling-pair-variance",
+        "sibling-variance",
+        "prefix-variance",
+    ]
+    .to_vec();
+    for command in ["environment-manifest", "environment-state"] {
+        let default = json_of(&[command, capture, "--json"]);
+        assert_eq!(
+            default["template_rules"],
+            serde_json::json!(all),
+            "{command}"
+        );
+        let mut explicit = vec![command, capture, "--json"];
+        for r in &all {
+            explicit.extend(["--template-rule", r]);
+        }
+        assert_eq!(default, json_of(&explicit), "{command}");
+        let none = json_of(&[command, capture, "--json", "--template-rule", "none"]);
+        assert_eq!(none["template_rules"], serde_json::json!([]), "{command}");
+    }
+    let evidence = inspect(capture, &[]);
+    let spec_default = view("-", r#"{"kind":"environment-manifest"}"#, Some(&evidence));
+    assert_eq!(spec_default["template_rules"], serde_json::json!([]));
 }

@@ -80,3 +80,129 @@ fn real_python_clients_drive_the_server() {
         ],
     );
 }
+
+/// MCP conformance with the official SDK on the three dev captures: each
+/// write tool succeeds with only its required properties, structured results
+/// hold to their output schemas, closing a session logs nothing (issue 15
+/// part 2).
+#[test]
+fn mcp_sdk_fills_only_required_properties_and_closes_quietly() {
+    let python = venv_python();
+    for (app, min_writes) in [("kinto", 5), ("wordpress", 1), ("mlflow", 0)] {
+        let capture = repo_root()
+            .join("tests/fixtures")
+            .join(app)
+            .join("dev-a.har");
+        let server = Server::start(&capture, &[]);
+        let base = format!("http://{}", server.addr);
+        run_script(
+            &python,
+            "mcp_conformance.py",
+            &[base, min_writes.to_string()],
+        );
+    }
+}
+
+/// The OpenAPI export (issue 15 part 1): `rea environment-openapi` on the
+/// three dev captures validates with openapi-spec-validator, is
+/// deterministic, is what `/_rea/openapi.json` serves, and a bounded
+/// schemathesis run against the served fake with it finds no 5xx and no
+/// answer violating the document.
+#[test]
+fn openapi_export_validates_and_schemathesis_finds_nothing() {
+    let python = venv_python();
+    let dir = tempfile::tempdir().unwrap();
+    let mut documents = Vec::new();
+    for app in ["kinto", "wordpress", "mlflow"] {
+        let capture = repo_root()
+            .join("tests/fixtures")
+            .join(app)
+            .join("dev-a.har");
+        let export = || {
+            let out = Command::new(common::rea())
+                .arg("environment-openapi")
+                .arg(&capture)
+                .output()
+                .expect("run rea");
+            assert!(
+                out.status.success(),
+                "{app}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        let text = export();
+        assert_eq!(text, export(), "{app}: the export is not deterministic");
+        let yaml = Command::new(common::rea())
+            .arg("environment-openapi")
+            .arg(&capture)
+            .arg("--yaml")
+            .output()
+            .unwrap();
+        assert!(yaml.stdout.starts_with(b"openapi: 3.1.0\n"), "{app}");
+        let path = dir.path().join(format!("{app}.openapi.json"));
+        std::fs::write(&path, &text).unwrap();
+        documents.push(path.display().to_string());
+
+        let server = Server::start(&capture, &[]);
+        let served = server.get("/_rea/openapi.json");
+        assert_eq!(served.status, 200);
+        let exported: Value = serde_json::from_slice(&text).unwrap();
+        assert_eq!(served.json(), exported, "{app}");
+        let base = format!("http://{}", server.addr);
+        let schemathesis = python.with_file_name("schemathesis");
+        let out = Command::new(&schemathesis)
+            .args(["run", &format!("{base}/_rea/openapi.json"), "--url", &base])
+            .args(["--mode", "positive"])
+            .args(["--checks", "not_a_server_error,response_schema_conformance"])
+            .args(["--max-examples", "10", "--generation-deterministic"])
+            .args(["--phases", "examples,fuzzing", "--request-timeout", "10"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run schemathesis");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{app}: schemathesis found issues:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains(" passed"), "{app}: {stdout}");
+    }
+    run_script(&python, "openapi_validate.py", &documents);
+}
+
+/// `examples/episode.py` (issue 15 part 4), the copy-paste episode with the
+/// AgentEnv reference client, runs as written: on the shared World, and in
+/// two isolated episodes of one `--isolate` server.
+#[test]
+fn the_episode_example_runs() {
+    let python = venv_python();
+    let capture = repo_root().join("examples/kinto-dev-a.har");
+    let run = |base: &str, extra: &[&str]| {
+        let out = Command::new(&python)
+            .arg(repo_root().join("examples/episode.py"))
+            .arg(base)
+            .args(extra)
+            .output()
+            .expect("run examples/episode.py");
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "episode.py {extra:?} failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+        assert_eq!(report["problems"], json!([]), "{report}");
+    };
+    let shared = Server::start(&capture, &[]);
+    run(&format!("http://{}", shared.addr), &[]);
+    run(&format!("http://{}", shared.addr), &[]);
+    drop(shared);
+    let isolated = Server::start(&capture, &["--isolate"]);
+    let base = format!("http://{}", isolated.addr);
+    run(&base, &["--episode", "run-1"]);
+    run(&base, &["--episode", "run-2"]);
+    // The episodes left the default World as recorded.
+    let recorded = Server::start(&capture, &[]);
+    assert_eq!(isolated.data(), recorded.data());
+}

@@ -358,6 +358,104 @@ fn state_file_is_the_starting_world() {
     assert_eq!(server.data(), data);
 }
 
+/// `--state` takes a saved `data/get` reply as it is (the whole JSON-RPC
+/// envelope) and a `data/get` result; a shape that is not a World is refused
+/// with the shapes that are (issue 15 part 4).
+#[test]
+fn state_file_takes_a_saved_data_get_reply() {
+    let first = Server::start(&fixture("dev-a.har"), &[]);
+    let mut reply = first.rpc("data/get", json!({}));
+    drop(first);
+    for rows in reply["result"]["parts"][0]["data"]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+    {
+        if let Value::Array(rows) = rows {
+            rows.retain(|row| row["id"] != "prod-002");
+        }
+    }
+    let data = reply["result"]["parts"][0]["data"].clone();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, saved) in [
+        ("reply.json", reply.clone()),
+        ("result.json", reply["result"].clone()),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, saved.to_string()).unwrap();
+        let server = Server::start(&fixture("dev-a.har"), &["--state", path.to_str().unwrap()]);
+        assert_eq!(
+            server.get(&format!("{PRODUCTS}/prod-002")).status,
+            404,
+            "{name}"
+        );
+        assert_eq!(server.data(), data, "{name}");
+    }
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, b"[1, 2]").unwrap();
+    let out = std::process::Command::new(common::rea())
+        .args(["environment-serve"])
+        .arg(fixture("dev-a.har"))
+        .args(["--port", "0", "--json", "--state", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err: Value = serde_json::from_slice(
+        out.stderr
+            .split(|b| *b == b'\n')
+            .rfind(|l| !l.is_empty())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(err["code"], "invalid_state", "{err}");
+    let detail = err["details"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("a data/get result") && detail.contains("JSON-RPC reply"),
+        "{detail}"
+    );
+}
+
+/// `load: "additive"` upserts one table's rows by id and leaves the other
+/// tables, their rows and the documents as they are (a replace would empty
+/// them).
+#[test]
+fn additive_data_add_upserts_one_table() {
+    let server = Server::start(&fixture("dev-a.har"), &[]);
+    let before = server.data();
+    let (table, rows) = before
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, rows)| {
+            rows.as_array()
+                .is_some_and(|r| r.iter().any(|row| row["id"] == "prod-004"))
+        })
+        .map(|(t, r)| (t.clone(), r.as_array().unwrap().clone()))
+        .expect("the table holding prod-004");
+    let mut edited = rows.iter().find(|r| r["id"] == "prod-004").unwrap().clone();
+    edited["name"] = json!("Upserted");
+    let mut added = edited.clone();
+    added["id"] = json!("prod-new-1");
+    let reply = server.rpc(
+        "data/add",
+        json!({"parts": [{"kind": "data", "data": {table.clone(): [edited, added]}, "metadata": {"load": "additive"}}]}),
+    );
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let after = server.data();
+    for (name, rows) in before.as_object().unwrap() {
+        if *name != table {
+            assert_eq!(&after[name], rows, "{name} changed");
+        }
+    }
+    let now = after[&table].as_array().unwrap();
+    assert_eq!(now.len(), rows.len() + 1);
+    assert_eq!(
+        server.get(&format!("{PRODUCTS}/prod-004")).json()["data"]["name"],
+        "Upserted"
+    );
+    assert_eq!(server.get(&format!("{PRODUCTS}/prod-new-1")).status, 200);
+}
+
 /// `data/add` reads `file://` URIs only under `--data-root`.
 #[test]
 fn file_parts_load_from_the_data_root_only() {

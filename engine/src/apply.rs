@@ -92,7 +92,7 @@ pub(crate) fn apply_write_with(
 
 /// Where the entity sits in request bodies: the item view's pointer, else
 /// the pointer of the entity in the recorded answer.
-fn body_pointer(engine: &Engine, plan: &WritePlan) -> Option<String> {
+pub(crate) fn body_pointer(engine: &Engine, plan: &WritePlan) -> Option<String> {
     let from_view = plan.type_name.as_deref().and_then(|t| {
         engine.state.views.iter().find_map(|v| match v {
             ViewPlan::Item(p) if p.type_name == t => Some(p.pointer.clone()),

@@ -54,6 +54,7 @@ pub mod records;
 mod refusal;
 mod render;
 mod route;
+pub mod schemas;
 pub mod shapes;
 pub mod state;
 pub mod usable;

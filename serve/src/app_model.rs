@@ -208,6 +208,10 @@ impl<M: Model> Model for WithAppModel<M> {
     fn routes(&self, method: &str, path: &str) -> bool {
         self.inner.routes(method, path) || self.app.owns(method, path)
     }
+
+    fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
+        self.inner.tool_schemas(tool)
+    }
 }
 
 impl<M: Model> WithAppModel<M> {

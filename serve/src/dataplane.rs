@@ -1,10 +1,11 @@
 //! The AgentEnv data plane: the environment card at
 //! `/.well-known/agent-env.json` and JSON-RPC 2.0 at `/agentenv`
-//! (`data/reset`, `data/get`, `data/add` with `load: "replace"`).
-//! `AgentEnv-Role` and `write_namespace` are accepted and ignored: one
-//! environment holds one World, whoever calls. The envelope follows
-//! JSON-RPC 2.0 to the letter: batches, notifications (no answer), ids
-//! echoed as written.
+//! (`data/reset`, `data/get`, `data/add` with `load: "replace"` or
+//! `load: "additive"`), and the one reading of an intake World (`intake`):
+//! the bare tables, a `data/get` result, or a whole JSON-RPC reply, for
+//! `--state` and `data/add` alike. The envelope follows JSON-RPC 2.0 to the
+//! letter: batches, notifications (no answer), ids echoed as written.
+//! `AgentEnv-Role` and `write_namespace` are accepted and ignored.
 
 use crate::environment::Environment;
 use crate::tools::card_entry;
@@ -18,9 +19,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub(crate) const INTAKE_URI: &str = "urn:agentenv:intake/v1";
+/// The card extension saying how episodes are addressed (`--isolate`).
+pub(crate) const EPISODES_URI: &str = "urn:rea:episodes/v1";
 /// The table holding documents (reads that are not entities) as `{path, value}` rows.
 pub(crate) const DOCUMENTS_TABLE: &str = "documents";
 const OPERATIONS: [&str; 3] = ["data/reset", "data/add", "data/get"];
+/// The load modes `data/add` accepts, per part (`metadata.load`); the first is the default.
+const LOADS: [&str; 2] = ["replace", "additive"];
+const INTAKE_DESCRIPTION: &str = "data/add takes collection -> rows (one table per entity type, plus documents as {path, value} rows), as the bare tables, a data/get result ({\"parts\": [{\"kind\": \"data\", \"data\": tables}]}) or a whole JSON-RPC reply carrying one. Each part's metadata.load says how it loads: \"replace\" (the default) makes it the whole World, so a table it leaves out is emptied; \"additive\" upserts its rows into the current World, per table, by the row identity the table requires (the id field, and _collection where a type spans collections; documents by path), leaving the other rows and tables as they are. Parts apply in order, all or nothing. data/get returns the World as the bare tables.";
+/// What an intake World may look like, for error details.
+const INTAKE_SHAPES: &str = "one of: the bare tables {\"<collection>\": [row, ...], ...}; a data/get result {\"parts\": [{\"kind\": \"data\", \"data\": <tables>}]}; a whole JSON-RPC reply {\"jsonrpc\": \"2.0\", \"id\": ..., \"result\": <data/get result>}";
 /// The largest file a `file://` part may name.
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -69,12 +77,31 @@ fn documents_table_name(env: &Environment) -> String {
 /// The environment card.
 pub(crate) fn card(env: &Environment) -> Value {
     let tables = Value::Object(tables(env));
-    let add_data = json!({"part": "data", "format": "json", "load": "replace", "tables": tables});
-    let add_file = json!({
-        "part": "file", "format": "json", "mimeTypes": ["application/json"],
-        "load": "replace", "tables": tables
-    });
+    let add: Vec<Value> = LOADS
+        .iter()
+        .flat_map(|load| {
+            [
+                json!({"part": "data", "format": "json", "load": load, "tables": tables}),
+                json!({
+                    "part": "file", "format": "json", "mimeTypes": ["application/json"],
+                    "load": load, "tables": tables
+                }),
+            ]
+        })
+        .collect();
     let get_data = json!({"part": "data", "format": "json", "tables": tables});
+    let mut extensions = vec![json!({
+        "uri": INTAKE_URI,
+        "description": INTAKE_DESCRIPTION,
+        "params": {"add": add, "get": [get_data]}
+    })];
+    if env.isolated() {
+        extensions.push(json!({
+            "uri": EPISODES_URI,
+            "description": "Isolated episodes: each MCP session (Mcp-Session-Id) acts on its own World, created from the starting World and dropped when the session ends (DELETE /mcp) or sits idle. A caller names an episode with the AgentEnv-Episode header (on /agentenv, /mcp and the app's paths) or, for the data plane, with the base URL /episodes/{episode} (POST /episodes/{episode}/agentenv); an MCP session sending AgentEnv-Episode acts on that named episode. Without a name, calls act on the default World.",
+            "params": {"header": "AgentEnv-Episode", "dataPlaneBaseUrl": "/episodes/{episode}"}
+        }));
+    }
     json!({
         "name": env.name(),
         "protocolVersion": "1.0",
@@ -82,13 +109,12 @@ pub(crate) fn card(env: &Environment) -> Value {
         "preferredTransport": "JSONRPC",
         "additionalInterfaces": [{"url": "/mcp", "transport": "mcp"}],
         "capabilities": {
-            "tools": env.tools().map(card_entry).collect::<Vec<_>>(),
+            "tools": env
+                .tools()
+                .map(|t| card_entry(t, env.tool_schemas(&t.tool.name)))
+                .collect::<Vec<_>>(),
             "operations": OPERATIONS,
-            "extensions": [{
-                "uri": INTAKE_URI,
-                "description": "data/add replaces the whole World with collection -> rows (one table per entity type, plus documents as {path, value} rows); data/get returns it in the same shape.",
-                "params": {"add": [add_data, add_file], "get": [get_data]}
-            }]
+            "extensions": extensions
         }
     })
 }
@@ -97,16 +123,36 @@ pub(crate) async fn card_handler(State(plane): State<Plane>) -> Response {
     json_response(&card(&plane.env))
 }
 
-/// `POST /agentenv`: a request, a notification or a batch. Only
-/// notifications: `204` and no body.
-pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Response {
+/// `POST /agentenv`; with `--isolate`, an `AgentEnv-Episode: NAME` header
+/// addresses episode NAME's World.
+pub(crate) async fn rpc_handler(
+    State(plane): State<Plane>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    let episode = crate::episodes::named(&headers);
+    rpc_reply(plane, episode, body).await
+}
+
+/// `POST /episodes/{episode}/agentenv`: the same, the episode named in the
+/// path, so that a client taking only a base URL (the AgentEnv reference
+/// client) addresses an episode with `BASE/episodes/NAME`.
+pub(crate) async fn episode_rpc_handler(
+    State(plane): State<Plane>,
+    axum::extract::Path(episode): axum::extract::Path<String>,
+    body: Bytes,
+) -> Response {
+    rpc_reply(plane, Some(episode), body).await
+}
+
+async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Response {
     let reply = {
         let plane = plane.clone();
         // data/add may read a file and validate a large World: keep it off the
         // async workers.
         tokio::task::spawn_blocking(move || {
             let started = std::time::Instant::now();
-            let text = rpc(&plane, &body);
+            let text = rpc(&plane, episode.as_deref(), &body);
             let value: Value = text
                 .as_deref()
                 .and_then(|t| serde_json::from_str(t).ok())
@@ -128,7 +174,7 @@ pub(crate) async fn rpc_handler(State(plane): State<Plane>, body: Bytes) -> Resp
 /// Answers one JSON-RPC 2.0 body to the letter: the reply text, or `None`
 /// when it held only notifications. Ids are echoed as written (`1e400`
 /// included); duplicate member names are refused, as the HAR reader does.
-pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Option<String> {
+pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<String> {
     use rea_core::json::JsonErrorKind;
     let parsed = match rea_core::json::parse(body) {
         Ok(p) => p,
@@ -179,12 +225,12 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Option<String> {
                 .enumerate()
                 .filter_map(|(i, m)| {
                     let at = format!("/{i}");
-                    one(plane, m, lexeme(&format!("{at}/id")), unsafe_number(&at))
+                    one(plane, episode, m, lexeme(&format!("{at}/id")), unsafe_number(&at))
                 })
                 .collect();
             (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
         }
-        message => one(plane, message, lexeme("/id"), unsafe_number("")),
+        message => one(plane, episode, message, lexeme("/id"), unsafe_number("")),
     }
 }
 
@@ -217,6 +263,7 @@ fn duplicate_key_reply(body: &[u8], pointer: &str, message: &str) -> String {
 /// One message of a body: its reply, or `None` for a notification.
 fn one(
     plane: &Plane,
+    episode: Option<&str>,
     message: &Value,
     id_lexeme: Option<String>,
     unsafe_number: Option<String>,
@@ -248,7 +295,7 @@ fn one(
     };
     let outcome = match unsafe_number {
         Some(detail) => Err(invalid_params_error(&detail)),
-        None => call(plane, method, request.get("params")),
+        None => call(plane, episode, method, request.get("params")),
     };
     // A notification is carried out and never answered.
     let id = id?;
@@ -262,7 +309,12 @@ fn one(
 }
 
 /// Runs one method: its result, or its JSON-RPC error object.
-fn call(plane: &Plane, method: &str, params: Option<&Value>) -> Result<Value, Value> {
+fn call(
+    plane: &Plane,
+    episode: Option<&str>,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<Value, Value> {
     let params = match params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(p)) => p.clone(),
@@ -270,16 +322,19 @@ fn call(plane: &Plane, method: &str, params: Option<&Value>) -> Result<Value, Va
     };
     match method {
         "data/reset" => {
-            plane.env.reset();
+            plane.env.reset_in(episode);
             Ok(json!({}))
         }
         "data/get" => {
             // `write_namespace` (an upload grant) is accepted and ignored: the
             // export is always returned inline.
-            let data = to_tables(&plane.env.export(), &documents_table_name(&plane.env));
+            let data = to_tables(
+                &plane.env.export_in(episode),
+                &documents_table_name(&plane.env),
+            );
             Ok(json!({"parts": [{"kind": "data", "data": data}]}))
         }
-        "data/add" => match data_add(plane, &params) {
+        "data/add" => match data_add(plane, episode, &params) {
             Ok(()) => Ok(json!({})),
             Err(detail) => Err(invalid_params_error(&detail)),
         },
@@ -287,49 +342,202 @@ fn call(plane: &Plane, method: &str, params: Option<&Value>) -> Result<Value, Va
     }
 }
 
-fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
+fn data_add(
+    plane: &Plane,
+    episode: Option<&str>,
+    params: &Map<String, Value>,
+) -> Result<(), String> {
     let parts = match params.get("parts") {
         Some(Value::Array(parts)) if !parts.is_empty() => parts,
         Some(Value::Array(_)) => return Err("parts: at least one part is required".into()),
         _ => return Err("parts: an array of parts is required".into()),
     };
-    if parts.len() != 1 {
-        return Err(format!(
-            "parts: data/add replaces the whole World from exactly one data or file part; got {}",
-            parts.len()
-        ));
-    }
-    let part = &parts[0];
-    if let Some(load) = part.pointer("/metadata/load").and_then(Value::as_str) {
-        if load != "replace" {
-            return Err(format!(
-                "parts[0].metadata.load: only \"replace\" is accepted, got {load:?}"
-            ));
-        }
-    }
-    let data = match part.get("kind").and_then(Value::as_str) {
-        Some("data") => match part.get("data") {
-            Some(v @ Value::Object(_)) => v.clone(),
-            _ => {
-                return Err("parts[0].data: a JSON object of collection -> rows is required".into())
+    // Read and check every part before the World changes.
+    let mut loads = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter().enumerate() {
+        let at = format!("parts[{i}]");
+        let load = match part.pointer("/metadata/load") {
+            None | Some(Value::Null) => LOADS[0],
+            Some(Value::String(l)) if l == LOADS[0] => LOADS[0],
+            Some(Value::String(l)) if l == LOADS[1] => LOADS[1],
+            Some(other) => {
+                return Err(format!(
+                    "{at}.metadata.load: one of \"replace\", \"additive\" is expected, got {other}"
+                ))
             }
-        },
-        Some("file") => file_part(plane, part.get("file"))?,
-        Some("text") => {
-            return Err(
-                "parts[0]: text parts are not accepted; send a data part or a JSON file part"
-                    .into(),
-            )
-        }
-        _ => return Err("parts[0].kind: one of data, file is required".into()),
-    };
-    let world = world_from_tables(&plane.env, &data)?;
-    plane.env.replace(&world).map_err(|e| e.detail)
+        };
+        let data = match part.get("kind").and_then(Value::as_str) {
+            Some("data") => match part.get("data") {
+                Some(v) => v.clone(),
+                None => return Err(format!("{at}.data: {INTAKE_SHAPES} is expected")),
+            },
+            Some("file") => file_part(plane, &at, part.get("file"))?,
+            Some("text") => {
+                return Err(format!(
+                    "{at}: text parts are not accepted; send a data part or a JSON file part ({INTAKE_SHAPES})"
+                ))
+            }
+            _ => return Err(format!("{at}.kind: one of data, file is required")),
+        };
+        let tables = intake(&data).map_err(|e| format!("{at}.data: {e}"))?;
+        let world = world_from_tables(&plane.env, &Value::Object(tables))
+            .map_err(|e| format!("{at}.data: {e}"))?;
+        loads.push((load, world));
+    }
+    plane
+        .env
+        .load_in(episode, &|current: &Value| {
+            let mut next = current.clone();
+            for (load, world) in &loads {
+                next = if *load == LOADS[1] {
+                    upsert(&plane.env, next, world)
+                } else {
+                    world.clone()
+                };
+            }
+            Ok(next)
+        })
+        .map_err(|e| e.detail)
 }
 
-fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
+/// The one reading of an intake World (`--state`, a `data/add` part): the
+/// bare tables, a `data/get` result, or a whole JSON-RPC reply carrying one.
+/// A collection is always an array, so `parts` holding part objects and a
+/// string `jsonrpc` cannot be tables.
+pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
+    let Value::Object(object) = value else {
+        return Err(format!(
+            "{INTAKE_SHAPES} is expected; got {}",
+            kind_of(value)
+        ));
+    };
+    if let Some(version) = object.get("jsonrpc") {
+        if version != "2.0" {
+            return Err(format!(
+                "a JSON-RPC reply needs \"jsonrpc\": \"2.0\"; {INTAKE_SHAPES} is expected"
+            ));
+        }
+        if let Some(error) = object.get("error") {
+            return Err(format!(
+                "this JSON-RPC reply is an error ({error}), not a data/get result; {INTAKE_SHAPES} is expected"
+            ));
+        }
+        return match object.get("result") {
+            Some(result @ Value::Object(r)) if r.contains_key("parts") => {
+                intake(result).map_err(|e| format!("result: {e}"))
+            }
+            _ => Err(format!(
+                "this JSON-RPC reply has no data/get result (result.parts); {INTAKE_SHAPES} is expected"
+            )),
+        };
+    }
+    if let Some(Value::Array(parts)) = object.get("parts") {
+        // An empty `parts` reads as a table of that name with no rows.
+        let is_result = object.len() == 1
+            && !parts.is_empty()
+            && parts
+                .iter()
+                .all(|p| p.get("kind").and_then(Value::as_str).is_some());
+        if is_result {
+            let data: Vec<&Value> = parts
+                .iter()
+                .filter(|p| p["kind"] == "data")
+                .filter_map(|p| p.get("data"))
+                .collect();
+            return match data.as_slice() {
+                [Value::Object(tables)] => Ok(tables.clone()),
+                [other] => Err(format!(
+                    "parts[0].data: the tables {{\"<collection>\": [row, ...]}} are expected; got {}",
+                    kind_of(other)
+                )),
+                _ => Err(format!(
+                    "a data/get result with exactly one data part is expected; got {} data parts of {}",
+                    data.len(),
+                    parts.len()
+                )),
+            };
+        }
+    }
+    if let Some((name, v)) = object.iter().find(|(_, v)| !v.is_array()) {
+        return Err(format!(
+            "{name}: a collection must be an array of rows, got {}; {INTAKE_SHAPES} is expected",
+            kind_of(v)
+        ));
+    }
+    Ok(object.clone())
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `load: "additive"`: `part` (the engine's shape, already checked) upserted
+/// into `current`, per table, by the identity the table requires (its
+/// `required` members: the id field, and `_collection` where a type spans
+/// collections); documents by path. Existing rows keep their place; new
+/// rows are appended.
+pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Value {
+    let tables = env.tables();
+    if let Some(Value::Object(collections)) = part.get("collections") {
+        for (name, rows) in collections {
+            let identity: Vec<String> = tables
+                .get(name)
+                .and_then(|s| s.get("required"))
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let slot = &mut current["collections"][name.as_str()];
+            if !slot.is_array() {
+                *slot = Value::Array(Vec::new());
+            }
+            let Value::Array(existing) = slot else {
+                continue;
+            };
+            for row in rows.as_array().into_iter().flatten() {
+                let same = |other: &Value| {
+                    !identity.is_empty()
+                        && identity.iter().all(|k| match (other.get(k), row.get(k)) {
+                            (Some(a), Some(b)) => a == b || rea_engine::same_id(a, b),
+                            _ => false,
+                        })
+                };
+                match existing.iter_mut().find(|r| same(r)) {
+                    Some(found) => *found = row.clone(),
+                    None => existing.push(row.clone()),
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(docs)) = part.get("documents") {
+        if !current["documents"].is_object() {
+            current["documents"] = Value::Object(Map::new());
+        }
+        if let Value::Object(held) = &mut current["documents"] {
+            for (path, value) in docs {
+                held.insert(path.clone(), value.clone());
+            }
+        }
+    }
+    current
+}
+
+fn file_part(plane: &Plane, at: &str, file: Option<&Value>) -> Result<Value, String> {
     let Some(Value::Object(file)) = file else {
-        return Err("parts[0].file: an object with bytes or uri is required".into());
+        return Err(format!(
+            "{at}.file: an object with bytes or uri is required"
+        ));
     };
     if let Some(mime) = file.get("mimeType").and_then(Value::as_str) {
         let essence = mime
@@ -340,30 +548,30 @@ fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
             .to_ascii_lowercase();
         if essence != "application/json" && !essence.ends_with("+json") {
             return Err(format!(
-                "parts[0].file.mimeType: only application/json is accepted, got {mime}"
+                "{at}.file.mimeType: only application/json is accepted, got {mime}"
             ));
         }
     }
     let bytes = if let Some(encoded) = file.get("bytes") {
         let Some(encoded) = encoded.as_str() else {
-            return Err("parts[0].file.bytes: base64 text is required".into());
+            return Err(format!("{at}.file.bytes: base64 text is required"));
         };
         base64::engine::general_purpose::STANDARD
             .decode(encoded.trim())
-            .map_err(|e| format!("parts[0].file.bytes: not base64 ({e})"))?
+            .map_err(|e| format!("{at}.file.bytes: not base64 ({e})"))?
     } else if let Some(uri) = file.get("uri") {
         let Some(uri) = uri.as_str() else {
-            return Err("parts[0].file.uri: a string is required".into());
+            return Err(format!("{at}.file.uri: a string is required"));
         };
         read_file_uri(plane.config.data_root.as_deref(), uri)?
     } else {
-        return Err("parts[0].file: bytes or uri is required".into());
+        return Err(format!("{at}.file: bytes or uri is required"));
     };
     let parsed =
-        rea_core::json::parse(&bytes).map_err(|e| format!("parts[0].file: not JSON ({e})"))?;
+        rea_core::json::parse(&bytes).map_err(|e| format!("{at}.file: not JSON ({e})"))?;
     match parsed.numeric_literals.iter().find(|l| !l.safe) {
         Some(l) => Err(format!(
-            "parts[0].file{}: the number {} cannot be represented",
+            "{at}.file{}: the number {} cannot be represented",
             l.pointer, l.lexeme
         )),
         None => Ok(parsed.value),

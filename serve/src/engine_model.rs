@@ -155,4 +155,8 @@ impl Model for EngineModel {
             Err(rea_engine::Refusal::NoMatchingTool { .. })
         )
     }
+
+    fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
+        crate::tools::engine_schemas(&self.engine, tool)
+    }
 }

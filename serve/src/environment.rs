@@ -15,8 +15,9 @@
 //! the World lock is held, so a cached reply is always the one the current
 //! World would render.
 
+use crate::episodes::Episodes;
 use crate::generator::SystemGenerator;
-use crate::model::{ImportError, Model, ToolInfo};
+use crate::model::{ImportError, Model, ToolInfo, ToolSchemas};
 use crate::outcome::body_bytes;
 use axum::body::Bytes;
 use axum::http::HeaderMap;
@@ -26,6 +27,7 @@ use rea_engine::{Answer, Applied, Footprint};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Cached read replies kept at most; the cache is emptied when it is full.
 const CACHE_ENTRIES: usize = 4096;
@@ -60,9 +62,23 @@ trait Hosted: Send + Sync {
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
     fn add(&self, value: &Value) -> Result<(), ImportError>;
+    fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
     fn routes(&self, method: &str, path: &str) -> bool;
     fn list_basis(&self, request: &Request) -> Option<&'static str>;
+    /// The episode side (`--isolate`): the same operations on episode `name`.
+    fn isolate(&mut self, idle: Option<Duration>);
+    fn isolated(&self) -> bool;
+    fn answer_in(&self, name: &str, request: &Request) -> Option<Arc<Reply>>;
+    fn reset_in(&self, name: &str) -> bool;
+    fn get_in(&self, name: &str) -> Option<Value>;
+    fn load_in(
+        &self,
+        name: &str,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Option<Result<(), ImportError>>;
+    fn end(&self, name: &str) -> bool;
+    fn episode_count(&self) -> usize;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -77,6 +93,9 @@ struct Host<M: Model> {
     initial: Mutex<M::World>,
     /// Read replies by `METHOD target`, valid for the current World.
     reads: Mutex<ReadCache>,
+    /// The isolated episodes' Worlds (none unless `--isolate`); their reads
+    /// are not cached.
+    episodes: Episodes<M::World>,
 }
 
 /// Read replies by key, with the keys that depend on each collection, on
@@ -193,6 +212,12 @@ impl<M: Model> Host<M> {
     fn lock(&self) -> std::sync::MutexGuard<'_, M::World> {
         lock(&self.world)
     }
+
+    /// Episode `name`'s World, created from the starting World on first use.
+    fn episode(&self, name: &str) -> Option<Arc<Mutex<M::World>>> {
+        self.episodes
+            .world(Some(name), || lock(&self.initial).clone())
+    }
 }
 
 impl<M: Model> Hosted for Host<M> {
@@ -255,6 +280,15 @@ impl<M: Model> Hosted for Host<M> {
         retire((old, reads));
         Ok(())
     }
+    fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError> {
+        // Under the lock, so no write lands between reading the World and
+        // swapping in the one built from it.
+        let mut world = self.lock();
+        let replacement = self.model.import(&next(&self.model.export(&world))?)?;
+        *world = replacement;
+        lock(&self.reads).clear();
+        Ok(())
+    }
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
     }
@@ -264,6 +298,48 @@ impl<M: Model> Hosted for Host<M> {
 
     fn list_basis(&self, request: &Request) -> Option<&'static str> {
         self.model.list_basis(&self.lock(), request)
+    }
+
+    fn isolate(&mut self, idle: Option<Duration>) {
+        self.episodes.set_idle(idle);
+    }
+    fn isolated(&self) -> bool {
+        self.episodes.enabled()
+    }
+    fn answer_in(&self, name: &str, request: &Request) -> Option<Arc<Reply>> {
+        let world = self.episode(name)?;
+        let mut world = lock(&world);
+        let answer = self.model.answer(&mut world, request, &mut SystemGenerator);
+        Some(Arc::new(Reply::new(answer)))
+    }
+    fn reset_in(&self, name: &str) -> bool {
+        // A fresh episode is the starting World: drop the old one, clone once.
+        if !self.episodes.enabled() {
+            return false;
+        }
+        self.episodes.end(name);
+        self.episode(name).is_some()
+    }
+    fn get_in(&self, name: &str) -> Option<Value> {
+        let world = self.episode(name)?;
+        let snapshot = lock(&world).clone();
+        Some(self.model.export(&snapshot))
+    }
+    fn load_in(
+        &self,
+        name: &str,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Option<Result<(), ImportError>> {
+        let world = self.episode(name)?;
+        let mut world = lock(&world);
+        let built = next(&self.model.export(&world)).and_then(|v| self.model.import(&v));
+        Some(built.map(|replacement| *world = replacement))
+    }
+    fn end(&self, name: &str) -> bool {
+        self.episodes.end(name)
+    }
+    fn episode_count(&self) -> usize {
+        self.episodes.count()
     }
 }
 
@@ -278,6 +354,8 @@ pub struct Environment {
     observed: crate::cors::Observed,
     /// The journal, readiness and admin prefix (`crate::admin`).
     ops: crate::admin::Ops,
+    /// Each tool's schemas, inferred once at start-up.
+    schemas: HashMap<String, ToolSchemas>,
 }
 
 impl Environment {
@@ -290,11 +368,17 @@ impl Environment {
         let name = name
             .filter(|n| !n.trim().is_empty())
             .map_or_else(|| model.name().to_string(), str::to_string);
+        let schemas = model
+            .tools()
+            .iter()
+            .map(|t| (t.tool.name.clone(), model.tool_schemas(&t.tool.name)))
+            .collect();
         Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
                 initial: Mutex::new(initial),
                 reads: Mutex::new(ReadCache::default()),
+                episodes: Episodes::off(),
                 model,
             }),
             name,
@@ -302,6 +386,7 @@ impl Environment {
             sessions: crate::sessions::SessionBounds::default(),
             observed: crate::cors::Observed::default(),
             ops: crate::admin::Ops::default(),
+            schemas,
         }
     }
 
@@ -374,6 +459,72 @@ impl Environment {
         self.tools().find(|t| t.tool.name == name)
     }
 
+    /// Isolated episodes (`--isolate`): every MCP session and every caller
+    /// naming an episode gets its own World, created from the starting
+    /// World, dropped at session end or after `idle` without use. Off by
+    /// default.
+    pub fn with_isolation(mut self, idle: Duration) -> Self {
+        self.host.isolate(Some(idle));
+        self
+    }
+
+    /// Whether episodes are isolated.
+    pub fn isolated(&self) -> bool {
+        self.host.isolated()
+    }
+
+    /// Answers one request in episode `episode` (its own World) when
+    /// isolation is on and an episode is named, else in the default World.
+    pub fn call_in(&self, episode: Option<&str>, request: &Request) -> Arc<Reply> {
+        episode
+            .and_then(|name| self.host.answer_in(name, request))
+            .unwrap_or_else(|| self.host.answer(request))
+    }
+
+    /// `data/reset` of an episode (or of the default World).
+    pub fn reset_in(&self, episode: Option<&str>) {
+        if !episode.is_some_and(|name| self.host.reset_in(name)) {
+            self.host.reset();
+        }
+    }
+
+    /// `data/get` of an episode (or of the default World).
+    pub fn export_in(&self, episode: Option<&str>) -> Value {
+        episode
+            .and_then(|name| self.host.get_in(name))
+            .unwrap_or_else(|| self.host.get())
+    }
+
+    /// `load` on an episode (or on the default World).
+    pub fn load_in(
+        &self,
+        episode: Option<&str>,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Result<(), ImportError> {
+        match episode.and_then(|name| self.host.load_in(name, next)) {
+            Some(done) => done,
+            None => self.host.load(next),
+        }
+    }
+
+    /// Drops episode `name` (an ended MCP session); true when it existed.
+    pub fn end_episode(&self, name: &str) -> bool {
+        self.host.end(name)
+    }
+
+    /// The episodes held now.
+    pub fn episode_count(&self) -> usize {
+        self.host.episode_count()
+    }
+
+    /// What tool `name` takes and answers (empty for an unknown tool).
+    pub fn tool_schemas(&self, name: &str) -> &ToolSchemas {
+        static NONE: std::sync::OnceLock<ToolSchemas> = std::sync::OnceLock::new();
+        self.schemas
+            .get(name)
+            .unwrap_or_else(|| NONE.get_or_init(ToolSchemas::default))
+    }
+
     /// Answers one request. Atomic: the World lock is held for exactly
     /// one engine call (the engine routes it once, then dispatches).
     pub fn call(&self, request: &Request) -> Arc<Reply> {
@@ -406,6 +557,16 @@ impl Environment {
     /// `data/add` with `load: "replace"`: all or nothing.
     pub fn replace(&self, value: &Value) -> Result<(), ImportError> {
         self.host.add(value)
+    }
+
+    /// `data/add` in general: the World `next` builds from the current one
+    /// (both in the engine's `{"collections", "documents"}` shape) replaces
+    /// it, atomically; on any error nothing changes.
+    pub fn load(
+        &self,
+        next: &dyn Fn(&Value) -> Result<Value, ImportError>,
+    ) -> Result<(), ImportError> {
+        self.host.load(next)
     }
 
     /// One JSON Schema per collection.

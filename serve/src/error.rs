@@ -47,7 +47,8 @@ impl ServeError {
                 .detail("io_kind", format!("{:?}", e.kind())),
             ServeError::State(d) => ErrorReport::input("invalid_state", self.to_string())
                 .detail("detail", d.clone())
-                .guidance("give --state a World in the data/get shape (collection -> rows, documents as {path, value})"),
+                .detail("expected", "the bare tables {collection: [row, ...]}, a data/get result {parts: [{kind: data, data: tables}]}, or a whole JSON-RPC reply {jsonrpc: 2.0, id, result: data/get result}")
+                .guidance("give --state a World in the data/get shape (collection -> rows, documents as {path, value}); a saved data/get reply works as it is"),
             ServeError::Mcp(_) => ErrorReport::new("mcp_session", Category::Unavailable, self.to_string()),
             ServeError::Start(r) => r.clone(),
         }

@@ -24,6 +24,9 @@ pub(crate) async fn fallback(
     body: Bytes,
 ) -> Response {
     let started = std::time::Instant::now();
+    if method == Method::GET && uri.path() == crate::openapi::OPENAPI_PATH {
+        return crate::openapi::response(&env);
+    }
     let head = method == Method::HEAD;
     let routed = if head && !env.routes("HEAD", uri.path()) {
         "GET"
@@ -43,8 +46,9 @@ pub(crate) async fn fallback(
     });
     let reply = match refused {
         // The engine is synchronous and quick; the lock is never held
-        // across an await point.
-        None => env.call(&request),
+        // across an await point. With `--isolate`, `AgentEnv-Episode`
+        // names the episode whose World answers.
+        None => env.call_in(crate::episodes::named(&headers).as_deref(), &request),
         Some(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
     };
     crate::admin::journal_http(&env, &request, &reply, started);

@@ -7,6 +7,7 @@
 //! - `app_model`: the inferred app model in front of the engine (`WithAppModel`).
 //! - `environment`: `Environment`, the immutable model plus one locked World;
 //!   `Environment::call` is the one entry every adapter uses.
+//! - `episodes`: isolated episode Worlds (`--isolate`).
 //! - `generator`: clocks, UUIDs and tokens for served writes.
 //! - `outcome`: how an answer reads at the edges (bytes, content type, failure object).
 //! - `tools`: tool descriptors (input schema, description, hints).
@@ -18,6 +19,7 @@
 //! - `server`: `app(env, config) -> Router` and `run(listener, ...)` (connection limits).
 //! - `guard`: Host/Origin/content-type checks in front of every surface.
 //! - `cors`: CORS on the app's paths, preflights, what the recording showed.
+//! - `openapi`: the OpenAPI 3.1 export (`/_rea/openapi.json`, `rea environment-openapi`).
 //! - `start`: `Environment::from_capture(path, options)`, the one start-up.
 //! - `check`: `environment-check`, the fidelity rules replayed in-process.
 //! - `admin`: the journal, coverage, health and the live page under `/_rea`.
@@ -29,6 +31,7 @@ pub mod cors;
 mod dataplane;
 mod engine_model;
 mod environment;
+mod episodes;
 mod error;
 mod generator;
 mod grpc;
@@ -37,6 +40,7 @@ mod http;
 pub mod inspect_mcp;
 mod mcp;
 mod model;
+mod openapi;
 mod outcome;
 mod server;
 pub mod sessions;
@@ -47,12 +51,14 @@ pub use cors::CorsSetting;
 pub use dataplane::DataPlaneConfig;
 pub use engine_model::EngineModel;
 pub use environment::{Environment, Reply, Request};
+pub use episodes::EPISODE_HEADER;
 pub use error::ServeError;
 pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
-pub use model::{ImportError, Model, ToolInfo, ToolKind};
 pub use server::{app, run, run_stdio, Limits, ServeConfig};
 pub use sessions::SessionBounds;
+pub use model::{ImportError, Model, ToolInfo, ToolKind, ToolSchemas};
+pub use openapi::{document as openapi_document, OPENAPI_PATH, OPENAPI_VERSION};
 pub use start::StartOptions;
 
 #[cfg(test)]

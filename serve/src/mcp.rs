@@ -9,7 +9,8 @@ use crate::environment::{Environment, Reply, Request};
 use crate::model::ToolInfo;
 use crate::outcome::{body_text, failure, is_failure};
 
-use crate::tools::{description, hints, input_schema};
+use crate::model::ToolSchemas;
+use crate::tools::{description, hints, input_schema, output_schema_of};
 use rea_engine::AnswerBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -20,6 +21,38 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+/// `DELETE /mcp` (session termination) answers as the MCP specification's
+/// clients expect a success: `204 No Content` (rmcp answers `202`, which
+/// the official SDK logs as "Session termination failed: 202" on every
+/// close). Other answers pass through unchanged.
+/// With `--isolate`, an ended session's episode World is dropped.
+pub(crate) async fn session_end(
+    axum::extract::State(env): axum::extract::State<Arc<Environment>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let mut response = next.run(request).await;
+    if delete && response.status().is_success() {
+        if let Some(session) = session {
+            env.end_episode(&session);
+        }
+    }
+    if delete && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+        response
+            .headers_mut()
+            .remove(axum::http::header::CONTENT_LENGTH);
+    }
+    response
+}
 
 /// The body as text: exactly the bytes HTTP serves when they are UTF-8.
 fn reply_text(reply: &Reply) -> String {
@@ -41,20 +74,24 @@ impl McpSurface {
 }
 
 /// The MCP tool for one served tool.
-pub(crate) fn to_mcp_tool(info: &ToolInfo) -> Tool {
+pub(crate) fn to_mcp_tool(info: &ToolInfo, inferred: &ToolSchemas) -> Tool {
     let h = hints(info);
     let annotations = ToolAnnotations::new()
         .read_only(h.read_only)
         .destructive(h.destructive)
         .idempotent(h.idempotent)
         .open_world(h.open_world);
-    Tool::new(
+    let tool = Tool::new(
         info.tool.name.clone(),
         description(info),
-        Arc::new(input_schema(info)),
+        Arc::new(input_schema(info, inferred)),
     )
     .with_title(format!("{} {}", info.tool.method, info.tool.path_template))
-    .with_annotations(annotations)
+    .with_annotations(annotations);
+    match output_schema_of(inferred) {
+        Some(output) => tool.with_raw_output_schema(Arc::new(output)),
+        None => tool,
+    }
 }
 
 /// The tool result for a reply.
@@ -101,10 +138,13 @@ impl ServerHandler for McpSurface {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.env.tool(name).map(to_mcp_tool).or_else(|| {
-            let grpc = self.env.grpc();
-            grpc.by_tool(name).map(crate::grpc::mcp::tool)
-        })
+        self.env
+            .tool(name)
+            .map(|t| to_mcp_tool(t, self.env.tool_schemas(name)))
+            .or_else(|| {
+                let grpc = self.env.grpc();
+                grpc.by_tool(name).map(crate::grpc::mcp::tool)
+            })
     }
 
     async fn list_tools(
@@ -112,7 +152,11 @@ impl ServerHandler for McpSurface {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut tools: Vec<Tool> = self.env.tools().map(to_mcp_tool).collect();
+        let mut tools: Vec<Tool> = self
+            .env
+            .tools()
+            .map(|t| to_mcp_tool(t, self.env.tool_schemas(&t.tool.name)))
+            .collect();
         tools.extend(crate::grpc::mcp::tools(self.env.grpc()));
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -120,13 +164,19 @@ impl ServerHandler for McpSurface {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = std::time::Instant::now();
         if let Some(method) = self.env.grpc().by_tool(&request.name) {
             let arguments = request.arguments.unwrap_or_default();
             return Ok(crate::grpc::mcp::call(self.env.grpc(), method, &arguments).into());
         }
+        // Over streamable HTTP, with `--isolate`: the session's (or the
+        // named) episode. Over stdio there is one session and one World.
+        let episode = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| crate::episodes::of_mcp_request(&parts.headers));
         if self.env.tool(&request.name).is_none() {
             let arguments = request.arguments.unwrap_or_default();
             crate::admin::journal_tool(&self.env, &request.name, &arguments, None, started);
@@ -141,7 +191,7 @@ impl ServerHandler for McpSurface {
         };
         let env = self.env.clone();
         let reply = tokio::task::spawn_blocking(move || {
-            let reply = env.call(&request);
+            let reply = env.call_in(episode.as_deref(), &request);
             if let Request::Tool { name, arguments } = &request {
                 crate::admin::journal_tool(&env, name, arguments, Some(&reply), started);
             }

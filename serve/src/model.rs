@@ -35,6 +35,32 @@ pub struct ToolInfo {
     pub list_in_body: bool,
 }
 
+/// JSON Schemas of what one tool takes and answers, inferred from the
+/// recording (`rea_engine::schemas`); empty for a model that infers none.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolSchemas {
+    /// The request body a write demands (its required members, at the
+    /// entity pointer).
+    pub body: Option<Value>,
+    /// Whether the write refuses a call without a body.
+    pub body_required: bool,
+    /// The successful answer, when every recorded one is a JSON object.
+    pub output: Option<Value>,
+    /// Per recorded status with JSON answers: their inferred schema and the
+    /// first one as an example (for the OpenAPI export).
+    pub answers: std::collections::BTreeMap<u16, RecordedAnswer>,
+    /// The JSON body the first successful recorded call sent.
+    pub request_example: Option<Value>,
+}
+
+/// The recorded JSON answers of one status, summarized.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedAnswer {
+    /// Inferred with `rea_engine::schemas::Infer::ANSWER`.
+    pub schema: Value,
+    pub example: Value,
+}
+
 /// Why a replacement World was refused; names where (collection, row, field).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportError {
@@ -99,5 +125,10 @@ pub trait Model: Send + Sync + 'static {
     /// HEAD, preflights and `405`); routing only, nothing is answered.
     fn routes(&self, _method: &str, _path: &str) -> bool {
         false
+    }
+
+    /// What tool `tool` takes and answers, as the recording shows it.
+    fn tool_schemas(&self, _tool: &str) -> ToolSchemas {
+        ToolSchemas::default()
     }
 }

@@ -146,6 +146,10 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn_with_state(
+            env.clone(),
+            crate::mcp::session_end,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
             config.limits.mcp_body_bytes,
             crate::mcp::envelope,
         ));
@@ -158,6 +162,10 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
     let data_plane = Router::new()
         .route("/.well-known/agent-env.json", get(dataplane::card_handler))
         .route("/agentenv", post(dataplane::rpc_handler))
+        .route(
+            "/episodes/{episode}/agentenv",
+            post(dataplane::episode_rpc_handler),
+        )
         .with_state(plane)
         .layer(DefaultBodyLimit::max(config.limits.data_plane_body_bytes));
     let cors = Cors::new(&config.cors, env.observed());

@@ -175,7 +175,9 @@ fn build(
         state.writes.len()
     ));
     let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
-    let engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
+    let mut engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
+    // A create demands only what every recorded create sent and the app does not fill in.
+    rea_engine::schemas::loosen_required(&mut engine);
     let env = Environment::new(
         WithAppModel::new(EngineModel::new(engine), app),
         None,
@@ -212,9 +214,9 @@ fn load_state(env: &Environment, path: &Path) -> Result<(), ErrorReport> {
         )
         .detail("argument", "state")
     })?;
-    // Either the bare tables or a data/get result with one data part.
-    let tables = value.pointer("/parts/0/data").cloned().unwrap_or(value);
-    let world = crate::dataplane::world_from_tables(env, &tables)
+    // The bare tables, a data/get result, or a whole JSON-RPC reply.
+    let tables = crate::dataplane::intake(&value).map_err(|d| ServeError::State(d).report())?;
+    let world = crate::dataplane::world_from_tables(env, &serde_json::Value::Object(tables))
         .map_err(|d| ServeError::State(d).report())?;
     env.rebase(&world)
         .map_err(|e| ServeError::State(e.detail).report())

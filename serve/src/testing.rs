@@ -153,7 +153,7 @@ impl Model for Notes {
     fn tables(&self) -> IndexMap<String, Value> {
         IndexMap::from([(
             "notes".to_string(),
-            json!({"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}}, "required": ["id", "text"]}),
+            json!({"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}}, "required": ["id"]}),
         )])
     }
     fn answer(&self, world: &mut Vec<Value>, request: &Request, g: &mut dyn Generator) -> Answer {

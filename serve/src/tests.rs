@@ -150,7 +150,22 @@ async fn card_declares_tools_operations_and_tables() {
     let ext = &card["capabilities"]["extensions"][0];
     assert_eq!(ext["uri"], "urn:agentenv:intake/v1");
     let tables = &ext["params"]["add"][0]["tables"];
-    assert_eq!(tables["notes"]["required"], json!(["id", "text"]));
+    assert_eq!(tables["notes"]["required"], json!(["id"]));
+    let loads: Vec<(&Value, &Value)> = ext["params"]["add"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (&f["part"], &f["load"]))
+        .collect();
+    assert_eq!(
+        loads,
+        [
+            (&json!("data"), &json!("replace")),
+            (&json!("file"), &json!("replace")),
+            (&json!("data"), &json!("additive")),
+            (&json!("file"), &json!("additive")),
+        ]
+    );
     assert_eq!(tables["documents"]["required"], json!(["path", "value"]));
 }
 
@@ -208,7 +223,7 @@ async fn bad_payloads_are_refused_naming_where_and_change_nothing() {
             "widgets",
         ),
         (
-            json!({"parts": [{"kind": "data", "data": {"notes": [{"id": 2}]}}]}),
+            json!({"parts": [{"kind": "data", "data": {"notes": [{"text": "no id"}]}}]}),
             "notes[0]",
         ),
         (
@@ -225,6 +240,31 @@ async fn bad_payloads_are_refused_naming_where_and_change_nothing() {
             "never fetches",
         ),
         (json!({"parts": [{"kind": "text", "text": "hi"}]}), "text"),
+        // Shapes that are not a World name the shapes that are.
+        (
+            json!({"parts": [{"kind": "data", "data": [1, 2]}]}),
+            "a data/get result",
+        ),
+        (
+            json!({"parts": [{"kind": "data", "data": {"notes": {"id": 1}}}]}),
+            "the bare tables",
+        ),
+        (
+            json!({"parts": [{"kind": "data", "data": {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602}}}]}),
+            "is an error",
+        ),
+        (
+            json!({"parts": [{"kind": "data", "data": {"notes": []}, "metadata": {"load": "merge"}}]}),
+            "\"additive\"",
+        ),
+        // All or nothing: a bad second part leaves the first unapplied.
+        (
+            json!({"parts": [
+                {"kind": "data", "data": {"notes": [{"id": 9, "text": "nine"}]}},
+                {"kind": "data", "data": {"widgets": []}, "metadata": {"load": "additive"}}
+            ]}),
+            "parts[1].data: widgets",
+        ),
     ];
     for (params, needle) in cases {
         let reply = rpc(&env, "data/add", params.clone()).await;
@@ -234,6 +274,92 @@ async fn bad_payloads_are_refused_naming_where_and_change_nothing() {
         assert!(detail.contains(needle), "{detail} should name {needle}");
         assert_eq!(env.export(), before);
     }
+}
+
+/// `--state` and `data/add` take the same three shapes: the bare tables, a
+/// `data/get` result, and the whole JSON-RPC reply a `data/get` answered.
+#[tokio::test]
+async fn data_add_accepts_tables_a_data_get_result_or_a_json_rpc_reply() {
+    let env = env();
+    let tables = json!({"notes": [{"id": 3, "text": "three"}]});
+    let result = json!({"parts": [{"kind": "data", "data": tables}]});
+    let reply = json!({"jsonrpc": "2.0", "id": 1, "result": result});
+    for shape in [&tables, &result, &reply] {
+        rpc(&env, "data/reset", json!({})).await;
+        let added = rpc(
+            &env,
+            "data/add",
+            json!({"parts": [{"kind": "data", "data": shape}]}),
+        )
+        .await;
+        assert_eq!(added["result"], json!({}), "{shape}: {added}");
+        assert_eq!(
+            env.export()["collections"]["notes"],
+            json!([{"id": 3, "text": "three"}]),
+            "{shape}"
+        );
+    }
+    // A saved data/get reply loads back as it is.
+    rpc(&env, "data/reset", json!({})).await;
+    let saved = rpc(&env, "data/get", json!({})).await;
+    let before = env.export();
+    rpc(
+        &env,
+        "data/add",
+        json!({"parts": [{"kind": "data", "data": tables}]}),
+    )
+    .await;
+    let added = rpc(
+        &env,
+        "data/add",
+        json!({"parts": [{"kind": "data", "data": saved}]}),
+    )
+    .await;
+    assert_eq!(added["result"], json!({}), "{added}");
+    assert_eq!(env.export(), before);
+}
+
+/// `load: "additive"` upserts per table by the row identity; `replace`
+/// (the default) makes the part the whole World.
+#[tokio::test]
+async fn additive_load_upserts_by_id_and_keeps_other_rows() {
+    let env = env();
+    let additive = |data: Value| json!({"parts": [{"kind": "data", "data": data, "metadata": {"load": "additive"}}]});
+    let added = rpc(
+        &env,
+        "data/add",
+        additive(
+            json!({"notes": [{"id": 1, "text": "first, edited"}, {"id": 2, "text": "second"}]}),
+        ),
+    )
+    .await;
+    assert_eq!(added["result"], json!({}), "{added}");
+    assert_eq!(
+        env.export()["collections"]["notes"],
+        json!([{"id": 1, "text": "first, edited"}, {"id": 2, "text": "second"}])
+    );
+    // An additive part that names no table changes nothing.
+    let before = env.export();
+    assert_eq!(
+        rpc(&env, "data/add", additive(json!({}))).await["result"],
+        json!({})
+    );
+    assert_eq!(env.export(), before);
+    // Parts apply in order: replace, then add to it.
+    let added = rpc(
+        &env,
+        "data/add",
+        json!({"parts": [
+            {"kind": "data", "data": {"notes": [{"id": 7, "text": "seven"}]}, "metadata": {"load": "replace"}},
+            {"kind": "data", "data": {"notes": [{"id": 8, "text": "eight"}]}, "metadata": {"load": "additive"}}
+        ]}),
+    )
+    .await;
+    assert_eq!(added["result"], json!({}), "{added}");
+    assert_eq!(
+        env.export()["collections"]["notes"],
+        json!([{"id": 7, "text": "seven"}, {"id": 8, "text": "eight"}])
+    );
 }
 
 #[tokio::test]
@@ -282,13 +408,16 @@ async fn json_rpc_envelope_errors() {
 #[test]
 fn tool_schemas_and_hints() {
     let env = env();
-    let create = crate::mcp::to_mcp_tool(env.tool("create_note").unwrap());
+    let create = crate::mcp::to_mcp_tool(
+        env.tool("create_note").unwrap(),
+        env.tool_schemas("create_note"),
+    );
     let schema = serde_json::to_value(&*create.input_schema).unwrap();
     assert_eq!(
         schema["properties"]["body"]["properties"]["text"]["type"],
         "string"
     );
-    let get = crate::mcp::to_mcp_tool(env.tool("get_note").unwrap());
+    let get = crate::mcp::to_mcp_tool(env.tool("get_note").unwrap(), env.tool_schemas("get_note"));
     let schema = serde_json::to_value(&*get.input_schema).unwrap();
     assert_eq!(schema["required"], json!(["note_id"]));
     let a = get.annotations.unwrap();
@@ -301,9 +430,12 @@ fn tool_schemas_and_hints() {
         ),
         (Some(true), Some(false), Some(true), Some(false))
     );
-    let del = crate::mcp::to_mcp_tool(env.tool("delete_note").unwrap())
-        .annotations
-        .unwrap();
+    let del = crate::mcp::to_mcp_tool(
+        env.tool("delete_note").unwrap(),
+        env.tool_schemas("delete_note"),
+    )
+    .annotations
+    .unwrap();
     assert_eq!(
         (
             del.read_only_hint,
@@ -393,4 +525,68 @@ fn cached_reads_follow_every_change_of_the_world() {
     assert_eq!(&list().bytes[..], br#"{"data":[]}"#);
     env.reset();
     assert_eq!(list().bytes, first.bytes);
+}
+
+/// `--isolate` on the data plane: an episode named by header or by base
+/// URL has its own World; the default World and other episodes are
+/// untouched; `data/reset` of an episode starts it afresh.
+#[tokio::test]
+async fn isolated_episodes_on_the_data_plane() {
+    let env = Arc::new(
+        Environment::new(Notes::new(), None, None)
+            .with_isolation(std::time::Duration::from_secs(60)),
+    );
+    let add = json!({"jsonrpc": "2.0", "id": 1, "method": "data/add",
+        "params": {"parts": [{"kind": "data", "data": {"notes": [{"id": 9, "text": "nine"}]}}]}});
+    let router = app(env.clone(), &config(), CancellationToken::new());
+    let req = HttpRequest::post("/agentenv")
+        .header("content-type", "application/json")
+        .header("AgentEnv-Episode", "one")
+        .body(Body::from(add.to_string()))
+        .unwrap();
+    let res = router.oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let notes = |v: Value| v["collections"]["notes"].clone();
+    assert_eq!(
+        notes(env.export_in(Some("one"))),
+        json!([{"id": 9, "text": "nine"}])
+    );
+    assert_eq!(notes(env.export()), json!([{"id": 1, "text": "first"}]));
+    assert_eq!(
+        notes(env.export_in(Some("two"))),
+        json!([{"id": 1, "text": "first"}])
+    );
+    // The base-URL form addresses the same episode.
+    let (_, _, body) = send(
+        &env,
+        "POST",
+        "/episodes/one/agentenv",
+        Some(json!({"jsonrpc": "2.0", "id": 2, "method": "data/get"})),
+    )
+    .await;
+    let got: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        got["result"]["parts"][0]["data"]["notes"],
+        json!([{"id": 9, "text": "nine"}])
+    );
+    let (_, _, _) = send(
+        &env,
+        "POST",
+        "/episodes/one/agentenv",
+        Some(json!({"jsonrpc": "2.0", "id": 3, "method": "data/reset"})),
+    )
+    .await;
+    assert_eq!(
+        notes(env.export_in(Some("one"))),
+        json!([{"id": 1, "text": "first"}])
+    );
+    assert_eq!(env.episode_count(), 2);
+    assert!(env.end_episode("two"));
+    assert_eq!(env.episode_count(), 1);
+    // Isolation off: a named episode is the default World.
+    let shared = self::env();
+    shared
+        .load_in(Some("one"), &|_| Ok(json!({"collections": {"notes": []}})))
+        .unwrap();
+    assert_eq!(notes(shared.export()), json!([]));
 }

@@ -1,12 +1,88 @@
 //! Tool descriptors shared by MCP `tools/list` and the environment card:
 //! input schema (path params required, observed query names optional, a
-//! `body` object for writes), a description a model can act on, and hints.
+//! `body` object for writes, required when the write reads one, with the
+//! members the server demands), the output schema of object answers, a
+//! description a model can act on, and hints. `engine_schemas` gathers what
+//! the engine infers from the recording (`rea_engine::schemas`).
 
-use crate::model::{ToolInfo, ToolKind};
+use crate::model::{RecordedAnswer, ToolInfo, ToolKind, ToolSchemas};
+use rea_engine::schemas::{self, Infer};
+use rea_engine::Engine;
 use serde_json::{json, Map, Value};
 
+/// What the engine's recording shows a tool takes and answers.
+pub(crate) fn engine_schemas(engine: &Engine, tool: &str) -> ToolSchemas {
+    let answers = schemas::recorded_answers(engine, tool);
+    let ok: Vec<&Value> = answers
+        .iter()
+        .filter(|(status, _)| (200..300).contains(*status))
+        .flat_map(|(_, values)| values)
+        .collect();
+    let all_objects = !ok.is_empty() && ok.iter().all(|v| v.is_object());
+    let output = all_objects.then(|| output_schema(&ok));
+    let answers = answers
+        .iter()
+        .filter_map(|(status, values)| {
+            let refs: Vec<&Value> = values.iter().collect();
+            Some((
+                *status,
+                RecordedAnswer {
+                    schema: schemas::infer(&refs, Infer::ANSWER),
+                    example: values.first()?.clone(),
+                },
+            ))
+        })
+        .collect();
+    ToolSchemas {
+        body: schemas::request_body(engine, tool),
+        body_required: engine.write_of(tool).is_some_and(schemas::needs_body),
+        output,
+        request_example: schemas::recorded_request_bodies(engine, tool)
+            .into_iter()
+            .next(),
+        answers,
+    }
+}
+
+/// The output schema of a tool whose successful answers are objects: the
+/// members the recording shows, typed only where they are containers (an
+/// envelope's `data`, a list), since a served entity's members follow the
+/// World, not the recording. MCP clients check every success against it.
+fn output_schema(ok: &[&Value]) -> Value {
+    let inferred = schemas::infer(
+        ok,
+        Infer {
+            required_depth: 0,
+            ..Infer::ANSWER
+        },
+    );
+    let mut properties = Map::new();
+    if let Some(Value::Object(members)) = inferred.get("properties") {
+        for (name, schema) in members {
+            let container = matches!(schema["type"].as_str(), Some("object" | "array"));
+            properties.insert(
+                name.clone(),
+                if container {
+                    json!({"type": schema["type"]})
+                } else {
+                    json!({})
+                },
+            );
+        }
+    }
+    json!({"type": "object", "properties": properties})
+}
+
+/// The MCP output schema of a tool, when its answers are objects.
+pub(crate) fn output_schema_of(schemas: &ToolSchemas) -> Option<Map<String, Value>> {
+    match &schemas.output {
+        Some(Value::Object(o)) => Some(o.clone()),
+        _ => None,
+    }
+}
+
 /// The JSON Schema of a tool's arguments.
-pub(crate) fn input_schema(info: &ToolInfo) -> Map<String, Value> {
+pub(crate) fn input_schema(info: &ToolInfo, inferred: &ToolSchemas) -> Map<String, Value> {
     let tool = &info.tool;
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -58,7 +134,11 @@ pub(crate) fn input_schema(info: &ToolInfo) -> Map<String, Value> {
             }),
         );
     }
-    if info.kind == ToolKind::Write && !matches!(tool.method.as_str(), "DELETE") {
+    if info.kind == ToolKind::Write && inferred.body.is_some() {
+        let mut body = inferred.body.clone().unwrap_or_default();
+        body["description"] = json!("the JSON request body; the members it requires are those the environment refuses a call without, the others are the members the recording sent");
+        properties.insert("body".to_string(), body);
+    } else if info.kind == ToolKind::Write && !matches!(tool.method.as_str(), "DELETE") {
         let mut body_props = Map::new();
         if let Some(shape) = &tool.body_shape {
             for (key, type_name) in shape {
@@ -74,6 +154,9 @@ pub(crate) fn input_schema(info: &ToolInfo) -> Map<String, Value> {
                 "additionalProperties": true,
             }),
         );
+    }
+    if info.kind == ToolKind::Write && inferred.body_required && properties.contains_key("body") {
+        required.push(json!("body"));
     }
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
@@ -152,10 +235,14 @@ pub(crate) fn hints(info: &ToolInfo) -> Hints {
 }
 
 /// The card's tool entry.
-pub(crate) fn card_entry(info: &ToolInfo) -> Value {
-    json!({
+pub(crate) fn card_entry(info: &ToolInfo, inferred: &ToolSchemas) -> Value {
+    let mut entry = json!({
         "name": info.tool.name,
         "description": description(info),
-        "inputSchema": Value::Object(input_schema(info)),
-    })
+        "inputSchema": Value::Object(input_schema(info, inferred)),
+    });
+    if let Some(output) = output_schema_of(inferred) {
+        entry["outputSchema"] = Value::Object(output);
+    }
+    entry
 }

@@ -15,7 +15,8 @@ pub(crate) struct Args {
     #[arg(long)]
     format: Option<String>,
     /// An opt-in template rule; repeat for several (`after-uid-literal`,
-    /// `opaque-token`, `sibling-pair-variance`, `sibling-variance`, `prefix-variance`).
+    /// `opaque-token`, `sibling-pair-variance`, `sibling-variance`, `prefix-variance`);
+    /// `none` for none. Default: all five, as `environment-serve` uses.
     #[arg(long = "template-rule", value_name = "RULE")]
     template_rules: Vec<String>,
     /// Include each tool's observed query parameter names.
@@ -54,7 +55,8 @@ pub(crate) fn run(args: &Args) -> u8 {
 }
 
 fn derive(args: &Args) -> Result<Manifest, ErrorReport> {
-    let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
+    let given = crate::cli::pipeline::rules_or_default(&args.template_rules);
+    let names: Vec<&str> = given.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names)?;
     let (evidence, left_out) = crate::cli::decode::evidence_for_serving(
         &args.capture,

@@ -18,7 +18,8 @@ pub(crate) struct Args {
     #[arg(long)]
     format: Option<String>,
     /// An opt-in template rule (after-uid-literal, opaque-token,
-    /// sibling-pair-variance, sibling-variance, prefix-variance); repeatable.
+    /// sibling-pair-variance, sibling-variance, prefix-variance); repeatable;
+    /// `none` for none. Default: all five, as `environment-serve` uses.
     #[arg(long = "template-rule", value_name = "R")]
     template_rules: Vec<String>,
     /// Print the state document as JSON (errors as JSON on stderr).
@@ -41,7 +42,8 @@ pub(crate) fn run(args: Args) -> u8 {
 }
 
 fn execute(args: &Args) -> Result<(), ErrorReport> {
-    let names: Vec<&str> = args.template_rules.iter().map(String::as_str).collect();
+    let given = crate::cli::pipeline::rules_or_default(&args.template_rules);
+    let names: Vec<&str> = given.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(|e| e.to_report())?;
     let (evidence, left_out) = super::decode::evidence_for_serving_with(
         &args.capture_path,

@@ -7,6 +7,7 @@ pub(crate) mod check;
 pub(crate) mod decode;
 pub(crate) mod environment_manifest;
 pub(crate) mod environment_model;
+pub(crate) mod environment_openapi;
 pub(crate) mod environment_state;
 pub(crate) mod inspect;
 pub(crate) mod inspect_mcp;

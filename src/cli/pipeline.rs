@@ -6,6 +6,26 @@ use rea_core::ErrorReport;
 use rea_serve::{Environment, StartOptions};
 use std::path::Path;
 
+/// The template rules every derived-document command (`environment-manifest`,
+/// `environment-state`, `environment-serve`, `environment-openapi`,
+/// `environment-check`) uses by default: all five opt-in rules, so the state
+/// a user inspects is the state that is served. `--template-rule none`
+/// selects none; any other list is taken as given (and checked by
+/// `TemplateRule::parse_list`). `inspect-analysis-view` keeps the spec's
+/// default (no opt-in rule unless listed).
+pub(crate) fn rules_or_default(given: &[String]) -> Vec<String> {
+    if given.is_empty() {
+        return rea_derivation::TemplateRule::ALL
+            .iter()
+            .map(|r| r.name().to_string())
+            .collect();
+    }
+    if given.len() == 1 && given[0] == "none" {
+        return Vec::new();
+    }
+    given.to_vec()
+}
+
 /// Builds the served environment, reporting each stage through `progress`.
 /// `name` is what the process environment says (`ENVIRONMENT_NAME`).
 /// Entries that fail validation are left out and returned (none with

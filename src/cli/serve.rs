@@ -100,6 +100,20 @@ pub(crate) struct ServeArgs {
     /// Calls the request journal keeps (the newest).
     #[arg(long, value_name = "N", default_value_t = rea_serve::admin::DEFAULT_CAPACITY)]
     pub journal_size: usize,
+    /// Isolated episodes: every MCP session, and every caller naming an
+    /// episode (`AgentEnv-Episode: NAME`, or the data plane at
+    /// `/episodes/NAME/agentenv`), gets its own World, created from the
+    /// starting World. Default: off (everyone shares one World).
+    #[arg(long)]
+    pub isolate: bool,
+    /// With --isolate: drop an episode unused for this many seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 600,
+        requires = "isolate"
+    )]
+    pub episode_idle: u64,
 }
 
 /// The resolved configuration the libraries see.
@@ -124,6 +138,8 @@ struct Resolved {
     limits: rea_serve::Limits,
     admin_prefix: Option<String>,
     journal_size: usize,
+    /// `--isolate`: the idle timeout of an episode.
+    isolate: Option<std::time::Duration>,
 }
 
 /// A positive number of seconds, from a flag.
@@ -219,6 +235,9 @@ fn resolve(args: ServeArgs) -> Result<Resolved, ErrorReport> {
         limits,
         admin_prefix: args.admin_prefix,
         journal_size: args.journal_size,
+        isolate: args
+            .isolate
+            .then(|| std::time::Duration::from_secs(args.episode_idle.max(1))),
     })
 }
 
@@ -296,6 +315,10 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
             ))
         },
     )?;
+    let env = match cfg.isolate {
+        Some(idle) => env.with_isolation(idle),
+        None => env,
+    };
     let env = Arc::new(env.with_session_bounds(cfg.sessions));
     operate(&env, &cfg)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -483,6 +506,9 @@ fn print_summary(env: &Environment, cfg: &Resolved, addr: Option<SocketAddr>) {
                 t.reason.as_deref().unwrap_or("not served")
             ));
         }
+    }
+    if env.isolated() {
+        log("episodes: isolated (each MCP session, and each AgentEnv-Episode name, has its own World)");
     }
     log(&format!(
         "template rules: {}",
