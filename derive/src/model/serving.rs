@@ -1290,14 +1290,15 @@ impl ServingModel {
         // A nested entity (the sent members live below its top level): the
         // recorded example re-rendered with this call's values.
         if w.answer.body == "entity" {
+            // The example's request without its envelope, as `sent` is.
             if let (Some(e), Some(req)) = (
                 example_entity.as_ref(),
                 self.example_requests
                     .get(&(w.method.clone(), w.route.clone()))
-                    .and_then(Value::as_object),
+                    .and_then(|b| unwrap(b, w)),
             ) {
                 let old_id = key_of(e, res);
-                entity = rerender(e, req, &sent, old_id.as_deref(), &id);
+                entity = rerender(e, &req, &sent, old_id.as_deref(), &id);
                 // The new key as the server spells it (a number stays one).
                 if let Some(v) = new_key {
                     entity.insert(id_member.clone(), v);
@@ -1899,7 +1900,12 @@ fn rerender(
             }
         }
         for (m, v) in req {
-            if !sent.contains_key(m) && o.get(m) == Some(v) {
+            // (An array the example sent was emptied above.)
+            let emptied = v.is_array()
+                && o.get(m)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty);
+            if !sent.contains_key(m) && (o.get(m) == Some(v) || emptied) {
                 o.remove(m);
             }
         }
