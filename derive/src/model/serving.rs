@@ -100,7 +100,7 @@ pub struct ServingModel {
     /// own replay answers with the recorded status and top-level members.
     reproduced: BTreeSet<(String, String)>,
     /// The query pairs of every recorded 2xx write, by (method, route).
-    write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>>,
+    write_queries: BTreeMap<(String, String), Vec<Pairs>>,
     /// Every member the recorded item and list reads of a resource showed
     /// (its read shape), by resource index.
     read_members: BTreeMap<usize, BTreeSet<String>>,
@@ -108,6 +108,9 @@ pub struct ServingModel {
     /// (query values and body texts): answers about a key alone.
     about_keys: BTreeSet<u64>,
 }
+
+/// Decoded query pairs, in order.
+type Pairs = Vec<(String, String)>;
 
 /// One recorded call replayed through the model.
 struct Replayed {
@@ -146,8 +149,7 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
-        let mut write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>> =
-            BTreeMap::new();
+        let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let documents = super::documents::infer(exchanges, &|x| {
@@ -202,7 +204,7 @@ impl ServingModel {
             if !x.is_read() && t.role != "query" {
                 write_queries
                     .entry((x.method.clone(), t.route.clone()))
-                    .or_insert_with(Vec::new)
+                    .or_default()
                     .push(x.query.clone());
                 if let Some(a) = &x.answer {
                     let k = (x.method.clone(), t.route.clone());
