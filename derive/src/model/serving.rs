@@ -96,9 +96,6 @@ pub struct ServingModel {
     /// Reads answering the items earlier writes logged for an owner.
     logs: Vec<super::logs::LogRead>,
     content_type: String,
-    /// Write routes (method, route) whose every recorded call the model's
-    /// own replay answers with the recorded status and top-level members.
-    reproduced: BTreeSet<(String, String)>,
     /// The query pairs of every recorded 2xx write, by (method, route).
     write_queries: BTreeMap<(String, String), Vec<Pairs>>,
     /// Every member the recorded item and list reads of a resource showed
@@ -115,22 +112,9 @@ type Pairs = Vec<(String, String)>;
 /// One recorded call replayed through the model.
 struct Replayed {
     ordinal: u64,
-    method: String,
-    route: Option<String>,
     basis: &'static str,
     /// Status and body equal the recording's.
     exact: bool,
-    /// Status and top-level members equal the recording's.
-    shape: bool,
-}
-
-fn same_shape(a: Option<&Value>, b: Option<&Value>) -> bool {
-    match (a, b) {
-        (Some(Value::Object(x)), Some(Value::Object(y))) => x.keys().eq(y.keys()),
-        (Some(x), Some(y)) => std::mem::discriminant(x) == std::mem::discriminant(y),
-        (None, None) => true,
-        _ => false,
-    }
 }
 
 impl ServingModel {
@@ -272,7 +256,6 @@ impl ServingModel {
             documents,
             logs,
             content_type,
-            reproduced: BTreeSet::new(),
             write_queries,
             read_members,
             about_keys,
@@ -307,42 +290,12 @@ impl ServingModel {
             ) {
                 out.push(Replayed {
                     ordinal: x.ordinal,
-                    method: x.method.clone(),
-                    route: self
-                        .resolve(&x.method, &path, None, x.body.as_ref())
-                        .map(|r| r.route),
                     basis: a.basis,
                     exact: a.status == x.status && a.body == x.answer,
-                    shape: a.status == x.status && same_shape(a.body.as_ref(), x.answer.as_ref()),
                 });
             }
         }
         out
-    }
-
-    /// Learns which write routes the model's replay reproduces.
-    fn learn_reproduced(&mut self, exchanges: &[Exchange]) {
-        let mut by: BTreeMap<(String, String), bool> = BTreeMap::new();
-        for r in self.replay(exchanges) {
-            if matches!(r.method.as_str(), "GET" | "HEAD") {
-                continue;
-            }
-            if let Some(route) = r.route {
-                *by.entry((r.method, route)).or_insert(true) &= r.shape;
-            }
-        }
-        self.reproduced = by
-            .into_iter()
-            .filter(|(_, ok)| *ok)
-            .map(|(k, _)| k)
-            .collect();
-    }
-
-    /// True when the model's replay of the recording reproduced every
-    /// recorded call of this write route (status and top-level members).
-    pub fn reproduces(&self, method: &str, path: &str) -> bool {
-        self.resolve(method, path, None, None)
-            .is_some_and(|r| self.reproduced.contains(&(method.to_string(), r.route)))
     }
 
     /// The World the recording starts from.
@@ -2297,9 +2250,7 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
-    let mut serving = ServingModel::new(model, &exchanges, ct);
-    serving.learn_reproduced(&exchanges);
-    Ok(serving)
+    Ok(ServingModel::new(model, &exchanges, ct))
 }
 
 /// Replays the recording the model was inferred from, in order, from the
