@@ -237,10 +237,7 @@ impl<M: Model> WithAppModel<M> {
             // A write plan the replay check contradicted stays refused: the
             // recording contradicts a write there, and the model has not
             // replayed those records through its own semantics.
-            // Unless the model's own replay reproduces that route's records.
-            Some("write_not_served")
-                if refused_as_contradicted(&answer)
-                    && !self.app.reproduces(&call.method, &call.path) => {}
+            Some("write_not_served") if refused_as_contradicted(&answer) => {}
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {
                 if let Some(a) = self.ask(&mut world.app, call, generator) {
                     trace("app-fallback");

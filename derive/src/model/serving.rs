@@ -96,11 +96,8 @@ pub struct ServingModel {
     /// Reads answering the items earlier writes logged for an owner.
     logs: Vec<super::logs::LogRead>,
     content_type: String,
-    /// Write routes (method, route) whose every recorded call the model's
-    /// own replay answers with the recorded status and top-level members.
-    reproduced: BTreeSet<(String, String)>,
     /// The query pairs of every recorded 2xx write, by (method, route).
-    write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>>,
+    write_queries: BTreeMap<(String, String), Vec<Pairs>>,
     /// Every member the recorded item and list reads of a resource showed
     /// (its read shape), by resource index.
     read_members: BTreeMap<usize, BTreeSet<String>>,
@@ -109,25 +106,15 @@ pub struct ServingModel {
     about_keys: BTreeSet<u64>,
 }
 
+/// Decoded query pairs, in order.
+type Pairs = Vec<(String, String)>;
+
 /// One recorded call replayed through the model.
 struct Replayed {
     ordinal: u64,
-    method: String,
-    route: Option<String>,
     basis: &'static str,
     /// Status and body equal the recording's.
     exact: bool,
-    /// Status and top-level members equal the recording's.
-    shape: bool,
-}
-
-fn same_shape(a: Option<&Value>, b: Option<&Value>) -> bool {
-    match (a, b) {
-        (Some(Value::Object(x)), Some(Value::Object(y))) => x.keys().eq(y.keys()),
-        (Some(x), Some(y)) => std::mem::discriminant(x) == std::mem::discriminant(y),
-        (None, None) => true,
-        _ => false,
-    }
 }
 
 impl ServingModel {
@@ -146,8 +133,7 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
-        let mut write_queries: BTreeMap<(String, String), Vec<Vec<(String, String)>>> =
-            BTreeMap::new();
+        let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let documents = super::documents::infer(exchanges, &|x| {
@@ -202,7 +188,7 @@ impl ServingModel {
             if !x.is_read() && t.role != "query" {
                 write_queries
                     .entry((x.method.clone(), t.route.clone()))
-                    .or_insert_with(Vec::new)
+                    .or_default()
                     .push(x.query.clone());
                 if let Some(a) = &x.answer {
                     let k = (x.method.clone(), t.route.clone());
@@ -270,7 +256,6 @@ impl ServingModel {
             documents,
             logs,
             content_type,
-            reproduced: BTreeSet::new(),
             write_queries,
             read_members,
             about_keys,
@@ -305,42 +290,12 @@ impl ServingModel {
             ) {
                 out.push(Replayed {
                     ordinal: x.ordinal,
-                    method: x.method.clone(),
-                    route: self
-                        .resolve(&x.method, &path, None, x.body.as_ref())
-                        .map(|r| r.route),
                     basis: a.basis,
                     exact: a.status == x.status && a.body == x.answer,
-                    shape: a.status == x.status && same_shape(a.body.as_ref(), x.answer.as_ref()),
                 });
             }
         }
         out
-    }
-
-    /// Learns which write routes the model's replay reproduces.
-    fn learn_reproduced(&mut self, exchanges: &[Exchange]) {
-        let mut by: BTreeMap<(String, String), bool> = BTreeMap::new();
-        for r in self.replay(exchanges) {
-            if matches!(r.method.as_str(), "GET" | "HEAD") {
-                continue;
-            }
-            if let Some(route) = r.route {
-                *by.entry((r.method, route)).or_insert(true) &= r.shape;
-            }
-        }
-        self.reproduced = by
-            .into_iter()
-            .filter(|(_, ok)| *ok)
-            .map(|(k, _)| k)
-            .collect();
-    }
-
-    /// True when the model's replay of the recording reproduced every
-    /// recorded call of this write route (status and top-level members).
-    pub fn reproduces(&self, method: &str, path: &str) -> bool {
-        self.resolve(method, path, None, None)
-            .is_some_and(|r| self.reproduced.contains(&(method.to_string(), r.route)))
     }
 
     /// The World the recording starts from.
@@ -1348,14 +1303,15 @@ impl ServingModel {
         // A nested entity (the sent members live below its top level): the
         // recorded example re-rendered with this call's values.
         if w.answer.body == "entity" {
+            // The example's request without its envelope, as `sent` is.
             if let (Some(e), Some(req)) = (
                 example_entity.as_ref(),
                 self.example_requests
                     .get(&(w.method.clone(), w.route.clone()))
-                    .and_then(Value::as_object),
+                    .and_then(|b| unwrap(b, w)),
             ) {
                 let old_id = key_of(e, res);
-                entity = rerender(e, req, &sent, old_id.as_deref(), &id);
+                entity = rerender(e, &req, &sent, old_id.as_deref(), &id);
                 // The new key as the server spells it (a number stays one).
                 if let Some(v) = new_key {
                     entity.insert(id_member.clone(), v);
@@ -1960,7 +1916,12 @@ fn rerender(
             }
         }
         for (m, v) in req {
-            if !sent.contains_key(m) && o.get(m) == Some(v) {
+            // (An array the example sent was emptied above.)
+            let emptied = v.is_array()
+                && o.get(m)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty);
+            if !sent.contains_key(m) && (o.get(m) == Some(v) || emptied) {
                 o.remove(m);
             }
         }
@@ -2389,9 +2350,7 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
-    let mut serving = ServingModel::new(model, &exchanges, ct);
-    serving.learn_reproduced(&exchanges);
-    Ok(serving)
+    Ok(ServingModel::new(model, &exchanges, ct))
 }
 
 /// Replays the recording the model was inferred from, in order, from the
