@@ -39,6 +39,8 @@ pub struct Page {
     pub sort: Vec<SortKey>,
     /// Every match, sorted, before paging (indices into the universe).
     pub ranked: Vec<usize>,
+    /// The offset the request asked for, before it was clipped to `total`.
+    pub requested: usize,
 }
 
 /// Request parameters, grouped by name in first-seen order.
@@ -440,6 +442,7 @@ pub fn evaluate(
         (None, None, Some(p), Some(s)) => p.saturating_sub(1) * s,
         _ => 0,
     };
+    let requested = start;
     let start = start.min(total);
     let end = size.map_or(total, |s| (start + s).min(total));
     Ok(Page {
@@ -451,6 +454,7 @@ pub fn evaluate(
         fields,
         sort,
         ranked: matches,
+        requested,
     })
 }
 

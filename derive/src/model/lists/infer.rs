@@ -478,8 +478,9 @@ fn consistent(
         "partial World: the app counted {total}, the World holds {}",
         page.total
     );
-    let expected = page.size.map_or(total.saturating_sub(page.offset), |z| {
-        z.min(total.saturating_sub(page.offset))
+    let offset = page.requested;
+    let expected = page.size.map_or(total.saturating_sub(offset), |z| {
+        z.min(total.saturating_sub(offset))
     });
     if inst.items.len() != expected {
         return Verdict::Differs("page-size".into());
@@ -521,7 +522,7 @@ fn consistent(
         return Verdict::Differs("items".into());
     }
     // The World knows a subset, so a listed entity ranks no later in it.
-    if r0 > page.offset + k0 {
+    if r0 > offset + k0 {
         return Verdict::Differs("items".into());
     }
     if let Some(f) = &page.fields {
