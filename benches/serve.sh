@@ -67,10 +67,10 @@ start() {
   wait_port "$port"
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-rpc() { # port method [params-file]
+rpc() { # port method [params-file]   (a data/add is given ADD_SECONDS, default 60)
   if [ -n "${3:-}" ]; then
     curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
-      -H 'Content-Type: application/json' --data-binary "@$3"
+      --max-time "${ADD_SECONDS:-60}" -H 'Content-Type: application/json' --data-binary "@$3" || echo timeout
   else
     curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
       -H 'Content-Type: application/json' -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$2\"}"
@@ -181,7 +181,7 @@ rows() {
   python3 - "$1" "$2" "$work/export.json" "$base" <<'PY'
 import json, sys
 n, out, export, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-tables = json.load(open(export))["result"]
+tables = json.load(open(export))["result"]["parts"][0]["data"]
 for name, rows in tables.items():
     sample = next((r for r in rows if isinstance(r, dict) and r.get("_collection") == base), None)
     if sample:
@@ -204,11 +204,15 @@ data_plane() { # label bin
     [ -f "$work/add-$n.json" ] || rows "$n" "$work/add-$n.json"
     size="$(stat -c %s "$work/add-$n.json")"
     t="$(rpc "$rport" data/add "$work/add-$n.json")"
+    if [ "${t##*timeout}" != "$t" ]; then
+      printf '%-8s %-10s %10s %10s MiB  (data/add took longer than %s s: stopped here)\n' "$label" "$n" "timeout" "$((size / 1048576))" "${ADD_SECONDS:-60}"
+      stop "$rpid"; return
+    fi
     grep -q '"error"' "$work/rpc.out" && echo "# data/add $n: $(head -c 300 "$work/rpc.out")" >&2
     c1=($(wrk_run "http://127.0.0.1:$rport$base" "$work/post.lua" 1))
     printf '%-8s %-10s %9.3fs %10s MiB %6s MiB %12sus\n' "$label" "$n" "$t" "$((size / 1048576))" "$(rss_mib "$rpid")" "${c1[1]}"
   done
-  rpc "$rport" data/reset >/dev/null # warm
+  rpc "$rport" data/reset >/dev/null
   t="$(rpc "$rport" data/add "$work/add-100000.json")"
   local r0; r0="$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$rport/agentenv")"
   t="$(rpc "$rport" data/reset)"
@@ -223,10 +227,10 @@ memory() { # label bin
   local fresh; fresh="$(rss_mib "$rpid")"
   local t0 t1
   t0=$(date +%s.%N)
-  taskset -c 1 wrk -t1 -c"$conns" -d120s -s "$work/creates.lua" "http://127.0.0.1:$rport$base" >/dev/null
+  taskset -c 1 wrk -t1 -c"$conns" -d"${CREATE_SECONDS:-40}s" -s "$work/creates.lua" "http://127.0.0.1:$rport$base" >/dev/null
   t1=$(date +%s.%N)
   local count; count="$(curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
+    -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]["parts"][0]["data"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
   local after; after="$(rss_mib "$rpid")"
   rpc "$rport" data/reset >/dev/null
   sleep 0.5

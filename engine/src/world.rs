@@ -90,6 +90,9 @@ pub struct Collection {
     /// String identities, then numeric ones by their text (`id_matches`).
     strings: imbl::HashMap<Box<str>, u64>,
     numbers: imbl::HashMap<Box<str>, u64>,
+    /// How many identities have each sequence value (`shapes::sequence_value`),
+    /// so the next sequence identity costs O(log n).
+    sequence: imbl::OrdMap<i64, u32>,
     /// Set once an identity is held twice (a state that repeats one): the
     /// index then names the first holder, and lookups and removals walk the
     /// list in order as the plain list would.
@@ -188,7 +191,15 @@ impl Collection {
         self.order.get_mut(&key).map(Arc::make_mut)
     }
 
+    /// The largest sequence value among the identities held.
+    pub fn max_sequence_id(&self) -> Option<i64> {
+        self.sequence.get_max().map(|(n, _)| *n)
+    }
+
     fn index(&mut self, id: &Value, key: u64) {
+        if let Some(n) = crate::shapes::sequence_value(id) {
+            *self.sequence.entry(n).or_insert(0) += 1;
+        }
         let slot = match id_key(id) {
             Some(IdKey::Str(s)) => self.strings.entry(s.into()),
             Some(IdKey::Num(n)) => self.numbers.entry(n.into_boxed_str()),
@@ -208,6 +219,14 @@ impl Collection {
     }
 
     fn unindex(&mut self, id: &Value) {
+        if let Some(n) = crate::shapes::sequence_value(id) {
+            if let Some(count) = self.sequence.get_mut(&n) {
+                *count -= 1;
+                if *count == 0 {
+                    self.sequence.remove(&n);
+                }
+            }
+        }
         match id_key(id) {
             Some(IdKey::Str(s)) => {
                 self.strings.remove(s);
@@ -947,6 +966,22 @@ mod tests {
             .map(|e| e.id.clone());
         assert_eq!(next, Some(json!("7")));
         assert!(world.entity("items", "/api/other", "7").is_none());
+    }
+
+    #[test]
+    fn the_next_sequence_identity_follows_the_largest_held() {
+        let mut world = World::default();
+        let max = |w: &World| w.list("items", "/api/items").max_sequence_id();
+        assert_eq!(max(&world), None);
+        world.insert(entity("/api/items", json!(3)), None);
+        world.insert(entity("/api/items", json!("12")), None);
+        world.insert(entity("/api/items", json!("abc")), None);
+        world.insert(entity("/api/items", json!(12)), None);
+        assert_eq!(max(&world), Some(12));
+        world.remove("items", "/api/items", "12");
+        assert_eq!(max(&world), Some(12), "another identity still has 12");
+        world.remove("items", "/api/items", "12");
+        assert_eq!(max(&world), Some(3));
     }
 
     #[test]

@@ -177,13 +177,27 @@ fn read_key(request: &Request) -> Option<String> {
 
 /// Drops a replaced World (and the replies cached for it) off the caller's
 /// path: a large World takes time to free, and `data/reset` should not wait.
+/// Then hands the freed memory back to the system.
 fn retire<T: Send + 'static>(old: T) {
-    if std::thread::Builder::new()
+    let spawned = std::thread::Builder::new()
         .name("rea-retire".into())
-        .spawn(move || drop(old))
-        .is_err()
-    {
+        .spawn(move || {
+            drop(old);
+            give_back_memory();
+        });
+    if spawned.is_err() {
         // No thread to spare: the value was dropped with the closure.
+        give_back_memory();
+    }
+}
+
+/// Returns freed heap pages to the system (glibc keeps them otherwise, so
+/// RSS after a reset would stay at its peak).
+fn give_back_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only releases free memory of the allocator.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
