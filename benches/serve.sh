@@ -182,9 +182,15 @@ rows() {
 import json, sys
 n, out, export, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 tables = json.load(open(export))["result"]["parts"][0]["data"]
-for name, rows in tables.items():
+# The products table: its rows name the collection path, or the table is
+# named after the path's last two literal segments (one collection path).
+name, sample = None, None
+for table, rows in tables.items():
     sample = next((r for r in rows if isinstance(r, dict) and r.get("_collection") == base), None)
-    if sample:
+    if sample is None and table == "_".join(base.strip("/").split("/")[-2:]) and rows:
+        sample = rows[0]
+    if sample is not None:
+        name = table
         break
 data = {name: [dict(sample, id=f"row-{i:06d}") for i in range(n)]}
 json.dump({"jsonrpc": "2.0", "id": 1, "method": "data/add",

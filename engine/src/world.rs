@@ -591,7 +591,12 @@ impl World {
     /// Builds a World from the data-plane shape, validated against the
     /// state's types and documents. On any error nothing is built.
     pub fn import(value: &Value, state: &State) -> Result<World, ErrorReport> {
-        let Some(root) = value.as_object() else {
+        World::import_owned(value.clone(), state)
+    }
+
+    /// `import`, taking the value: its rows become the entities without a copy.
+    pub fn import_owned(value: Value, state: &State) -> Result<World, ErrorReport> {
+        let Value::Object(mut root) = value else {
             return Err(invalid(
                 "the World must be a JSON object with `collections` and `documents`",
                 None,
@@ -613,11 +618,12 @@ impl World {
         for t in &state.types {
             world.collections.entry(t.name.clone()).or_default();
         }
-        match root.get("collections") {
+        match root.shift_remove("collections") {
             None | Some(Value::Null) => {}
             Some(Value::Object(collections)) => {
                 for (type_name, rows) in collections {
-                    let Some(t) = state.types.iter().find(|t| &t.name == type_name) else {
+                    let type_name = type_name.as_str();
+                    let Some(t) = state.types.iter().find(|t| t.name == type_name) else {
                         return Err(invalid(
                             &format!("unknown collection `{type_name}`"),
                             Some(type_name),
@@ -625,7 +631,7 @@ impl World {
                             None,
                         ));
                     };
-                    let Some(rows) = rows.as_array() else {
+                    let Value::Array(rows) = rows else {
                         return Err(invalid(
                             &format!("collection `{type_name}` must be an array of rows"),
                             Some(type_name),
@@ -635,7 +641,7 @@ impl World {
                     };
                     let template = compile(&t.collection_template);
                     let by_path = world.collections.entry(t.name.clone()).or_default();
-                    for (i, row) in rows.iter().enumerate() {
+                    for (i, row) in rows.into_iter().enumerate() {
                         let entity = import_row(t, &template, i, row)?;
                         if !by_path.contains_key(&entity.collection) {
                             by_path.insert(entity.collection.clone(), Collection::default());
@@ -667,19 +673,19 @@ impl World {
                 ))
             }
         }
-        match root.get("documents") {
+        match root.shift_remove("documents") {
             None | Some(Value::Null) => {}
             Some(Value::Object(docs)) => {
                 for (path, v) in docs {
-                    if !state.documents.iter().any(|d| &d.path == path) {
+                    if !state.documents.iter().any(|d| d.path == path) {
                         return Err(invalid(
                             &format!("unknown document `{path}`"),
                             Some("documents"),
                             None,
-                            Some(path),
+                            Some(&path),
                         ));
                     }
-                    world.documents.insert(path.clone(), v.clone());
+                    world.documents.insert(path, v);
                 }
             }
             Some(_) => {
@@ -710,10 +716,10 @@ fn import_row(
     t: &EntityType,
     template: &[Segment],
     i: usize,
-    row: &Value,
+    row: Value,
 ) -> Result<Entity, ErrorReport> {
     let name = &t.name;
-    let Some(obj) = row.as_object() else {
+    let Value::Object(mut obj) = row else {
         return Err(invalid(
             &format!("collection `{name}` row {i} must be an object"),
             Some(name),
@@ -770,11 +776,8 @@ fn import_row(
             ))
         }
     };
-    let fields: Map<String, Value> = obj
-        .iter()
-        .filter(|(k, _)| k.as_str() != COLLECTION_MEMBER)
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    obj.shift_remove(COLLECTION_MEMBER);
+    let fields = obj;
     Ok(Entity {
         type_name: name.clone(),
         collection,

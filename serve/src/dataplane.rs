@@ -115,7 +115,7 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
         Ok(v) => v,
         Err(_) => return rpc_error(Value::Null, -32700, "parse error", None),
     };
-    let Value::Object(request) = request else {
+    let Value::Object(mut request) = request else {
         return rpc_error(Value::Null, -32600, "invalid request", None);
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
@@ -125,12 +125,14 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
     let Some(method) = request.get("method").and_then(Value::as_str) else {
         return rpc_error(id, -32600, "invalid request", None);
     };
-    let params = match request.get("params") {
+    let method = method.to_string();
+    // Taken, not copied: a data/add's rows become the World's entities.
+    let params = match request.shift_remove("params") {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(p)) => p.clone(),
+        Some(Value::Object(p)) => p,
         Some(_) => return invalid_params(id, "params must be an object"),
     };
-    match method {
+    match method.as_str() {
         "data/reset" => {
             plane.env.reset();
             rpc_result(id, json!({}))
@@ -141,7 +143,7 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
             let data = to_tables(&plane.env.export(), &documents_table_name(&plane.env));
             rpc_result(id, json!({"parts": [{"kind": "data", "data": data}]}))
         }
-        "data/add" => match data_add(plane, &params) {
+        "data/add" => match data_add(plane, params) {
             Ok(()) => rpc_result(id, json!({})),
             Err(detail) => invalid_params(id, &detail),
         },
@@ -149,8 +151,8 @@ pub(crate) fn rpc(plane: &Plane, body: &[u8]) -> Value {
     }
 }
 
-fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
-    let parts = match params.get("parts") {
+fn data_add(plane: &Plane, mut params: Map<String, Value>) -> Result<(), String> {
+    let mut parts = match params.shift_remove("parts") {
         Some(Value::Array(parts)) if !parts.is_empty() => parts,
         Some(Value::Array(_)) => return Err("parts: at least one part is required".into()),
         _ => return Err("parts: an array of parts is required".into()),
@@ -161,7 +163,7 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
             parts.len()
         ));
     }
-    let part = &parts[0];
+    let mut part = parts.swap_remove(0);
     if let Some(load) = part.pointer("/metadata/load").and_then(Value::as_str) {
         if load != "replace" {
             return Err(format!(
@@ -170,8 +172,8 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
         }
     }
     let data = match part.get("kind").and_then(Value::as_str) {
-        Some("data") => match part.get("data") {
-            Some(v @ Value::Object(_)) => v.clone(),
+        Some("data") => match part.get_mut("data").map(Value::take) {
+            Some(v @ Value::Object(_)) => v,
             _ => {
                 return Err("parts[0].data: a JSON object of collection -> rows is required".into())
             }
@@ -185,8 +187,8 @@ fn data_add(plane: &Plane, params: &Map<String, Value>) -> Result<(), String> {
         }
         _ => return Err("parts[0].kind: one of data, file is required".into()),
     };
-    let world = world_from_tables(&plane.env, &data)?;
-    plane.env.replace(&world).map_err(|e| e.detail)
+    let world = world_from_tables(&plane.env, data)?;
+    plane.env.replace_owned(world).map_err(|e| e.detail)
 }
 
 fn file_part(plane: &Plane, file: Option<&Value>) -> Result<Value, String> {
@@ -287,7 +289,7 @@ pub(crate) fn to_tables(world: &Value, documents_table: &str) -> Value {
 
 /// The flat table shape → the engine's shape, checked against the tables.
 /// Errors name the collection, the row and the field.
-pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value, String> {
+pub(crate) fn world_from_tables(env: &Environment, data: Value) -> Result<Value, String> {
     let Value::Object(data) = data else {
         return Err("data: a JSON object of collection -> rows is required".into());
     };
@@ -319,7 +321,7 @@ pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value
             }
             continue;
         }
-        let Some(schema) = tables.get(name) else {
+        let Some(schema) = tables.get(&name) else {
             let mut declared: Vec<&str> = tables.keys().map(String::as_str).collect();
             declared.push(&documents_table);
             return Err(format!(
@@ -344,7 +346,7 @@ pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value
                 return Err(format!("{name}[{i}]{}: {e}", pointer_to_dots(&at)));
             }
         }
-        collections.insert(name.clone(), Value::Array(rows.clone()));
+        collections.insert(name, Value::Array(rows));
     }
     Ok(json!({"collections": collections, "documents": documents}))
 }

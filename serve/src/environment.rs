@@ -59,7 +59,7 @@ trait Hosted: Send + Sync {
     fn reset(&self);
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
-    fn add(&self, value: &Value) -> Result<(), ImportError>;
+    fn add(&self, value: Value) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
 }
 
@@ -257,9 +257,9 @@ impl<M: Model> Hosted for Host<M> {
         let snapshot = self.lock().clone();
         self.model.export(&snapshot)
     }
-    fn add(&self, value: &Value) -> Result<(), ImportError> {
+    fn add(&self, value: Value) -> Result<(), ImportError> {
         // Build the replacement outside the lock; swap it in at once.
-        let replacement = self.model.import(value)?;
+        let replacement = self.model.import_owned(value)?;
         let mut world = self.lock();
         let old = std::mem::replace(&mut *world, replacement);
         let reads = std::mem::take(&mut *lock(&self.reads));
@@ -361,6 +361,11 @@ impl Environment {
 
     /// `data/add` with `load: "replace"`: all or nothing.
     pub fn replace(&self, value: &Value) -> Result<(), ImportError> {
+        self.host.add(value.clone())
+    }
+
+    /// `replace`, taking the value (its rows become the entities, no copy).
+    pub fn replace_owned(&self, value: Value) -> Result<(), ImportError> {
         self.host.add(value)
     }
 

@@ -190,7 +190,7 @@ fn load_state(env: &Environment, path: &Path) -> Result<(), ErrorReport> {
     })?;
     // Either the bare tables or a data/get result with one data part.
     let tables = value.pointer("/parts/0/data").cloned().unwrap_or(value);
-    let world = crate::dataplane::world_from_tables(env, &tables)
+    let world = crate::dataplane::world_from_tables(env, tables)
         .map_err(|d| ServeError::State(d).report())?;
     env.rebase(&world)
         .map_err(|e| ServeError::State(e.detail).report())
