@@ -69,7 +69,12 @@ start() {
   pids+=("$pid")
   wait_port "$port"
 }
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+stop() { # a graceful stop, then a forced one (a server busy with a long data/add)
+  kill "$1" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
 rpc() { # port method [params-file]   (a data/add is given ADD_SECONDS, default 60)
   if [ -n "${3:-}" ]; then
     curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
