@@ -20,6 +20,8 @@
 #                                (before/after ratios); its lines say "before"
 #   CEILING_BIN=path/to/limit    skip building serve/examples/hyper_ceiling
 #   CREATES=N                    creates for the memory case (default 100000)
+#   ROUTING_TOOLS=N              tools of the large routing capture (default 10000;
+#                                its start-up is dominated by app-model inference)
 #   ONLY="throughput data memory startup routing"   a subset of the sections
 # needs: wrk (apt-get install wrk), curl, python3, taskset. Binds 127.0.0.1
 # only; stops what it starts.
@@ -29,6 +31,7 @@ cd "$root"
 duration="${1:-3}"
 conns=16
 creates="${CREATES:-100000}"
+many_tools="${ROUTING_TOOLS:-10000}"
 only="${ONLY:-throughput data memory startup routing}"
 capture="tests/fixtures/kinto/dev-a.har"
 large="${REA_LARGE_HAR:-../shared/fixtures/kinto/large.har}"
@@ -51,7 +54,7 @@ wants() { [[ " $only " == *" $1 "* ]]; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 wait_port() {
-  for _ in $(seq 1 1200); do
+  for _ in $(seq 1 "${wait_tries:-1200}"); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
     sleep 0.025
   done
@@ -66,29 +69,40 @@ start() {
   pids+=("$pid")
   wait_port "$port"
 }
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-rpc() { # port method [params-file]
+stop() { # a graceful stop, then a forced one (a server busy with a long data/add)
+  kill "$1" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+rpc() { # port method [params-file]   (a data/add is given ADD_SECONDS, default 60)
   if [ -n "${3:-}" ]; then
     curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
-      -H 'Content-Type: application/json' --data-binary "@$3"
+      --max-time "${ADD_SECONDS:-60}" -H 'Content-Type: application/json' --data-binary "@$3" || echo timeout
   else
     curl -s -o "$work/rpc.out" -w '%{time_total}' -X POST "http://127.0.0.1:$1/agentenv" \
       -H 'Content-Type: application/json' -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$2\"}"
   fi
 }
-# wrk_run URL [SCRIPT] [CONNS]: prints "req/s mean-latency-us non2xx"
+# wrk_run URL [SCRIPT] [CONNS] [PID]: prints "req/s mean-latency-us non2xx
+# cpu-us-per-request" (the server's user+system CPU time per answered
+# request, read from /proc/PID/stat: steadier than req/s on a shared machine)
 wrk_run() {
-  local target="$1" script="${2:-}" c="${3:-$conns}" out
+  local target="$1" script="${2:-}" c="${3:-$conns}" spid="${4:-}" out t0=0 t1=0
+  [ -n "$spid" ] && t0="$(awk '{print $14 + $15}' "/proc/$spid/stat")"
   out="$(taskset -c 1 wrk -t1 -c"$c" -d"${duration}s" --latency ${script:+-s "$script"} "$target")"
-  awk '
+  [ -n "$spid" ] && t1="$(awk '{print $14 + $15}' "/proc/$spid/stat")"
+  awk -v ticks="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" '
     /^Requests\/sec/ {rps=$2}
+    /requests in/ {n=$1}
     /Non-2xx or 3xx responses/ {bad=$5}
     $1=="Latency" && !lat {v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
       lat = (u=="ms") ? v*1000 : (u=="s") ? v*1000000 : v}
-    END {printf "%s %s %s\n", rps, lat, bad+0}' <<<"$out"
+    END {printf "%s %s %s %.1f\n", rps, lat, bad+0, n ? ticks * 1000000 / hz / n : 0}' <<<"$out"
 }
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else 'n/a')" "$1" "$2"; }
 mean() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print(f'{sum(v)/len(v):.0f}')" "$@"; }
+mean1() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print(f'{sum(v)/len(v):.1f}')" "$@"; }
 
 base="/v1/buckets/shop/collections/products/records"
 item="$base/prod-001"
@@ -151,7 +165,7 @@ throughput() { # label bin
   pids+=("$lpid"); wait_port "$lport"
   cmp -s <(curl -s "http://127.0.0.1:$lport$item") "$work/item.json" \
     || echo "# note: the limit server's item bytes differ from rea's" >&2
-  printf '%-8s %-10s %12s %12s %8s %12s %12s\n' "" case "rea req/s" "limit req/s" ratio "rea mean" "limit mean"
+  printf '%-8s %-8s %10s %10s %7s %10s %10s %9s %9s %7s\n' "" case "rea req/s" "limit" ratio "rea mean" "limit" "rea CPU" "limit" "ratio"
   local case url script
   for case in item list patch mixed create; do
     case "$case" in
@@ -162,14 +176,16 @@ throughput() { # label bin
       create) url="$base"; script="$work/post.lua";;
     esac
     local r1 l1 l2 r2
-    r1=($(wrk_run "http://127.0.0.1:$rport$url" "$script"))
-    l1=($(wrk_run "http://127.0.0.1:$lport$url" "$script"))
-    l2=($(wrk_run "http://127.0.0.1:$lport$url" "$script"))
-    r2=($(wrk_run "http://127.0.0.1:$rport$url" "$script"))
-    local rr lr
+    r1=($(wrk_run "http://127.0.0.1:$rport$url" "$script" "$conns" "$rpid"))
+    l1=($(wrk_run "http://127.0.0.1:$lport$url" "$script" "$conns" "$lpid"))
+    l2=($(wrk_run "http://127.0.0.1:$lport$url" "$script" "$conns" "$lpid"))
+    r2=($(wrk_run "http://127.0.0.1:$rport$url" "$script" "$conns" "$rpid"))
+    local rr lr rc lc
     rr="$(mean "${r1[0]}" "${r2[0]}")"; lr="$(mean "${l1[0]}" "${l2[0]}")"
-    printf '%-8s %-10s %12s %12s %8s %10sus %10sus%s\n' "$label" "$case" "$rr" "$lr" "$(ratio "$rr" "$lr")x" \
-      "$(mean "${r1[1]}" "${r2[1]}")" "$(mean "${l1[1]}" "${l2[1]}")" \
+    rc="$(mean1 "${r1[3]}" "${r2[3]}")"; lc="$(mean1 "${l1[3]}" "${l2[3]}")"
+    # Ratios as rea / limit for throughput, limit / rea for CPU per request.
+    printf '%-8s %-8s %10s %10s %7s %8sus %8sus %7sus %7sus %7s%s\n' "$label" "$case" "$rr" "$lr" "$(ratio "$rr" "$lr")x" \
+      "$(mean "${r1[1]}" "${r2[1]}")" "$(mean "${l1[1]}" "${l2[1]}")" "$rc" "$lc" "$(ratio "$lc" "$rc")x" \
       "$( [ "$((r1[2] + r2[2]))" -gt 0 ] && echo "  rea non-2xx: $((r1[2] + r2[2]))" )"
   done
   stop "$rpid"; stop "$lpid"
@@ -181,10 +197,16 @@ rows() {
   python3 - "$1" "$2" "$work/export.json" "$base" <<'PY'
 import json, sys
 n, out, export, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-tables = json.load(open(export))["result"]
-for name, rows in tables.items():
+tables = json.load(open(export))["result"]["parts"][0]["data"]
+# The products table: its rows name the collection path, or the table is
+# named after the path's last two literal segments (one collection path).
+name, sample = None, None
+for table, rows in tables.items():
     sample = next((r for r in rows if isinstance(r, dict) and r.get("_collection") == base), None)
-    if sample:
+    if sample is None and table == "_".join(base.strip("/").split("/")[-2:]) and rows:
+        sample = rows[0]
+    if sample is not None:
+        name = table
         break
 data = {name: [dict(sample, id=f"row-{i:06d}") for i in range(n)]}
 json.dump({"jsonrpc": "2.0", "id": 1, "method": "data/add",
@@ -204,11 +226,15 @@ data_plane() { # label bin
     [ -f "$work/add-$n.json" ] || rows "$n" "$work/add-$n.json"
     size="$(stat -c %s "$work/add-$n.json")"
     t="$(rpc "$rport" data/add "$work/add-$n.json")"
+    if [ "${t##*timeout}" != "$t" ]; then
+      printf '%-8s %-10s %10s %10s MiB  (data/add took longer than %s s: stopped here)\n' "$label" "$n" "timeout" "$((size / 1048576))" "${ADD_SECONDS:-60}"
+      stop "$rpid"; return
+    fi
     grep -q '"error"' "$work/rpc.out" && echo "# data/add $n: $(head -c 300 "$work/rpc.out")" >&2
     c1=($(wrk_run "http://127.0.0.1:$rport$base" "$work/post.lua" 1))
     printf '%-8s %-10s %9.3fs %10s MiB %6s MiB %12sus\n' "$label" "$n" "$t" "$((size / 1048576))" "$(rss_mib "$rpid")" "${c1[1]}"
   done
-  rpc "$rport" data/reset >/dev/null # warm
+  rpc "$rport" data/reset >/dev/null
   t="$(rpc "$rport" data/add "$work/add-100000.json")"
   local r0; r0="$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$rport/agentenv")"
   t="$(rpc "$rport" data/reset)"
@@ -223,10 +249,10 @@ memory() { # label bin
   local fresh; fresh="$(rss_mib "$rpid")"
   local t0 t1
   t0=$(date +%s.%N)
-  taskset -c 1 wrk -t1 -c"$conns" -d120s -s "$work/creates.lua" "http://127.0.0.1:$rport$base" >/dev/null
+  taskset -c 1 wrk -t1 -c"$conns" -d"${CREATE_SECONDS:-40}s" -s "$work/creates.lua" "http://127.0.0.1:$rport$base" >/dev/null
   t1=$(date +%s.%N)
   local count; count="$(curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
+    -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]["parts"][0]["data"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
   local after; after="$(rss_mib "$rpid")"
   rpc "$rport" data/reset >/dev/null
   sleep 0.5
@@ -278,10 +304,10 @@ PY
 
 routing() { # label bin
   local label="$1" bin="$2" n path rps=() t0 t1 tools
-  for n in 10 10000; do
+  for n in 10 "$many_tools"; do
     [ -f "$work/tools-$n.har" ] || tools_capture "$n" "$work/tools-$n.har" >"$work/tools-$n.path"
     path="$(cat "$work/tools-$n.path")"
-    t0=$(date +%s.%N); start "$bin" "$work/tools-$n.har" --template-rule none; t1=$(date +%s.%N)
+    t0=$(date +%s.%N); wait_tries=12000 start "$bin" "$work/tools-$n.har" --template-rule none; t1=$(date +%s.%N)
     tools="$(grep -o '[0-9]* tools' "$work/rea.log" | tail -1)"
     local r; r=($(wrk_run "http://127.0.0.1:$port$path"))
     rps+=("${r[0]}")
@@ -289,7 +315,7 @@ routing() { # label bin
       "$label" "$n" "$tools" "${r[0]}" "${r[1]}" "$(echo "$t1 - $t0" | bc)"
     stop "$pid"
   done
-  printf '%-8s routing: 10,000 tools at %sx the throughput of 10\n' "$label" "$(ratio "${rps[1]}" "${rps[0]}")"
+  printf '%-8s routing: %s tools at %sx the throughput of 10\n' "$label" "$many_tools" "$(ratio "${rps[1]}" "${rps[0]}")"
 }
 
 for section in throughput data memory startup routing; do

@@ -249,7 +249,7 @@ fn create(
         let value = match rule.rule.as_str() {
             "identity" => match with_str(rule, "generator") {
                 Some("sequence") => {
-                    let n = next_in(held.iter().map(|e| sequence_value(&e.id)));
+                    let n = held.max_sequence_id().map_or(1, |m| m + 1);
                     Some(if with_str(rule, "as") == Some("string") {
                         Value::String(n.to_string())
                     } else {

@@ -313,6 +313,11 @@ impl Engine {
         World::import(value, &self.state).map(|w| self.held_once(w))
     }
 
+    /// `import`, taking the value (its rows become the entities, no copy).
+    pub fn import_owned(&self, value: Value) -> Result<World, ErrorReport> {
+        World::import_owned(value, &self.state).map(|w| self.held_once(w))
+    }
+
     /// The data-plane export of a World.
     pub fn export(&self, world: &World) -> Value {
         world.export(&self.state.types)

@@ -90,6 +90,9 @@ pub struct Collection {
     /// String identities, then numeric ones by their text (`id_matches`).
     strings: imbl::HashMap<Box<str>, u64>,
     numbers: imbl::HashMap<Box<str>, u64>,
+    /// How many identities have each sequence value (`shapes::sequence_value`),
+    /// so the next sequence identity costs O(log n).
+    sequence: imbl::OrdMap<i64, u32>,
     /// Set once an identity is held twice (a state that repeats one): the
     /// index then names the first holder, and lookups and removals walk the
     /// list in order as the plain list would.
@@ -188,7 +191,15 @@ impl Collection {
         self.order.get_mut(&key).map(Arc::make_mut)
     }
 
+    /// The largest sequence value among the identities held.
+    pub fn max_sequence_id(&self) -> Option<i64> {
+        self.sequence.get_max().map(|(n, _)| *n)
+    }
+
     fn index(&mut self, id: &Value, key: u64) {
+        if let Some(n) = crate::shapes::sequence_value(id) {
+            *self.sequence.entry(n).or_insert(0) += 1;
+        }
         let slot = match id_key(id) {
             Some(IdKey::Str(s)) => self.strings.entry(s.into()),
             Some(IdKey::Num(n)) => self.numbers.entry(n.into_boxed_str()),
@@ -208,6 +219,14 @@ impl Collection {
     }
 
     fn unindex(&mut self, id: &Value) {
+        if let Some(n) = crate::shapes::sequence_value(id) {
+            if let Some(count) = self.sequence.get_mut(&n) {
+                *count -= 1;
+                if *count == 0 {
+                    self.sequence.remove(&n);
+                }
+            }
+        }
         match id_key(id) {
             Some(IdKey::Str(s)) => {
                 self.strings.remove(s);
@@ -572,7 +591,12 @@ impl World {
     /// Builds a World from the data-plane shape, validated against the
     /// state's types and documents. On any error nothing is built.
     pub fn import(value: &Value, state: &State) -> Result<World, ErrorReport> {
-        let Some(root) = value.as_object() else {
+        World::import_owned(value.clone(), state)
+    }
+
+    /// `import`, taking the value: its rows become the entities without a copy.
+    pub fn import_owned(value: Value, state: &State) -> Result<World, ErrorReport> {
+        let Value::Object(mut root) = value else {
             return Err(invalid(
                 "the World must be a JSON object with `collections` and `documents`",
                 None,
@@ -594,11 +618,12 @@ impl World {
         for t in &state.types {
             world.collections.entry(t.name.clone()).or_default();
         }
-        match root.get("collections") {
+        match root.shift_remove("collections") {
             None | Some(Value::Null) => {}
             Some(Value::Object(collections)) => {
                 for (type_name, rows) in collections {
-                    let Some(t) = state.types.iter().find(|t| &t.name == type_name) else {
+                    let type_name = type_name.as_str();
+                    let Some(t) = state.types.iter().find(|t| t.name == type_name) else {
                         return Err(invalid(
                             &format!("unknown collection `{type_name}`"),
                             Some(type_name),
@@ -606,7 +631,7 @@ impl World {
                             None,
                         ));
                     };
-                    let Some(rows) = rows.as_array() else {
+                    let Value::Array(rows) = rows else {
                         return Err(invalid(
                             &format!("collection `{type_name}` must be an array of rows"),
                             Some(type_name),
@@ -616,7 +641,7 @@ impl World {
                     };
                     let template = compile(&t.collection_template);
                     let by_path = world.collections.entry(t.name.clone()).or_default();
-                    for (i, row) in rows.iter().enumerate() {
+                    for (i, row) in rows.into_iter().enumerate() {
                         let entity = import_row(t, &template, i, row)?;
                         if !by_path.contains_key(&entity.collection) {
                             by_path.insert(entity.collection.clone(), Collection::default());
@@ -648,19 +673,19 @@ impl World {
                 ))
             }
         }
-        match root.get("documents") {
+        match root.shift_remove("documents") {
             None | Some(Value::Null) => {}
             Some(Value::Object(docs)) => {
                 for (path, v) in docs {
-                    if !state.documents.iter().any(|d| &d.path == path) {
+                    if !state.documents.iter().any(|d| d.path == path) {
                         return Err(invalid(
                             &format!("unknown document `{path}`"),
                             Some("documents"),
                             None,
-                            Some(path),
+                            Some(&path),
                         ));
                     }
-                    world.documents.insert(path.clone(), v.clone());
+                    world.documents.insert(path, v);
                 }
             }
             Some(_) => {
@@ -691,10 +716,10 @@ fn import_row(
     t: &EntityType,
     template: &[Segment],
     i: usize,
-    row: &Value,
+    row: Value,
 ) -> Result<Entity, ErrorReport> {
     let name = &t.name;
-    let Some(obj) = row.as_object() else {
+    let Value::Object(mut obj) = row else {
         return Err(invalid(
             &format!("collection `{name}` row {i} must be an object"),
             Some(name),
@@ -751,11 +776,8 @@ fn import_row(
             ))
         }
     };
-    let fields: Map<String, Value> = obj
-        .iter()
-        .filter(|(k, _)| k.as_str() != COLLECTION_MEMBER)
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    obj.shift_remove(COLLECTION_MEMBER);
+    let fields = obj;
     Ok(Entity {
         type_name: name.clone(),
         collection,
@@ -947,6 +969,22 @@ mod tests {
             .map(|e| e.id.clone());
         assert_eq!(next, Some(json!("7")));
         assert!(world.entity("items", "/api/other", "7").is_none());
+    }
+
+    #[test]
+    fn the_next_sequence_identity_follows_the_largest_held() {
+        let mut world = World::default();
+        let max = |w: &World| w.list("items", "/api/items").max_sequence_id();
+        assert_eq!(max(&world), None);
+        world.insert(entity("/api/items", json!(3)), None);
+        world.insert(entity("/api/items", json!("12")), None);
+        world.insert(entity("/api/items", json!("abc")), None);
+        world.insert(entity("/api/items", json!(12)), None);
+        assert_eq!(max(&world), Some(12));
+        world.remove("items", "/api/items", "12");
+        assert_eq!(max(&world), Some(12), "another identity still has 12");
+        world.remove("items", "/api/items", "12");
+        assert_eq!(max(&world), Some(3));
     }
 
     #[test]

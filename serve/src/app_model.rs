@@ -194,6 +194,13 @@ impl<M: Model> Model for WithAppModel<M> {
         self.inner.tables()
     }
 
+    fn import_owned(&self, value: Value) -> Result<Self::World, ImportError> {
+        Ok(Worlds {
+            inner: self.inner.import_owned(value)?,
+            app: self.app.initial_world(),
+        })
+    }
+
     fn begin_trace(&self, world: &mut Self::World) {
         self.inner.begin_trace(&mut world.inner);
     }

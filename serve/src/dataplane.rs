@@ -190,9 +190,9 @@ pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<S
             ))
         }
     };
+    let literals = &parsed.numeric_literals;
     let lexeme = |pointer: &str| {
-        parsed
-            .numeric_literals
+        literals
             .iter()
             .find(|l| l.pointer == pointer)
             .map(|l| l.lexeme.clone())
@@ -200,8 +200,7 @@ pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<S
     // The first number under `{at}/params` a double cannot hold.
     let unsafe_number = |at: &str| {
         let prefix = format!("{at}/params");
-        parsed
-            .numeric_literals
+        literals
             .iter()
             .find(|l| !l.safe && l.pointer.starts_with(&prefix))
             .map(|l| {
@@ -212,7 +211,7 @@ pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<S
                 )
             })
     };
-    match &parsed.value {
+    match parsed.value {
         Value::Array(batch) if batch.is_empty() => Some(error_text(
             "null",
             -32600,
@@ -221,7 +220,7 @@ pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<S
         )),
         Value::Array(batch) => {
             let replies: Vec<String> = batch
-                .iter()
+                .into_iter()
                 .enumerate()
                 .filter_map(|(i, m)| {
                     let at = format!("/{i}");
@@ -264,7 +263,7 @@ fn duplicate_key_reply(body: &[u8], pointer: &str, message: &str) -> String {
 fn one(
     plane: &Plane,
     episode: Option<&str>,
-    message: &Value,
+    message: Value,
     id_lexeme: Option<String>,
     unsafe_number: Option<String>,
 ) -> Option<String> {
@@ -276,7 +275,7 @@ fn one(
             Some(json!({"detail": detail})),
         ))
     };
-    let Value::Object(request) = message else {
+    let Value::Object(mut request) = message else {
         return invalid("null", "a request must be a JSON object");
     };
     let id = match request.get("id") {
@@ -293,9 +292,11 @@ fn one(
     let Some(method) = request.get("method").and_then(Value::as_str) else {
         return invalid(id_text, "`method` must be a string");
     };
+    let method = method.to_string();
     let outcome = match unsafe_number {
         Some(detail) => Err(invalid_params_error(&detail)),
-        None => call(plane, episode, method, request.get("params")),
+        // Taken, not copied: a data/add's rows become the World's entities.
+        None => call(plane, episode, &method, request.shift_remove("params")),
     };
     // A notification is carried out and never answered.
     let id = id?;
@@ -313,11 +314,11 @@ fn call(
     plane: &Plane,
     episode: Option<&str>,
     method: &str,
-    params: Option<&Value>,
+    params: Option<Value>,
 ) -> Result<Value, Value> {
     let params = match params {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(p)) => p.clone(),
+        Some(Value::Object(p)) => p,
         Some(_) => return Err(invalid_params_error("params must be an object")),
     };
     match method {
@@ -334,7 +335,7 @@ fn call(
             );
             Ok(json!({"parts": [{"kind": "data", "data": data}]}))
         }
-        "data/add" => match data_add(plane, episode, &params) {
+        "data/add" => match data_add(plane, episode, params) {
             Ok(()) => Ok(json!({})),
             Err(detail) => Err(invalid_params_error(&detail)),
         },
@@ -345,16 +346,17 @@ fn call(
 fn data_add(
     plane: &Plane,
     episode: Option<&str>,
-    params: &Map<String, Value>,
+    mut params: Map<String, Value>,
 ) -> Result<(), String> {
-    let parts = match params.get("parts") {
+    let parts = match params.shift_remove("parts") {
         Some(Value::Array(parts)) if !parts.is_empty() => parts,
         Some(Value::Array(_)) => return Err("parts: at least one part is required".into()),
         _ => return Err("parts: an array of parts is required".into()),
     };
-    // Read and check every part before the World changes.
+    // Read and check every part before the World changes; each part's rows
+    // are taken, not copied.
     let mut loads = Vec::with_capacity(parts.len());
-    for (i, part) in parts.iter().enumerate() {
+    for (i, mut part) in parts.into_iter().enumerate() {
         let at = format!("parts[{i}]");
         let load = match part.pointer("/metadata/load") {
             None | Some(Value::Null) => LOADS[0],
@@ -366,9 +368,10 @@ fn data_add(
                 ))
             }
         };
-        let data = match part.get("kind").and_then(Value::as_str) {
-            Some("data") => match part.get("data") {
-                Some(v) => v.clone(),
+        let kind = part.get("kind").and_then(Value::as_str).map(str::to_string);
+        let data = match kind.as_deref() {
+            Some("data") => match part.get_mut("data").map(Value::take) {
+                Some(v) => v,
                 None => return Err(format!("{at}.data: {INTAKE_SHAPES} is expected")),
             },
             Some("file") => file_part(plane, &at, part.get("file"))?,
@@ -379,10 +382,19 @@ fn data_add(
             }
             _ => return Err(format!("{at}.kind: one of data, file is required")),
         };
-        let tables = intake(&data).map_err(|e| format!("{at}.data: {e}"))?;
-        let world = world_from_tables(&plane.env, &Value::Object(tables))
+        let tables = intake(data).map_err(|e| format!("{at}.data: {e}"))?;
+        let world = world_from_tables(&plane.env, Value::Object(tables))
             .map_err(|e| format!("{at}.data: {e}"))?;
         loads.push((load, world));
+    }
+    if loads.len() == 1 && loads[0].0 == LOADS[0] {
+        // One replacing part (the common case): the World is built from it
+        // without another copy.
+        let (_, world) = loads.swap_remove(0);
+        return plane
+            .env
+            .replace_owned_in(episode, world)
+            .map_err(|e| e.detail);
     }
     plane
         .env
@@ -404,11 +416,11 @@ fn data_add(
 /// bare tables, a `data/get` result, or a whole JSON-RPC reply carrying one.
 /// A collection is always an array, so `parts` holding part objects and a
 /// string `jsonrpc` cannot be tables.
-pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
-    let Value::Object(object) = value else {
+pub(crate) fn intake(value: Value) -> Result<Map<String, Value>, String> {
+    let Value::Object(mut object) = value else {
         return Err(format!(
             "{INTAKE_SHAPES} is expected; got {}",
-            kind_of(value)
+            kind_of(&value)
         ));
     };
     if let Some(version) = object.get("jsonrpc") {
@@ -422,8 +434,8 @@ pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
                 "this JSON-RPC reply is an error ({error}), not a data/get result; {INTAKE_SHAPES} is expected"
             ));
         }
-        return match object.get("result") {
-            Some(result @ Value::Object(r)) if r.contains_key("parts") => {
+        return match object.shift_remove("result") {
+            Some(result @ Value::Object(_)) if result.get("parts").is_some() => {
                 intake(result).map_err(|e| format!("result: {e}"))
             }
             _ => Err(format!(
@@ -439,21 +451,23 @@ pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
                 .iter()
                 .all(|p| p.get("kind").and_then(Value::as_str).is_some());
         if is_result {
-            let data: Vec<&Value> = parts
-                .iter()
+            let Some(Value::Array(parts)) = object.shift_remove("parts") else {
+                unreachable!("`parts` was just read as an array")
+            };
+            let total = parts.len();
+            let mut data: Vec<Value> = parts
+                .into_iter()
                 .filter(|p| p["kind"] == "data")
-                .filter_map(|p| p.get("data"))
+                .filter_map(|mut p| p.get_mut("data").map(Value::take))
                 .collect();
-            return match data.as_slice() {
-                [Value::Object(tables)] => Ok(tables.clone()),
-                [other] => Err(format!(
+            return match (data.len(), data.pop()) {
+                (1, Some(Value::Object(tables))) => Ok(tables),
+                (1, Some(other)) => Err(format!(
                     "parts[0].data: the tables {{\"<collection>\": [row, ...]}} are expected; got {}",
-                    kind_of(other)
+                    kind_of(&other)
                 )),
-                _ => Err(format!(
-                    "a data/get result with exactly one data part is expected; got {} data parts of {}",
-                    data.len(),
-                    parts.len()
+                (n, _) => Err(format!(
+                    "a data/get result with exactly one data part is expected; got {n} data parts of {total}"
                 )),
             };
         }
@@ -464,7 +478,7 @@ pub(crate) fn intake(value: &Value) -> Result<Map<String, Value>, String> {
             kind_of(v)
         ));
     }
-    Ok(object.clone())
+    Ok(object)
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -641,7 +655,7 @@ pub(crate) fn to_tables(world: &Value, documents_table: &str) -> Value {
 
 /// The flat table shape → the engine's shape, checked against the tables.
 /// Errors name the collection, the row and the field.
-pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value, String> {
+pub(crate) fn world_from_tables(env: &Environment, data: Value) -> Result<Value, String> {
     let Value::Object(data) = data else {
         return Err("data: a JSON object of collection -> rows is required".into());
     };
@@ -673,7 +687,7 @@ pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value
             }
             continue;
         }
-        let Some(schema) = tables.get(name) else {
+        let Some(schema) = tables.get(&name) else {
             let mut declared: Vec<&str> = tables.keys().map(String::as_str).collect();
             declared.push(&documents_table);
             return Err(format!(
@@ -698,7 +712,7 @@ pub(crate) fn world_from_tables(env: &Environment, data: &Value) -> Result<Value
                 return Err(format!("{name}[{i}]{}: {e}", pointer_to_dots(&at)));
             }
         }
-        collections.insert(name.clone(), Value::Array(rows.clone()));
+        collections.insert(name, Value::Array(rows));
     }
     Ok(json!({"collections": collections, "documents": documents}))
 }

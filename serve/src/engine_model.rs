@@ -134,6 +134,14 @@ impl Model for EngineModel {
         self.engine.tables()
     }
 
+    fn import_owned(&self, value: Value) -> Result<World, ImportError> {
+        self.engine
+            .import_owned(value)
+            .map_err(|report| ImportError {
+                detail: report_detail(&report),
+            })
+    }
+
     fn begin_trace(&self, world: &mut World) {
         world.begin_trace();
     }

@@ -61,7 +61,7 @@ trait Hosted: Send + Sync {
     fn reset(&self);
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
-    fn add(&self, value: &Value) -> Result<(), ImportError>;
+    fn add(&self, value: Value) -> Result<(), ImportError>;
     fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
     fn routes(&self, method: &str, path: &str) -> bool;
@@ -198,13 +198,27 @@ fn read_key(request: &Request) -> Option<String> {
 
 /// Drops a replaced World (and the replies cached for it) off the caller's
 /// path: a large World takes time to free, and `data/reset` should not wait.
+/// Then hands the freed memory back to the system.
 fn retire<T: Send + 'static>(old: T) {
-    if std::thread::Builder::new()
+    let spawned = std::thread::Builder::new()
         .name("rea-retire".into())
-        .spawn(move || drop(old))
-        .is_err()
-    {
+        .spawn(move || {
+            drop(old);
+            give_back_memory();
+        });
+    if spawned.is_err() {
         // No thread to spare: the value was dropped with the closure.
+        give_back_memory();
+    }
+}
+
+/// Returns freed heap pages to the system (glibc keeps them otherwise, so
+/// RSS after a reset would stay at its peak).
+fn give_back_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only releases free memory of the allocator.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -270,9 +284,9 @@ impl<M: Model> Hosted for Host<M> {
         let snapshot = self.lock().clone();
         self.model.export(&snapshot)
     }
-    fn add(&self, value: &Value) -> Result<(), ImportError> {
+    fn add(&self, value: Value) -> Result<(), ImportError> {
         // Build the replacement outside the lock; swap it in at once.
-        let replacement = self.model.import(value)?;
+        let replacement = self.model.import_owned(value)?;
         let mut world = self.lock();
         let old = std::mem::replace(&mut *world, replacement);
         let reads = std::mem::take(&mut *lock(&self.reads));
@@ -556,7 +570,21 @@ impl Environment {
 
     /// `data/add` with `load: "replace"`: all or nothing.
     pub fn replace(&self, value: &Value) -> Result<(), ImportError> {
+        self.host.add(value.clone())
+    }
+
+    /// `replace`, taking the value (its rows become the entities, no copy).
+    pub fn replace_owned(&self, value: Value) -> Result<(), ImportError> {
         self.host.add(value)
+    }
+
+    /// `replace_owned` on episode `episode`'s World (the default World when
+    /// isolation is off or no episode is named).
+    pub fn replace_owned_in(&self, episode: Option<&str>, value: Value) -> Result<(), ImportError> {
+        match episode.filter(|_| self.host.isolated()) {
+            None => self.replace_owned(value),
+            Some(_) => self.load_in(episode, &|_| Ok(value.clone())),
+        }
     }
 
     /// `data/add` in general: the World `next` builds from the current one

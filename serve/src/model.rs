@@ -107,6 +107,10 @@ pub trait Model: Send + Sync + 'static {
     fn export(&self, world: &Self::World) -> Value;
     /// A World from the data-plane shape, checked against the tables.
     fn import(&self, value: &Value) -> Result<Self::World, ImportError>;
+    /// `import`, taking the value (a model may move its rows into the World).
+    fn import_owned(&self, value: Value) -> Result<Self::World, ImportError> {
+        self.import(&value)
+    }
     /// One JSON Schema per entity collection (a row), by type name.
     fn tables(&self) -> IndexMap<String, Value>;
     /// Starts recording what the next answer reads and writes of `world`

@@ -215,8 +215,8 @@ fn load_state(env: &Environment, path: &Path) -> Result<(), ErrorReport> {
         .detail("argument", "state")
     })?;
     // The bare tables, a data/get result, or a whole JSON-RPC reply.
-    let tables = crate::dataplane::intake(&value).map_err(|d| ServeError::State(d).report())?;
-    let world = crate::dataplane::world_from_tables(env, &serde_json::Value::Object(tables))
+    let tables = crate::dataplane::intake(value).map_err(|d| ServeError::State(d).report())?;
+    let world = crate::dataplane::world_from_tables(env, serde_json::Value::Object(tables))
         .map_err(|d| ServeError::State(d).report())?;
     env.rebase(&world)
         .map_err(|e| ServeError::State(e.detail).report())
