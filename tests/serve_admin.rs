@@ -565,3 +565,35 @@ fn the_documented_stdio_configuration_works_with_the_mcp_sdk() {
         Some(&path),
     );
 }
+
+/// MCP tools of recorded gRPC methods (answered from recorded messages,
+/// outside the engine) are journaled and logged too.
+#[test]
+fn grpc_method_tools_are_journaled() {
+    let descriptor = formats("api.pb").display().to_string();
+    let mut server = Server::start(
+        &formats("grpc-native.har"),
+        &["--descriptor-set", &descriptor],
+    );
+    let mut mcp = Mcp::connect(server.addr);
+    mcp.call("grpc_Catalogue_GetProduct", json!({"sku": "SKU-001"}));
+    mcp.call("grpc_Catalogue_GetProduct", json!({"sku": "SKU-777"}));
+    let all = entries(&server, "?tool=grpc_Catalogue_GetProduct");
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(all[0]["surface"], "mcp");
+    assert_eq!(all[0]["status"], 200);
+    assert_eq!(all[0]["source"], "recording");
+    assert_eq!(all[0]["request"]["arguments"]["sku"], "SKU-001");
+    assert_eq!(all[1]["code"], "not_recorded");
+    assert_eq!(all[1]["source"], "unmatched");
+    server.stop();
+    let lines = request_lines(&server.log_text());
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("tool=\"grpc_Catalogue_GetProduct\""))
+            .count(),
+        2,
+        "{lines:#?}"
+    );
+}

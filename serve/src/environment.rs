@@ -442,7 +442,6 @@ impl Environment {
         self.host.routes(method, path)
     }
 
-
     /// What the operator sees: the journal, coverage, readiness, the admin prefix.
     pub fn ops(&self) -> &crate::admin::Ops {
         &self.ops

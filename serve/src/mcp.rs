@@ -169,7 +169,15 @@ impl ServerHandler for McpSurface {
         let started = std::time::Instant::now();
         if let Some(method) = self.env.grpc().by_tool(&request.name) {
             let arguments = request.arguments.unwrap_or_default();
-            return Ok(crate::grpc::mcp::call(self.env.grpc(), method, &arguments).into());
+            let result = crate::grpc::mcp::call(self.env.grpc(), method, &arguments);
+            crate::admin::journal_recorded_tool(
+                &self.env,
+                &request.name,
+                &arguments,
+                &result,
+                started,
+            );
+            return Ok(result.into());
         }
         // Over streamable HTTP, with `--isolate`: the session's (or the
         // named) episode. Over stdio there is one session and one World.

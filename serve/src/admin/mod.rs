@@ -274,6 +274,58 @@ pub(crate) fn journal_tool(
     env.ops().journal().record(entry);
 }
 
+/// Journals one MCP call answered outside the engine from recorded messages
+/// (a gRPC method's tool): a replay, or rea's refusal with its code.
+pub(crate) fn journal_recorded_tool(
+    env: &Environment,
+    name: &str,
+    arguments: &Map<String, Value>,
+    result: &rmcp::model::CallToolResult,
+    started: Instant,
+) {
+    let failed = result.is_error == Some(true);
+    let code = failed.then(|| {
+        result
+            .structured_content
+            .as_ref()
+            .and_then(|s| s.get("code"))
+            .and_then(Value::as_str)
+            .unwrap_or("error")
+            .to_string()
+    });
+    let (status, source) = match code.as_deref() {
+        None => (200, Source::Recording),
+        Some("not_recorded") => (404, Source::Unmatched),
+        Some("invalid_arguments") => (400, Source::Unmatched),
+        Some(_) => (502, Source::Recording),
+    };
+    let size = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.len()))
+        .sum();
+    let entry = Entry {
+        id: 0,
+        time: now(),
+        surface: Surface::Mcp,
+        request: json!({
+            "tool": name,
+            "arguments": journal::bounded_body(&Value::Object(arguments.clone())),
+        }),
+        status,
+        size,
+        content_type: Some("application/json".to_string()),
+        code,
+        tool: Some(name.to_string()),
+        source,
+        applied: "no",
+        duration_ms: elapsed_ms(started),
+        nearest: Vec::new(),
+        reason: None,
+    };
+    env.ops().journal().record(entry);
+}
+
 /// Journals one data-plane JSON-RPC call from its request body and reply.
 pub(crate) fn journal_data_plane(env: &Environment, body: &[u8], reply: &Value, started: Instant) {
     #[derive(serde::Deserialize)]

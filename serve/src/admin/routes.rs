@@ -214,7 +214,7 @@ pub(crate) async fn log_layer(request: Request, next: Next) -> Response {
     if path == "/mcp" || path.starts_with("/mcp/") {
         tracing::debug!(target: "rea::request", surface = "mcp-transport", method, path, status, duration_ms, "{method} {path} {status}");
     } else {
-        tracing::info!(target: "rea::request", surface = "http", method, path, tool = "-", source = "rea", status, duration_ms, "{method} {path} {status}");
+        tracing::info!(target: "rea::request", surface = "http", method, path, tool = "-", source = "-", status, duration_ms, "{method} {path} {status}");
     }
     response
 }
