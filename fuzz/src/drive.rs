@@ -84,7 +84,24 @@ pub fn corpus(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
-/// One execution; a panic becomes `Err` with its message.
+thread_local! {
+    /// Where the last panic on this thread happened (set by the quiet hook).
+    static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Replaces the default panic hook (a backtrace per finding) with one that
+/// only remembers the panic's location for the finding's message.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        PANIC_AT.with(|p| *p.borrow_mut() = at);
+    }));
+}
+
+/// One execution; a panic becomes `Err` with its message and location.
 pub fn execute(target: &str, data: &[u8]) -> targets::Outcome {
     match catch_unwind(AssertUnwindSafe(|| targets::run(target, data))) {
         Ok(outcome) => outcome,
@@ -94,7 +111,8 @@ pub fn execute(target: &str, data: &[u8]) -> targets::Outcome {
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".to_string());
-            Err(format!("panic: {text}"))
+            let at = PANIC_AT.with(|p| p.borrow().clone());
+            Err(format!("panic at {at}: {text}"))
         }
     }
 }

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
     if chosen.is_empty() {
         chosen = TARGETS.iter().map(|t| t.to_string()).collect();
     }
+    drive::quiet_panics();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut failed = false;
     for target in &chosen {
