@@ -67,9 +67,14 @@ pub struct Report {
     pub outcomes: BTreeMap<String, u64>,
     /// (artifact path, what broke)
     pub findings: Vec<(PathBuf, String)>,
+    /// Inputs slower than `SLOW` (kept as `slow-<sha256>`; not findings).
+    pub slow: Vec<(PathBuf, Duration)>,
     pub slowest: Duration,
     pub elapsed: Duration,
 }
+
+/// An execution slower than this keeps its input for a look.
+pub const SLOW: Duration = Duration::from_secs(5);
 
 /// The corpus inputs of a folder, in name order.
 pub fn corpus(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -145,7 +150,14 @@ pub fn run(target: &str, config: &Config) -> Report {
         *current.lock().unwrap_or_else(|p| p.into_inner()) = Some((t, data.to_vec()));
         let outcome = execute(target, data);
         *current.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        report.slowest = report.slowest.max(t.elapsed());
+        let took = t.elapsed();
+        report.slowest = report.slowest.max(took);
+        if took > SLOW && report.slow.len() < 16 {
+            let _ = std::fs::create_dir_all(&config.artifacts);
+            let path = config.artifacts.join(format!("slow-{}", hex(data)));
+            let _ = std::fs::write(&path, data);
+            report.slow.push((path, took));
+        }
         report.executions += 1;
         match outcome {
             Ok(signature) => {

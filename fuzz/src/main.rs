@@ -59,6 +59,9 @@ fn main() -> ExitCode {
             report.slowest.as_secs_f64() * 1000.0,
             report.findings.len()
         );
+        for (path, took) in &report.slow {
+            println!("  slow ({:.1} s): {}", took.as_secs_f64(), path.display());
+        }
         for (path, broken) in &report.findings {
             println!("  finding {}: {broken}", path.display());
             failed = true;
