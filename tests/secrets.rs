@@ -135,3 +135,19 @@ fn the_state_document_follows_the_same_flags() {
     let kept = state(&["--keep-secrets"]);
     assert!(kept.contains("ak_live_4c9d1e7f2a3b") && kept.contains("st_A1b2C3d4E5f6G7h8"));
 }
+
+/// Inspection keeps the spec's behaviour (RED-03): a token-like query
+/// parameter or member is not sensitive by itself, so the Evidence keeps it.
+#[test]
+fn inspection_is_unchanged_and_keeps_token_like_values_red_03() {
+    let out = Command::new(rea())
+        .arg("inspect-web-network-capture")
+        .arg(capture())
+        .args(["har", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let evidence = String::from_utf8(out.stdout).unwrap();
+    assert!(evidence.contains("access_token=at_Zq81MsPk29LxWv07TbR4"));
+    assert!(evidence.contains("st_A1b2C3d4E5f6G7h8"));
+}

@@ -67,9 +67,14 @@ pub struct Report {
     pub outcomes: BTreeMap<String, u64>,
     /// (artifact path, what broke)
     pub findings: Vec<(PathBuf, String)>,
+    /// Inputs slower than `SLOW` (kept as `slow-<sha256>`; not findings).
+    pub slow: Vec<(PathBuf, Duration)>,
     pub slowest: Duration,
     pub elapsed: Duration,
 }
+
+/// An execution slower than this keeps its input for a look.
+pub const SLOW: Duration = Duration::from_secs(5);
 
 /// The corpus inputs of a folder, in name order.
 pub fn corpus(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -84,7 +89,24 @@ pub fn corpus(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
-/// One execution; a panic becomes `Err` with its message.
+thread_local! {
+    /// Where the last panic on this thread happened (set by the quiet hook).
+    static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Replaces the default panic hook (a backtrace per finding) with one that
+/// only remembers the panic's location for the finding's message.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        PANIC_AT.with(|p| *p.borrow_mut() = at);
+    }));
+}
+
+/// One execution; a panic becomes `Err` with its message and location.
 pub fn execute(target: &str, data: &[u8]) -> targets::Outcome {
     match catch_unwind(AssertUnwindSafe(|| targets::run(target, data))) {
         Ok(outcome) => outcome,
@@ -94,7 +116,8 @@ pub fn execute(target: &str, data: &[u8]) -> targets::Outcome {
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".to_string());
-            Err(format!("panic: {text}"))
+            let at = PANIC_AT.with(|p| p.borrow().clone());
+            Err(format!("panic at {at}: {text}"))
         }
     }
 }
@@ -127,7 +150,14 @@ pub fn run(target: &str, config: &Config) -> Report {
         *current.lock().unwrap_or_else(|p| p.into_inner()) = Some((t, data.to_vec()));
         let outcome = execute(target, data);
         *current.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        report.slowest = report.slowest.max(t.elapsed());
+        let took = t.elapsed();
+        report.slowest = report.slowest.max(took);
+        if took > SLOW && report.slow.len() < 16 {
+            let _ = std::fs::create_dir_all(&config.artifacts);
+            let path = config.artifacts.join(format!("slow-{}", hex(data)));
+            let _ = std::fs::write(&path, data);
+            report.slow.push((path, took));
+        }
         report.executions += 1;
         match outcome {
             Ok(signature) => {

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
     if chosen.is_empty() {
         chosen = TARGETS.iter().map(|t| t.to_string()).collect();
     }
+    drive::quiet_panics();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut failed = false;
     for target in &chosen {
@@ -58,6 +59,9 @@ fn main() -> ExitCode {
             report.slowest.as_secs_f64() * 1000.0,
             report.findings.len()
         );
+        for (path, took) in &report.slow {
+            println!("  slow ({:.1} s): {}", took.as_secs_f64(), path.display());
+        }
         for (path, broken) in &report.findings {
             println!("  finding {}: {broken}", path.display());
             failed = true;

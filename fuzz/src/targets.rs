@@ -10,6 +10,7 @@ use rea_core::protobuf::{framing, schema, wire};
 use rea_core::{inspect_web_network_capture, ErrorReport, InspectRequest};
 use rea_serve::{Environment, Request, StartOptions};
 use serde_json::{json, Map, Value};
+use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -263,9 +264,25 @@ fn end_to_end(data: &[u8]) -> Outcome {
     };
     let initial = env.export();
     let mut statuses = Vec::new();
+    // Each recorded request as recorded, then (for a JSON body) once more
+    // with its body edited as a tree, seeded by the input's digest.
+    let digest = sha2::Sha256::digest(data);
+    let mut rng =
+        crate::mutate::Rng::new(u64::from_le_bytes(digest[..8].try_into().unwrap_or([0; 8])));
     for call in recorded_calls(data) {
+        let variant = call.body.as_ref().map(|body| {
+            let mut bytes = serde_json::to_vec(body).unwrap_or_default();
+            crate::mutate::json(&mut rng, &mut bytes, data, 1 << 16);
+            let mut edited = call.clone();
+            edited.body = serde_json::from_slice(&bytes).ok();
+            edited
+        });
         let reply = env.call(&Request::Http(call));
         statuses.push(reply.answer.status);
+        if let Some(edited) = variant {
+            let reply = env.call(&Request::Http(edited));
+            statuses.push(reply.answer.status);
+        }
     }
     let names: Vec<String> = env.tools().map(|t| t.tool.name.clone()).collect();
     for name in names.iter().take(32) {

@@ -533,7 +533,12 @@ fn derive_from_records(
         .iter()
         .filter_map(|&i| records[i].ended_ms())
         .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))))
-        .map(|ms| ((ms / 1000.0).floor() as i64 + 1) * 1000);
+        // Saturating: a recorded `time` of 1e300 ms must not overflow the clock.
+        .map(|ms| {
+            ((ms / 1000.0).floor() as i64)
+                .saturating_add(1)
+                .saturating_mul(1000)
+        });
 
     let mut state = State {
         view: "environment-state".to_string(),
