@@ -173,10 +173,18 @@ impl<M: Model> Model for WithAppModel<M> {
     /// The engine's World from the value without `app_model`; the app
     /// model's from `app_model` (else the recording's start).
     fn import(&self, value: &Value) -> Result<Self::World, ImportError> {
-        let mut engine_part = value.clone();
-        let app_part = engine_part
+        self.import_owned(value.clone())
+    }
+
+    fn tables(&self) -> IndexMap<String, Value> {
+        self.inner.tables()
+    }
+
+    /// `import`, taking the value: the engine's part is not copied.
+    fn import_owned(&self, mut value: Value) -> Result<Self::World, ImportError> {
+        let app_part = value
             .as_object_mut()
-            .and_then(|o| o.remove(APP_MODEL_MEMBER));
+            .and_then(|o| o.shift_remove(APP_MODEL_MEMBER));
         let app = match &app_part {
             Some(a) => self
                 .app
@@ -185,19 +193,8 @@ impl<M: Model> Model for WithAppModel<M> {
             None => self.app.initial_world(),
         };
         Ok(Worlds {
-            inner: self.inner.import(&engine_part)?,
-            app,
-        })
-    }
-
-    fn tables(&self) -> IndexMap<String, Value> {
-        self.inner.tables()
-    }
-
-    fn import_owned(&self, value: Value) -> Result<Self::World, ImportError> {
-        Ok(Worlds {
             inner: self.inner.import_owned(value)?,
-            app: self.app.initial_world(),
+            app,
         })
     }
 
