@@ -203,12 +203,24 @@ fn retire<T: Send + 'static>(old: T) {
     let spawned = std::thread::Builder::new()
         .name("rea-retire".into())
         .spawn(move || {
+            lower_priority();
             drop(old);
             give_back_memory();
         });
     if spawned.is_err() {
         // No thread to spare: the value was dropped with the closure.
         give_back_memory();
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (freeing a retired World
+/// must not compete with answering requests on the same core).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: on Linux, `setpriority(PRIO_PROCESS, 0, …)` sets the nice value
+    // of the calling thread only; it touches no memory.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
     }
 }
 
