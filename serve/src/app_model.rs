@@ -24,11 +24,13 @@ pub struct WithAppModel<M: Model> {
     app: ServingModel,
 }
 
-/// Both Worlds: the engine's and the app model's.
+/// Both Worlds: the engine's and the app model's. The app model's is
+/// shared until a call through the model first needs it mutably, so a
+/// clone (`data/reset`, an isolated episode) costs O(1) on both sides.
 #[derive(Debug, Clone)]
 pub struct Worlds<W> {
     pub inner: W,
-    pub app: ModelWorld,
+    pub app: std::sync::Arc<ModelWorld>,
 }
 
 impl<M: Model> WithAppModel<M> {
@@ -98,7 +100,7 @@ impl<M: Model> Model for WithAppModel<M> {
     fn initial_world(&self) -> Self::World {
         Worlds {
             inner: self.inner.initial_world(),
-            app: self.app.initial_world(),
+            app: std::sync::Arc::new(self.app.initial_world()),
         }
     }
 
@@ -194,7 +196,7 @@ impl<M: Model> Model for WithAppModel<M> {
         };
         Ok(Worlds {
             inner: self.inner.import_owned(value)?,
-            app,
+            app: std::sync::Arc::new(app),
         })
     }
 
@@ -229,7 +231,7 @@ impl<M: Model> WithAppModel<M> {
         if self.app.owns(&call.method, &call.path)
             || self.app.holds(&world.app, &call.method, &call.path)
         {
-            if let Some(a) = self.ask(&mut world.app, call, generator) {
+            if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator) {
                 trace("app-first");
                 return a;
             }
@@ -243,14 +245,14 @@ impl<M: Model> WithAppModel<M> {
             // replayed those records through its own semantics.
             Some("write_not_served") if refused_as_contradicted(&answer) => {}
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {
-                if let Some(a) = self.ask(&mut world.app, call, generator) {
+                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator) {
                     trace("app-fallback");
                     return a;
                 }
             }
             // A PUT to an id the engine does not hold: the model's upsert.
             Some("not_found") if call.method == "PUT" => {
-                if let Some(a) = self.ask(&mut world.app, call, generator) {
+                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator) {
                     trace("app-upsert");
                     return a;
                 }
