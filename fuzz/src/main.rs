@@ -67,6 +67,7 @@ fn main() -> ExitCode {
             failed = true;
         }
     }
+    rea_fuzz::targets::remove_scratch();
     if failed {
         ExitCode::from(1)
     } else {

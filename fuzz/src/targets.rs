@@ -65,19 +65,25 @@ pub fn run(target: &str, data: &[u8]) -> Outcome {
     }
 }
 
-/// A per-process scratch file for a target's input (decoders read paths).
-fn scratch(name: &str, data: &[u8]) -> Result<PathBuf, String> {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("rea-fuzz-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&d);
-        d
-    });
+/// This thread's scratch folder (decoders read paths).
+fn scratch_dir() -> PathBuf {
     let thread = format!("{:?}", std::thread::current().id())
         .chars()
         .filter(char::is_ascii_digit)
         .collect::<String>();
-    let path = dir.join(format!("{thread}-{name}"));
+    std::env::temp_dir().join(format!("rea-fuzz-{}-{thread}", std::process::id()))
+}
+
+/// Removes this thread's scratch folder (the driver calls it when done).
+pub fn remove_scratch() {
+    let _ = std::fs::remove_dir_all(scratch_dir());
+}
+
+/// A scratch file for a target's input.
+fn scratch(name: &str, data: &[u8]) -> Result<PathBuf, String> {
+    let dir = scratch_dir();
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(name);
     std::fs::write(&path, data).map_err(|e| format!("scratch write: {e}"))?;
     Ok(path)
 }

@@ -22,6 +22,7 @@ fn every_corpus_input_passes_its_target() {
             }
         }
     }
+    rea_fuzz::targets::remove_scratch();
 }
 
 #[test]
@@ -44,6 +45,7 @@ fn a_short_mutation_run_of_each_target_finds_nothing() {
             report.findings
         );
     }
+    rea_fuzz::targets::remove_scratch();
 }
 
 #[test]

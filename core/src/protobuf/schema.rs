@@ -18,14 +18,21 @@ pub const MAX_DESCRIPTOR_BYTES: usize = 32 * 1024 * 1024;
 
 /// Builds the pool; a set without its imports is refused.
 pub fn load(bytes: &[u8]) -> Result<DescriptorPool, ErrorReport> {
-    DescriptorPool::decode(bytes).map_err(|e| {
+    let invalid = |why: String| {
         ErrorReport::input(
             "protobuf_schema_invalid",
-            format!("the descriptor set is not a complete compiled FileDescriptorSet: {e}"),
+            format!("the descriptor set is not a complete compiled FileDescriptorSet: {why}"),
         )
         .detail("argument", "protobuf_schema")
         .guidance("Compile it with protoc --include_imports --descriptor_set_out=FILE; every import must be inside the set. rea never fetches schemas.")
-    })
+    };
+    // prost-reflect 0.16 can panic while describing an error in a malformed
+    // set (an out-of-bounds file index; fuzz finding). Such a set is refused
+    // like any other invalid one.
+    match std::panic::catch_unwind(|| DescriptorPool::decode(bytes)) {
+        Ok(decoded) => decoded.map_err(|e| invalid(e.to_string())),
+        Err(_) => Err(invalid("its references are inconsistent".to_string())),
+    }
 }
 
 /// The caller's fully qualified message type.
