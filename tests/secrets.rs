@@ -1,6 +1,6 @@
 //! Recorded secrets are pseudonymised when serving: a HAR with tokens in
 //! JSON and form bodies, query strings and custom headers serves none of
-//! them over HTTP, MCP or `data/get`; a join on a pseudonym still answers;
+//! them over HTTP, MCP, `data/get` or the journal; a join on a pseudonym still answers;
 //! `--keep-secrets` serves them as recorded; `--sensitive-value` adds any
 //! literal; the derived state document follows the same flags.
 
@@ -64,6 +64,13 @@ fn served_bytes(server: &Server) -> String {
         out.push_str(&mcp.call(name, json!({})).to_string());
     }
     out.push_str(&server.rpc("data/get", json!({})).to_string());
+    // The journal of every call above, the coverage and the live page's
+    // tables (what an operator reads).
+    for admin in ["/_rea/requests", "/_rea/coverage", "/_rea/tables"] {
+        let r = server.get(admin);
+        assert_eq!(r.status, 200, "{admin}: {}", r.text());
+        out.push_str(&r.text());
+    }
     out
 }
 
