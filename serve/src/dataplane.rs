@@ -224,7 +224,13 @@ pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<S
                 .enumerate()
                 .filter_map(|(i, m)| {
                     let at = format!("/{i}");
-                    one(plane, episode, m, lexeme(&format!("{at}/id")), unsafe_number(&at))
+                    one(
+                        plane,
+                        episode,
+                        m,
+                        lexeme(&format!("{at}/id")),
+                        unsafe_number(&at),
+                    )
                 })
                 .collect();
             (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
@@ -581,8 +587,7 @@ fn file_part(plane: &Plane, at: &str, file: Option<&Value>) -> Result<Value, Str
     } else {
         return Err(format!("{at}.file: bytes or uri is required"));
     };
-    let parsed =
-        rea_core::json::parse(&bytes).map_err(|e| format!("{at}.file: not JSON ({e})"))?;
+    let parsed = rea_core::json::parse(&bytes).map_err(|e| format!("{at}.file: not JSON ({e})"))?;
     match parsed.numeric_literals.iter().find(|l| !l.safe) {
         Some(l) => Err(format!(
             "{at}.file{}: the number {} cannot be represented",

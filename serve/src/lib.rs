@@ -55,10 +55,10 @@ pub use episodes::EPISODE_HEADER;
 pub use error::ServeError;
 pub use generator::SystemGenerator;
 pub use mcp::McpSurface;
-pub use server::{app, run, run_stdio, Limits, ServeConfig};
-pub use sessions::SessionBounds;
 pub use model::{ImportError, Model, ToolInfo, ToolKind, ToolSchemas};
 pub use openapi::{document as openapi_document, OPENAPI_PATH, OPENAPI_VERSION};
+pub use server::{app, run, run_stdio, Limits, ServeConfig};
+pub use sessions::SessionBounds;
 pub use start::StartOptions;
 
 #[cfg(test)]
