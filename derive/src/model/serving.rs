@@ -978,6 +978,43 @@ impl ServingModel {
             .map(|(k, e)| (k.clone(), e.clone()))
     }
 
+    /// The write's confirmed cascades: every dependent entity whose
+    /// reference member holds `id` gets the change.
+    fn cascade(&self, world: &mut ModelWorld, w: &WriteSemantics, id: &str) {
+        for c in w.cascades.iter().filter(|c| c.contradicted_by.is_empty()) {
+            let Some(dr) = self
+                .model
+                .resources
+                .iter()
+                .position(|r| r.name == c.resource && r.collection == c.collection)
+            else {
+                continue;
+            };
+            let dependents: Vec<EntityKey> = world
+                .entities
+                .iter()
+                .filter(|(k, e)| {
+                    k.0 == dr
+                        && !world.gone.contains(*k)
+                        && Value::Object((*e).clone())
+                            .pointer(&c.reference)
+                            .and_then(scalar_text)
+                            .as_deref()
+                            == Some(id)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in dependents {
+                if let Some(e) = world.entities.get_mut(&k) {
+                    let mut v = Value::Object(std::mem::take(e));
+                    set_pointer(&mut v, &c.pointer, c.value.clone());
+                    *e = v.as_object().cloned().unwrap_or_default();
+                }
+                world.dirty.insert(k);
+            }
+        }
+    }
+
     fn action(
         &self,
         world: &mut ModelWorld,
@@ -1031,6 +1068,7 @@ impl ServingModel {
                 entity = value.as_object().cloned().unwrap_or_default();
                 world.entities.insert(key.clone(), entity.clone());
                 world.dirty.insert(key);
+                self.cascade(world, w, &id);
                 match w.answer.body.as_str() {
                     "empty-object" => {
                         Some(self.json(200, Value::Object(Map::new()), true, "rpc-action"))
