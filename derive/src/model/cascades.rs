@@ -118,14 +118,10 @@ pub(crate) fn infer(
                     e.1.push(s.read);
                 }
             }
-            for ((pointer, text), (value, supported)) in changes {
+            for ((pointer, _), (value, supported)) in changes {
                 let contradicted: Vec<u64> = seen
                     .iter()
-                    .filter(|s| {
-                        !s.changed
-                            .iter()
-                            .any(|(p, v)| *p == pointer && v.to_string() == text)
-                    })
+                    .filter(|s| !s.changed.iter().any(|(p, v)| *p == pointer && *v == value))
                     .map(|s| s.read)
                     .collect();
                 w.cascades.push(Cascade {

@@ -996,11 +996,7 @@ impl ServingModel {
                 .filter(|(k, e)| {
                     k.0 == dr
                         && !world.gone.contains(*k)
-                        && Value::Object((*e).clone())
-                            .pointer(&c.reference)
-                            .and_then(scalar_text)
-                            .as_deref()
-                            == Some(id)
+                        && member_at(e, &c.reference).and_then(scalar_text).as_deref() == Some(id)
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
@@ -2402,6 +2398,19 @@ fn fill(v: &mut Value, id: &str) {
 }
 
 /// Replaces a scalar equal to `old` (as text) by `new` (keeping numbers numbers).
+/// The value at a JSON pointer inside an entity's members.
+fn member_at<'a>(e: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
+    let rest = pointer.strip_prefix('/')?;
+    let (first, more) = rest.split_once('/').map_or((rest, ""), |(f, m)| (f, m));
+    let first = first.replace("~1", "/").replace("~0", "~");
+    let v = e.get(&first)?;
+    if more.is_empty() {
+        Some(v)
+    } else {
+        v.pointer(&format!("/{more}"))
+    }
+}
+
 /// The first object (depth first) with a member whose text is `id`: that
 /// member's name and the object.
 fn entity_keyed<'a>(v: &'a Value, id: &str) -> Option<(String, &'a Value)> {
