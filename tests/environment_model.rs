@@ -75,6 +75,25 @@ fn golden_models_of_the_dev_captures() {
 }
 
 #[test]
+fn a_model_with_a_cascade_fits_the_schema() {
+    // MLflow dev-b records an experiment delete that cascades to its runs.
+    let text = model_text(&root().join("tests/fixtures/mlflow/dev-b.har"));
+    let value: Value = serde_json::from_str(&text).expect("json");
+    let cascades: Vec<&Value> = value["writes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.get("cascades"))
+        .collect();
+    assert_eq!(cascades.len(), 1, "one write cascades");
+    let errors: Vec<String> = schema()
+        .iter_errors(&value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
 fn every_inference_names_records_of_the_capture() {
     // Every ordinal the model cites is one of the records it read.
     for rel in CAPTURES {

@@ -173,6 +173,12 @@ fn not_modified(call: &Call, answer: &Answer) -> bool {
     ) else {
         return false;
     };
+    etag_matches(asked, etag)
+}
+
+/// Whether a precondition header's list of entity tags (`If-Match`,
+/// `If-None-Match`: `"a", W/"b"` or `*`) names `etag` (weak comparison).
+pub fn etag_matches(asked: &str, etag: &str) -> bool {
     let ours = split_etag(etag).1;
     asked
         .split(',')

@@ -68,6 +68,7 @@ use rea_core::ErrorReport;
 use serde_json::Value;
 use std::collections::HashMap;
 
+pub use answer_headers::etag_matches;
 pub use answer_headers::replayable;
 pub use apply::PatchMeaning;
 pub use codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};

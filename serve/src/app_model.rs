@@ -228,6 +228,10 @@ impl<M: Model> WithAppModel<M> {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
+        if let Some(a) = self.stale_precondition(world, call, generator) {
+            trace("app-precondition");
+            return a;
+        }
         if self.app.owns(&call.method, &call.path)
             || self.app.holds(&world.app, &call.method, &call.path)
         {
@@ -245,14 +249,16 @@ impl<M: Model> WithAppModel<M> {
             // replayed those records through its own semantics.
             Some("write_not_served") if refused_as_contradicted(&answer) => {}
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {
-                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator) {
+                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
+                {
                     trace("app-fallback");
                     return a;
                 }
             }
             // A PUT to an id the engine does not hold: the model's upsert.
             Some("not_found") if call.method == "PUT" => {
-                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator) {
+                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
+                {
                     trace("app-upsert");
                     return a;
                 }
@@ -267,6 +273,52 @@ impl<M: Model> WithAppModel<M> {
             _ => {}
         }
         answer
+    }
+}
+
+impl<M: Model> WithAppModel<M> {
+    /// A write whose `If-Match` names none of the item's current validators
+    /// (the `ETag` its read answers now, as the engine computes it): the
+    /// app's recorded stale answer, when the model confirmed one on the route.
+    fn stale_precondition(
+        &self,
+        world: &mut Worlds<M::World>,
+        call: &Call,
+        generator: &mut dyn Generator,
+    ) -> Option<Answer> {
+        if rea_engine::is_read_method(&call.method) {
+            return None;
+        }
+        let asked = call.header("if-match")?.to_string();
+        // Cheap first: only routes the recording showed a stale answer on.
+        self.app
+            .stale_precondition(&call.method, &call.path, "if-match", None)?;
+        let read = Call {
+            method: "GET".to_string(),
+            path: call.path.clone(),
+            query: None,
+            headers: Vec::new(),
+            body: None,
+        };
+        let current = self.call_inner(world, &read, &Request::Http(read.clone()), generator);
+        if !(200..300).contains(&current.status) {
+            return None;
+        }
+        let etag = current
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
+            .map(|(_, v)| v.clone())?;
+        if rea_engine::etag_matches(&asked, &etag) {
+            return None;
+        }
+        let body = match &current.body {
+            AnswerBody::Json(v) => Some(v),
+            _ => None,
+        };
+        self.app
+            .stale_precondition(&call.method, &call.path, "if-match", body)
+            .map(Self::served)
     }
 }
 
@@ -350,5 +402,74 @@ mod tests {
         bad["app_model"]["entities"][0]["collection"] = json!("/nowhere");
         assert!(env.replace(&bad).is_err());
         assert_eq!(call(&env, "GET", "/wp-json/wp/v2/tags/20", None).0, 200);
+    }
+
+    fn send(
+        env: &Environment,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> (u16, Vec<(String, String)>, Value) {
+        let mut h: Vec<(String, String)> = vec![("host".into(), "127.0.0.1:18765".into())];
+        h.extend(headers.iter().map(|(n, v)| (n.to_string(), v.to_string())));
+        let reply = env.call(&Request::Http(Call {
+            method: method.into(),
+            path: path.into(),
+            query: None,
+            headers: h,
+            body,
+        }));
+        let body = match &reply.answer.body {
+            AnswerBody::Json(v) => v.clone(),
+            _ => Value::Null,
+        };
+        (reply.answer.status, reply.answer.headers.clone(), body)
+    }
+
+    #[test]
+    fn a_stale_if_match_gets_the_apps_412_and_a_current_if_none_match_gets_304() {
+        // Kinto dev-a records a PATCH with a stale If-Match answered 412
+        // (records 30, 31): the model confirms the precondition on the route.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/kinto/dev-a.har");
+        let env = Environment::from_capture(&path, &StartOptions::default()).expect("environment");
+        let item = "/v1/buckets/shop/collections/customers/records/cust-005";
+        let (status, headers, _) = send(&env, "GET", item, &[], None);
+        assert_eq!(status, 200);
+        let etag = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
+            .map(|(_, v)| v.clone())
+            .expect("an ETag");
+        // If-None-Match with the current validator: 304 (the engine's).
+        let (status, _, _) = send(&env, "GET", item, &[("If-None-Match", &etag)], None);
+        assert_eq!(status, 304);
+        // A current If-Match is applied.
+        let (status, _, body) = send(
+            &env,
+            "PATCH",
+            item,
+            &[("If-Match", &etag)],
+            Some(json!({"data": {"notes": "first"}})),
+        );
+        assert_eq!(status, 200, "{body}");
+        // The same validator is now stale: the app's 412, quoting the item as it is now.
+        let (status, _, body) = send(
+            &env,
+            "PATCH",
+            item,
+            &[("If-Match", &etag)],
+            Some(json!({"data": {"notes": "second"}})),
+        );
+        assert_eq!(status, 412, "{body}");
+        assert_eq!(body["errno"], json!(114));
+        assert_eq!(body["details"]["existing"]["id"], json!("cust-005"));
+        assert_eq!(body["details"]["existing"]["notes"], json!("first"));
+        let (_, _, now) = send(&env, "GET", item, &[], None);
+        assert_eq!(
+            now["data"]["notes"],
+            json!("first"),
+            "the refused write changed nothing"
+        );
     }
 }

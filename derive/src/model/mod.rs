@@ -9,6 +9,7 @@
 //! document is deterministic. `list_semantics` is the list-query section
 //! (filters, sort, paging), owned by `model::lists` when present.
 
+pub mod cascades;
 pub mod conditions;
 pub mod documents;
 pub mod errors;
@@ -113,7 +114,8 @@ pub(crate) fn model_and_exchanges(evidence: &Value) -> Result<(Model, Vec<Exchan
 pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> Model {
     let templates = routes::Templates::infer(exchanges);
     let resources = resources::infer(exchanges, &templates);
-    let writes = writes::infer(exchanges, &resources, &templates);
+    let mut writes = writes::infer(exchanges, &resources, &templates);
+    cascades::infer(exchanges, &resources, &templates, &mut writes);
     let sequences = sequences::infer(exchanges, &resources, &templates);
     let conditions = conditions::infer(exchanges, &resources, &templates);
     let validation = validation::infer(exchanges, &resources, &templates);

@@ -425,6 +425,54 @@ impl ServingModel {
         self.absence(&r, &id)
     }
 
+    /// The app's answer to a write on `path` whose precondition `header`
+    /// (`if-match`) names a stale validator, when the recording showed the
+    /// stale answer on this route (`conditions.preconditions`, uncontradicted).
+    /// `current` is the item's read answer as it is now: an entity the
+    /// recorded answer quotes (the object holding the item's key member) is
+    /// replaced by the current one.
+    pub fn stale_precondition(
+        &self,
+        method: &str,
+        path: &str,
+        header: &str,
+        current: Option<&Value>,
+    ) -> Option<Served> {
+        let r = self.resolve(method, path, None, None)?;
+        let id = r.id.clone()?;
+        let p = self.model.conditions.preconditions.iter().find(|p| {
+            p.method == method
+                && p.route == r.route
+                && p.header == header
+                && p.contradicted_by.is_empty()
+                && !p.stale.is_empty()
+        })?;
+        let (status, answer) = self.refusals.get(&p.stale_answer_ordinal?)?;
+        let Some(mut body) = answer.clone() else {
+            return Some(Served {
+                status: *status,
+                content_type: self.content_type.clone(),
+                body: None,
+                applied: false,
+                basis: "precondition",
+                convention: false,
+            });
+        };
+        if let Some((member, entity)) = current.and_then(|c| entity_keyed(c, &id)) {
+            // Only a quoted entity: never the answer's own top level.
+            match &mut body {
+                Value::Object(m) => {
+                    m.values_mut().any(|x| replace_keyed(x, &member, entity));
+                }
+                Value::Array(a) => {
+                    a.iter_mut().any(|x| replace_keyed(x, &member, entity));
+                }
+                _ => {}
+            }
+        }
+        Some(self.json(*status, body, false, "precondition"))
+    }
+
     /// True when the path falls on one of the model's resources.
     pub fn resolves(&self, method: &str, path: &str) -> bool {
         self.resolve(method, path, None, None).is_some()
@@ -930,6 +978,39 @@ impl ServingModel {
             .map(|(k, e)| (k.clone(), e.clone()))
     }
 
+    /// The write's confirmed cascades: every dependent entity whose
+    /// reference member holds `id` gets the change.
+    fn cascade(&self, world: &mut ModelWorld, w: &WriteSemantics, id: &str) {
+        for c in w.cascades.iter().filter(|c| c.contradicted_by.is_empty()) {
+            let Some(dr) = self
+                .model
+                .resources
+                .iter()
+                .position(|r| r.name == c.resource && r.collection == c.collection)
+            else {
+                continue;
+            };
+            let dependents: Vec<EntityKey> = world
+                .entities
+                .iter()
+                .filter(|(k, e)| {
+                    k.0 == dr
+                        && !world.gone.contains(*k)
+                        && member_at(e, &c.reference).and_then(scalar_text).as_deref() == Some(id)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in dependents {
+                if let Some(e) = world.entities.get_mut(&k) {
+                    let mut v = Value::Object(std::mem::take(e));
+                    set_pointer(&mut v, &c.pointer, c.value.clone());
+                    *e = v.as_object().cloned().unwrap_or_default();
+                }
+                world.dirty.insert(k);
+            }
+        }
+    }
+
     fn action(
         &self,
         world: &mut ModelWorld,
@@ -983,6 +1064,7 @@ impl ServingModel {
                 entity = value.as_object().cloned().unwrap_or_default();
                 world.entities.insert(key.clone(), entity.clone());
                 world.dirty.insert(key);
+                self.cascade(world, w, &id);
                 match w.answer.body.as_str() {
                     "empty-object" => {
                         Some(self.json(200, Value::Object(Map::new()), true, "rpc-action"))
@@ -2316,6 +2398,49 @@ fn fill(v: &mut Value, id: &str) {
 }
 
 /// Replaces a scalar equal to `old` (as text) by `new` (keeping numbers numbers).
+/// The value at a JSON pointer inside an entity's members.
+fn member_at<'a>(e: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
+    let rest = pointer.strip_prefix('/')?;
+    let (first, more) = rest.split_once('/').map_or((rest, ""), |(f, m)| (f, m));
+    let first = first.replace("~1", "/").replace("~0", "~");
+    let v = e.get(&first)?;
+    if more.is_empty() {
+        Some(v)
+    } else {
+        v.pointer(&format!("/{more}"))
+    }
+}
+
+/// The first object (depth first) with a member whose text is `id`: that
+/// member's name and the object.
+fn entity_keyed<'a>(v: &'a Value, id: &str) -> Option<(String, &'a Value)> {
+    match v {
+        Value::Object(m) => {
+            if let Some((k, _)) = m.iter().find(|(_, x)| {
+                !x.is_object() && !x.is_array() && scalar_text(x).as_deref() == Some(id)
+            }) {
+                return Some((k.clone(), v));
+            }
+            m.values().find_map(|x| entity_keyed(x, id))
+        }
+        Value::Array(a) => a.iter().find_map(|x| entity_keyed(x, id)),
+        _ => None,
+    }
+}
+
+/// Replaces the first object (depth first) holding `member` with `entity`.
+fn replace_keyed(v: &mut Value, member: &str, entity: &Value) -> bool {
+    if v.as_object().is_some_and(|m| m.contains_key(member)) {
+        *v = entity.clone();
+        return true;
+    }
+    match v {
+        Value::Object(m) => m.values_mut().any(|x| replace_keyed(x, member, entity)),
+        Value::Array(a) => a.iter_mut().any(|x| replace_keyed(x, member, entity)),
+        _ => false,
+    }
+}
+
 fn replace_scalar(v: &mut Value, old: &str, new: &str) {
     match v {
         Value::Object(m) => m.values_mut().for_each(|c| replace_scalar(c, old, new)),

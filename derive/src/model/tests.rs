@@ -1077,3 +1077,65 @@ fn a_removal_verb_beside_an_appending_action_removes_the_item() {
     assert_eq!(del.body.unwrap(), json!({}));
     assert!(!tags(&s, &mut w).contains(&"stage".to_string()));
 }
+
+#[test]
+fn a_parent_delete_cascades_to_the_dependents_that_reference_it() {
+    // MLflow dev-b: experiments/delete of experiment 5 (record 40), then
+    // runs/get of its run (42) shows `lifecycle_stage: deleted`, with no
+    // write to the run between its earlier read and that one.
+    let m = model("mlflow/dev-b.har");
+    let w = write(&m, "POST", "/api/2.0/mlflow/experiments/delete");
+    assert_eq!(w.cascades.len(), 1, "{:?}", w.cascades);
+    let c = &w.cascades[0];
+    assert_eq!(
+        (
+            c.resource.as_str(),
+            c.reference.as_str(),
+            c.pointer.as_str()
+        ),
+        ("run", "/info/experiment_id", "/info/lifecycle_stage")
+    );
+    assert_eq!(c.value, json!("deleted"));
+    assert_eq!(c.supported_by, vec![40, 42]);
+    assert!(c.contradicted_by.is_empty());
+    // No capture of the other apps, nor MLflow dev-a (its experiment delete
+    // is restored before any run read), shows a cascade: none is kept.
+    for f in ["mlflow/dev-a.har", "kinto/dev-a.har", "wordpress/dev-a.har"] {
+        assert!(model(f).writes.iter().all(|w| w.cascades.is_empty()), "{f}");
+    }
+    // Served on an experiment the recording never deleted (3): its runs are
+    // marked, a run of another experiment (4) is not.
+    let s = serving::serving_model(&fixture("mlflow/dev-b.har")).unwrap();
+    let mut world = s.initial_world();
+    let stage = |s: &serving::ServingModel, w: &mut serving::ModelWorld, run: &str| {
+        let got = ask(
+            s,
+            w,
+            "GET",
+            "/api/2.0/mlflow/runs/get",
+            Some(&format!("run_id={run}")),
+            None,
+        );
+        assert_eq!(got.status, 200, "{run}");
+        got.body.unwrap()["run"]["info"]["lifecycle_stage"].clone()
+    };
+    const OF_3: [&str; 2] = [
+        "c321c65260e94634ac8ebe51c483214a",
+        "e5a28afb43534ce98a00ff2181f020d4",
+    ];
+    const OF_4: &str = "eadbba57d1c64e17aba002ed46faf1fb";
+    assert_eq!(stage(&s, &mut world, OF_3[0]), json!("active"));
+    let deleted = ask(
+        &s,
+        &mut world,
+        "POST",
+        "/api/2.0/mlflow/experiments/delete",
+        None,
+        Some(json!({"experiment_id": "3"})),
+    );
+    assert_eq!(deleted.status, 200);
+    for run in OF_3 {
+        assert_eq!(stage(&s, &mut world, run), json!("deleted"), "{run}");
+    }
+    assert_eq!(stage(&s, &mut world, OF_4), json!("active"));
+}

@@ -39,6 +39,10 @@ pub struct WriteSemantics {
     pub effects: Vec<Effect>,
     /// Deletes: whether the entity stays readable and what forces removal.
     pub delete: Option<DeleteSemantics>,
+    /// Changes this write makes to dependents that reference its entity
+    /// (`cascades`), absent when the recording shows none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cascades: Vec<super::cascades::Cascade>,
     pub supported_by: Vec<u64>,
     pub checked_against: Vec<u64>,
 }
@@ -733,6 +737,7 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
             body,
         },
         server_filled,
+        cascades: Vec::new(),
         effects: a
             .effects
             .into_iter()
