@@ -216,28 +216,16 @@ fn inspect_inner(
         request.capture_timeout_ms,
     );
     // Selected records only: whole-capture inspection does no protobuf work.
-    let protobuf = match &request.record_ordinals {
-        Some(_) => Some(crate::protobuf::decode_selected(
-            &mut records,
-            &mut all_redactions,
-            &mut limitations,
-            &request.protobuf,
-            declared,
-            snapshot.bytes.len(),
-            deadline,
-        )),
-        None => None,
-    };
-    let (protobuf, protobuf_failure) = match protobuf {
-        Some(Ok(facet)) => (Some(facet), None),
-        // Bodies not yet credential-checked are never published.
-        Some(Err(crate::protobuf::Failure::SourceUnchecked(e))) => return Err(e),
-        Some(Err(crate::protobuf::Failure::AfterSourcePass(e))) => {
-            limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
-            (None, Some(e))
-        }
-        None => (None, None),
-    };
+    let (protobuf, protobuf_failure) = crate::protobuf::selected_facet(
+        request.record_ordinals.is_some(),
+        &mut records,
+        &mut all_redactions,
+        &mut limitations,
+        &request.protobuf,
+        declared,
+        snapshot.bytes.len(),
+        deadline,
+    )?;
     let values = &request.sensitive_values;
     let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),

@@ -73,15 +73,7 @@ fn infer_at(instances: &[&Value], how: Infer, depth: usize) -> Value {
         }
     };
     for v in instances {
-        push(match v {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        });
+        push(crate::world::json_type(v));
     }
     if types.contains(&"number") {
         types.retain(|t| *t != "integer");

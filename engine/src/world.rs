@@ -863,7 +863,8 @@ pub(crate) fn tables(state: &State) -> IndexMap<String, Value> {
     out
 }
 
-fn json_type(v: &Value) -> &'static str {
+/// The JSON Schema type name of a value (`integer` for whole numbers).
+pub(crate) fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -163,25 +163,16 @@ pub fn inspect(
     let mut limitations = limitations(retained, total, request.capture_timeout_ms);
     // Selected flows only: their protobuf and gRPC bodies (the flows' own
     // bytes; a content coding leaves them opaque).
-    let (protobuf, protobuf_failure) = match &request.record_ordinals {
-        None => (None, None),
-        Some(_) => match crate::protobuf::decode_selected(
-            &mut records,
-            &mut redactions,
-            &mut limitations,
-            &request.protobuf,
-            declared,
-            snapshot.bytes.len(),
-            deadline,
-        ) {
-            Ok(facet) => (Some(facet), None),
-            Err(crate::protobuf::Failure::SourceUnchecked(e)) => return Err(e),
-            Err(crate::protobuf::Failure::AfterSourcePass(e)) => {
-                limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
-                (None, Some(e))
-            }
-        },
-    };
+    let (protobuf, protobuf_failure) = crate::protobuf::selected_facet(
+        request.record_ordinals.is_some(),
+        &mut records,
+        &mut redactions,
+        &mut limitations,
+        &request.protobuf,
+        declared,
+        snapshot.bytes.len(),
+        deadline,
+    )?;
     let evidence = Evidence {
         evidence_version: EVIDENCE_VERSION.to_string(),
         operation: OPERATION.to_string(),

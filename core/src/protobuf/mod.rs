@@ -205,6 +205,44 @@ pub fn check_options(options: &ProtobufOptions) -> Result<Option<Framing>, Error
     }
 }
 
+/// The protobuf facet of the selected records, for every decoder's
+/// Evidence: none without a selection (whole-capture inspection does no
+/// protobuf work); a failure after the source credential pass leaves a
+/// partial Evidence without protobuf facts (its error is returned beside);
+/// a failure before it is the inspection's error, since bodies not yet
+/// credential-checked are never published.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn selected_facet(
+    selected: bool,
+    records: &mut [Record],
+    redactions: &mut Vec<Redaction>,
+    limitations: &mut Vec<String>,
+    options: &ProtobufOptions,
+    declared: Declared<'_>,
+    base_charge: usize,
+    deadline: Option<std::time::Instant>,
+) -> Result<(Option<ProtobufFacet>, Option<ErrorReport>), ErrorReport> {
+    if !selected {
+        return Ok((None, None));
+    }
+    match decode_selected(
+        records,
+        redactions,
+        limitations,
+        options,
+        declared,
+        base_charge,
+        deadline,
+    ) {
+        Ok(facet) => Ok((Some(facet), None)),
+        Err(Failure::SourceUnchecked(e)) => Err(e),
+        Err(Failure::AfterSourcePass(e)) => {
+            limitations.push("Protobuf decoding failed after the source credential pass; this partial Evidence holds the sanitized source records without protobuf facts.".to_string());
+            Ok((None, Some(e)))
+        }
+    }
+}
+
 /// Decodes the protobuf bodies of the selected (already redacted) records.
 /// `base_charge` is the decoder's original reply size, charged first.
 /// Cancellation and the `deadline` are checked between bounded batches.

@@ -1634,23 +1634,10 @@ impl ServingModel {
     ) -> Option<Served> {
         let id = r.id.clone()?;
         let lent = self.write_of(method, &r.route).is_none();
-        let w = self.write_of(method, &r.route).or_else(|| {
-            // A sibling's route: the same method on another collection's item.
-            let lent = r
-                .resource
-                .inferred_operations
-                .iter()
-                .find(|o| o.method == method)?;
-            let sibling = self
-                .model
-                .resources
-                .iter()
-                .find(|s| s.collection == lent.from)?;
-            self.model
-                .writes
-                .iter()
-                .find(|w| w.method == method && Some(&w.route) == sibling.item.as_ref())
-        })?;
+        // Else a sibling's route: the same method on another collection's item.
+        let w = self
+            .write_of(method, &r.route)
+            .or_else(|| self.lent_write(method, r))?;
         let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
         let sent = unwrap(body, w)?;
         if let Some(refusal) = identity_refusal(r.resource, &id, &sent) {
