@@ -153,11 +153,7 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
         tokio::task::spawn_blocking(move || {
             let started = std::time::Instant::now();
             let text = rpc(&plane, episode.as_deref(), &body);
-            let value: Value = text
-                .as_deref()
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or(Value::Null);
-            crate::admin::journal_data_plane(&plane.env, &body, &value, started);
+            crate::admin::journal_data_plane(&plane.env, &body, text.as_deref(), started);
             text
         })
         .await

@@ -327,18 +327,33 @@ pub(crate) fn journal_recorded_tool(
 }
 
 /// Journals one data-plane JSON-RPC call from its request body and reply.
-pub(crate) fn journal_data_plane(env: &Environment, body: &[u8], reply: &Value, started: Instant) {
+/// `reply` is the reply text (`None`: only notifications, no answer). Only
+/// its top-level `error` is read: a large `data/get` result is skipped, not
+/// built again.
+pub(crate) fn journal_data_plane(
+    env: &Environment,
+    body: &[u8],
+    reply: Option<&str>,
+    started: Instant,
+) {
     #[derive(serde::Deserialize)]
     struct Head {
         method: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        error: Option<Value>,
     }
     let operation = serde_json::from_slice::<Head>(body)
         .ok()
         .and_then(|h| h.method)
         .unwrap_or_else(|| "(unreadable)".to_string());
-    let error = reply.get("error");
+    let error = reply
+        .and_then(|t| serde_json::from_str::<Reply>(t).ok())
+        .and_then(|r| r.error);
+    let error = error.as_ref();
     let applied = error.is_none() && matches!(operation.as_str(), "data/reset" | "data/add");
-    let size = serde_json::to_string(reply).map_or(0, |t| t.len());
+    let size = reply.map_or(0, str::len);
     let entry = Entry {
         id: 0,
         time: now(),
