@@ -267,3 +267,37 @@ fn thousand_episodes_in_process_measured() {
         EPISODES as f64 / written.as_secs_f64(),
     );
 }
+
+/// An episode's data plane (`/episodes/NAME/agentenv`) is guarded as the
+/// data plane is: a cross-site `text/plain` POST (what any web page can send
+/// without a preflight) and a foreign `Origin` are refused, and the episode's
+/// World is unchanged.
+#[test]
+fn an_episodes_data_plane_is_guarded_like_the_data_plane() {
+    let server = Server::start(&fixture("dev-a.har"), &["--isolate"]);
+    let before = episode_data(&server, "e1");
+    assert!(holds(&before, "prod-001"), "{before}");
+    let wipe = json!({"jsonrpc": "2.0", "id": 2, "method": "data/add",
+        "params": {"parts": [{"kind": "data", "data": {}}]}})
+    .to_string();
+    let plain = http(
+        server.addr,
+        "POST",
+        "/episodes/e1/agentenv",
+        &[("Content-Type", "text/plain")],
+        Some(&wipe),
+    );
+    assert_eq!(plain.status, 415, "{}", plain.text());
+    let foreign = http(
+        server.addr,
+        "POST",
+        "/episodes/e1/agentenv",
+        &[
+            ("Content-Type", "application/json"),
+            ("Origin", "http://evil.example"),
+        ],
+        Some(&wipe),
+    );
+    assert_eq!(foreign.status, 403, "{}", foreign.text());
+    assert_eq!(episode_data(&server, "e1"), before);
+}

@@ -32,16 +32,23 @@ pub(crate) enum Surface {
 }
 
 impl Surface {
-    pub(crate) fn of(path: &str) -> Surface {
+    /// The surface `path` reaches; `admin` is the admin prefix in use
+    /// (`/_rea` unless `--admin-prefix` or the app moved it).
+    pub(crate) fn of(path: &str, admin: &str) -> Surface {
         let under = |root: &str| {
             path.strip_prefix(root)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
         };
-        if path == "/agentenv" || path == "/.well-known/agent-env.json" {
+        // An isolated episode's data plane (`--isolate`).
+        let episode_plane = path
+            .strip_prefix("/episodes/")
+            .and_then(|rest| rest.strip_suffix("/agentenv"))
+            .is_some_and(|name| !name.is_empty() && !name.contains('/'));
+        if path == "/agentenv" || path == "/.well-known/agent-env.json" || episode_plane {
             Surface::DataPlane
         } else if under("/mcp") {
             Surface::Mcp
-        } else if under("/_rea") {
+        } else if under(admin) {
             Surface::Admin
         } else {
             Surface::App
@@ -165,7 +172,7 @@ pub(crate) async fn check(
     request: Request,
     next: Next,
 ) -> Response {
-    let surface = Surface::of(request.uri().path());
+    let surface = Surface::of(request.uri().path(), guard.env.ops().prefix());
     let headers = request.headers();
     let host = header_text(headers, header::HOST);
     if let Some(host) = host {
@@ -275,16 +282,18 @@ mod tests {
 
     #[test]
     fn surfaces_by_path() {
-        assert_eq!(Surface::of("/agentenv"), Surface::DataPlane);
-        assert_eq!(
-            Surface::of("/.well-known/agent-env.json"),
-            Surface::DataPlane
-        );
-        assert_eq!(Surface::of("/mcp"), Surface::Mcp);
-        assert_eq!(Surface::of("/mcp/x"), Surface::Mcp);
-        assert_eq!(Surface::of("/mcpx"), Surface::App);
-        assert_eq!(Surface::of("/_rea/"), Surface::Admin);
-        assert_eq!(Surface::of("/v1/records"), Surface::App);
+        let of = |p: &str| Surface::of(p, "/_rea");
+        assert_eq!(of("/agentenv"), Surface::DataPlane);
+        assert_eq!(of("/.well-known/agent-env.json"), Surface::DataPlane);
+        assert_eq!(of("/episodes/e1/agentenv"), Surface::DataPlane);
+        assert_eq!(of("/episodes/a/b/agentenv"), Surface::App);
+        assert_eq!(of("/mcp"), Surface::Mcp);
+        assert_eq!(of("/mcp/x"), Surface::Mcp);
+        assert_eq!(of("/mcpx"), Surface::App);
+        assert_eq!(of("/_rea/"), Surface::Admin);
+        assert_eq!(of("/v1/records"), Surface::App);
+        assert_eq!(Surface::of("/__rea/requests", "/__rea"), Surface::Admin);
+        assert_eq!(Surface::of("/_rea/x", "/__rea"), Surface::App);
     }
 
     #[test]
