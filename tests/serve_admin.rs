@@ -297,6 +297,10 @@ fn the_admin_prefix_moves() {
     let server = Server::start(&fixture("dev-a.har"), &["--admin-prefix", "/_ops"]);
     assert_eq!(server.get("/_ops/health").status, 200);
     assert_eq!(server.get("/_ops/requests").status, 200);
+    let openapi = server.get("/_ops/openapi.json");
+    assert_eq!(openapi.status, 200);
+    assert_eq!(openapi.json()["openapi"], "3.1.0");
+    assert_eq!(server.get("/_rea/openapi.json").status, 404);
     // /_rea/ is the app's again (no tool matches it here).
     let r = server.get("/_rea/health");
     assert_eq!(r.status, 404);

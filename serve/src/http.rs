@@ -24,9 +24,6 @@ pub(crate) async fn fallback(
     body: Bytes,
 ) -> Response {
     let started = std::time::Instant::now();
-    if method == Method::GET && uri.path() == crate::openapi::OPENAPI_PATH {
-        return crate::openapi::response(&env);
-    }
     let head = method == Method::HEAD;
     let routed = if head && !env.routes("HEAD", uri.path()) {
         "GET"

@@ -84,10 +84,14 @@ pub fn document(env: &Environment) -> Value {
     })
 }
 
-/// The path the document is served at.
+/// The path the document is served at (under the default admin prefix).
 pub const OPENAPI_PATH: &str = "/_rea/openapi.json";
 
-/// `GET /_rea/openapi.json`.
+/// The document's path below the admin prefix (which `--admin-prefix`, or
+/// an app that uses `/_rea/` itself, moves).
+pub(crate) const OPENAPI_FILE: &str = "/openapi.json";
+
+/// `GET {admin prefix}/openapi.json`.
 pub(crate) fn response(env: &Environment) -> axum::response::Response {
     use axum::response::IntoResponse;
     (

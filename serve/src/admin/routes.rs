@@ -54,8 +54,8 @@ pub(crate) fn router<S: Clone + Send + Sync + 'static>(
         .route(&at("/requests"), get(requests).delete(clear))
         .route(&at("/requests/stream"), get(stream))
         .route(&at("/coverage"), get(coverage))
-        // More admin routes (e.g. `/openapi.json`) go here, as
-        // `.route(&at("/name"), get(handler))`.
+        .route(&at(crate::openapi::OPENAPI_FILE), get(openapi))
+        // More admin routes go here, as `.route(&at("/name"), get(handler))`.
         .with_state(Admin { env, closing })
 }
 
@@ -197,6 +197,10 @@ async fn stream(State(admin): State<Admin>) -> Sse<impl Stream<Item = Result<Eve
 
 async fn coverage(State(admin): State<Admin>) -> Json<Value> {
     Json(super::coverage(&admin.env))
+}
+
+async fn openapi(State(admin): State<Admin>) -> Response {
+    crate::openapi::response(&admin.env)
 }
 
 /// Logs every HTTP request the journal did not log itself (admin routes,
