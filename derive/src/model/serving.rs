@@ -414,8 +414,12 @@ impl ServingModel {
         if self.document(path).is_some() {
             return true;
         }
-        self.resolve(method, path, None, None)
-            .is_some_and(|r| r.resource.addressing == "rpc")
+        // Resolving costs a percent-decode and joins per segment: skip it
+        // for the (common) model that addresses no resource by RPC.
+        self.model.resources.iter().any(|r| r.addressing == "rpc")
+            && self
+                .resolve(method, path, None, None)
+                .is_some_and(|r| r.resource.addressing == "rpc")
     }
 
     /// The app's own absence answer for the item a path names.
@@ -529,6 +533,10 @@ impl ServingModel {
     /// True when an item read of this path concerns an entity the model
     /// changed or removed.
     pub fn holds(&self, world: &ModelWorld, method: &str, path: &str) -> bool {
+        // Nothing written through the model yet: nothing to resolve.
+        if world.dirty.is_empty() && world.gone.is_empty() {
+            return false;
+        }
         let Some(r) = self.resolve(method, path, None, None) else {
             return false;
         };
