@@ -259,14 +259,7 @@ fn inspect_inner(
         qlog: None,
         protobuf,
     };
-    match protobuf_failure {
-        // The sanitized source survives a later schema or capacity failure.
-        Some(e) => Err(match serde_json::to_value(&evidence) {
-            Ok(partial) => e.detail("partial_evidence", partial),
-            Err(_) => e,
-        }),
-        None => Ok((evidence, left_out)),
-    }
+    crate::protobuf::evidence_or_failure(evidence, protobuf_failure).map(|e| (e, left_out))
 }
 
 /// The Evidence `parameters` of an inspection request, for every decoder.

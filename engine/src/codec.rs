@@ -67,6 +67,14 @@ pub fn query_decode(text: &str) -> String {
     percent_decode(&text.replace('+', " "))
 }
 
+/// The name/value pairs of a raw query string, percent- and `+`-decoded,
+/// in order.
+pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
 /// Percent-encodes a value for use as one path segment.
 pub fn percent_encode_segment(value: &str) -> String {
     utf8_percent_encode(value, SEGMENT).to_string()

@@ -221,27 +221,52 @@ pub fn check_deadline(deadline: Option<Instant>) -> Result<(), ErrorReport> {
 }
 
 fn json_error(e: json::JsonError) -> ErrorReport {
+    json_error_with(
+        e,
+        &JsonTexts {
+            subject: "the capture",
+            utf8_guidance: "HAR files are UTF-8 JSON; export the capture again from its producer.",
+            duplicate_guidance: "rea refuses ambiguous JSON; fix the producer's output.",
+            invalid_guidance:
+                "Check that the file is complete JSON (a truncated export fails here).",
+        },
+    )
+}
+
+/// What a JSON reading error says about one kind of file: its name in the
+/// messages and the guidance for each fault.
+pub(crate) struct JsonTexts {
+    pub(crate) subject: &'static str,
+    pub(crate) utf8_guidance: &'static str,
+    pub(crate) duplicate_guidance: &'static str,
+    pub(crate) invalid_guidance: &'static str,
+}
+
+/// The error contract for a JSON reading error, located (offset, line,
+/// column, pointer), for every decoder that reads a JSON file.
+pub(crate) fn json_error_with(e: json::JsonError, t: &JsonTexts) -> ErrorReport {
     let located = |r: ErrorReport| {
         r.detail("offset", e.offset as u64)
             .detail("line", e.line as u64)
             .detail("column", e.column as u64)
             .detail("pointer", e.pointer.clone())
     };
+    let subject = t.subject;
     match e.kind {
         JsonErrorKind::InvalidUtf8 => located(ErrorReport::input(
             "invalid_utf8",
-            format!("the capture is not valid UTF-8 JSON: {e}"),
+            format!("{subject} is not valid UTF-8 JSON: {e}"),
         ))
-        .guidance("HAR files are UTF-8 JSON; export the capture again from its producer."),
+        .guidance(t.utf8_guidance),
         JsonErrorKind::DuplicateKey => located(ErrorReport::input(
             "duplicate_key",
-            format!("the capture has an object that names the same member twice: {e}"),
+            format!("{subject} has an object that names the same member twice: {e}"),
         ))
-        .guidance("rea refuses ambiguous JSON; fix the producer's output."),
+        .guidance(t.duplicate_guidance),
         JsonErrorKind::TooDeep => located(ErrorReport::input(
             "nesting_too_deep",
             format!(
-                "the capture nests deeper than the {}-level budget: {e}",
+                "{subject} nests deeper than the {}-level budget: {e}",
                 json::MAX_DEPTH
             ),
         ))
@@ -252,9 +277,9 @@ fn json_error(e: json::JsonError) -> ErrorReport {
         JsonErrorKind::Timeout => timeout_error(),
         _ => located(ErrorReport::input(
             "invalid_json",
-            format!("the capture is not valid JSON: {e}"),
+            format!("{subject} is not valid JSON: {e}"),
         ))
-        .guidance("Check that the file is complete JSON (a truncated export fails here)."),
+        .guidance(t.invalid_guidance),
     }
 }
 

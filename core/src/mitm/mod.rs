@@ -206,13 +206,7 @@ pub fn inspect(
         qlog: None,
         protobuf,
     };
-    match protobuf_failure {
-        Some(e) => Err(match serde_json::to_value(&evidence) {
-            Ok(partial) => e.detail("partial_evidence", partial),
-            Err(_) => e,
-        }),
-        None => Ok(evidence),
-    }
+    crate::protobuf::evidence_or_failure(evidence, protobuf_failure)
 }
 
 fn limitations(retained: u64, total: u64, timeout_ms: u64) -> Vec<String> {

@@ -205,6 +205,23 @@ pub fn check_options(options: &ProtobufOptions) -> Result<Option<Framing>, Error
     }
 }
 
+/// The decoder's result once its Evidence is built: the Evidence, or the
+/// protobuf failure that came after the source credential pass, carrying the
+/// sanitized Evidence as `partial_evidence` (the source survives a later
+/// schema or capacity failure).
+pub(crate) fn evidence_or_failure(
+    evidence: crate::evidence::Evidence,
+    failure: Option<ErrorReport>,
+) -> Result<crate::evidence::Evidence, ErrorReport> {
+    match failure {
+        Some(e) => Err(match serde_json::to_value(&evidence) {
+            Ok(partial) => e.detail("partial_evidence", partial),
+            Err(_) => e,
+        }),
+        None => Ok(evidence),
+    }
+}
+
 /// The protobuf facet of the selected records, for every decoder's
 /// Evidence: none without a selection (whole-capture inspection does no
 /// protobuf work); a failure after the source credential pass leaves a

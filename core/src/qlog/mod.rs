@@ -102,39 +102,15 @@ pub fn check_deadline(deadline: Option<Instant>) -> Result<(), ErrorReport> {
 }
 
 fn json_error(e: json::JsonError) -> ErrorReport {
-    let located = |r: ErrorReport| {
-        r.detail("offset", e.offset as u64)
-            .detail("line", e.line as u64)
-            .detail("column", e.column as u64)
-            .detail("pointer", e.pointer.clone())
-    };
-    match e.kind {
-        JsonErrorKind::InvalidUtf8 => located(ErrorReport::input(
-            "invalid_utf8",
-            format!("the qlog file is not valid UTF-8 JSON: {e}"),
-        ))
-        .guidance("qlog JSON files are UTF-8; write the file again from its producer."),
-        JsonErrorKind::DuplicateKey => located(ErrorReport::input(
-            "duplicate_key",
-            format!("the qlog file has an object that names the same member twice: {e}"),
-        ))
-        .guidance("rea refuses ambiguous JSON, in every event, selected or not; fix the producer's output."),
-        JsonErrorKind::TooDeep => located(ErrorReport::input(
-            "nesting_too_deep",
-            format!(
-                "the qlog file nests deeper than the {}-level budget: {e}",
-                json::MAX_DEPTH
-            ),
-        ))
-        .detail("budget_levels", json::MAX_DEPTH as u64)
-        .guidance("The nesting budget has no override; remove the deep structure or use another decoder."),
-        JsonErrorKind::Timeout => crate::har::timeout_error(),
-        _ => located(ErrorReport::input(
-            "invalid_json",
-            format!("the qlog file is not valid JSON: {e}"),
-        ))
-        .guidance("Check that the file is one complete JSON object (a truncated file fails here)."),
-    }
+    crate::har::json_error_with(
+        e,
+        &crate::har::JsonTexts {
+            subject: "the qlog file",
+            utf8_guidance: "qlog JSON files are UTF-8; write the file again from its producer.",
+            duplicate_guidance: "rea refuses ambiguous JSON, in every event, selected or not; fix the producer's output.",
+            invalid_guidance: "Check that the file is one complete JSON object (a truncated file fails here).",
+        },
+    )
 }
 
 /// Refuses record-sequence shapes before reading: RFC 7464 JSON-SEQ

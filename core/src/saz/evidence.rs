@@ -112,13 +112,7 @@ pub fn inspect(
         qlog: None,
         protobuf,
     };
-    match protobuf_failure {
-        Some(e) => Err(match serde_json::to_value(&evidence) {
-            Ok(partial) => e.detail("partial_evidence", partial),
-            Err(_) => e,
-        }),
-        None => Ok(evidence),
-    }
+    crate::protobuf::evidence_or_failure(evidence, protobuf_failure)
 }
 
 /// Free-text notes gathered while excluding declared values.

@@ -41,11 +41,7 @@ impl Exchange {
         let query = record
             .query
             .as_deref()
-            .map(|q| {
-                url::form_urlencoded::parse(q.as_bytes())
-                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                    .collect()
-            })
+            .map(rea_engine::codec::query_pairs)
             .unwrap_or_default();
         let request_headers = entry
             .and_then(|e| e.get("request"))

@@ -809,9 +809,7 @@ impl ServingModel {
     fn answer_log(&self, world: &ModelWorld, path: &str, query: Option<&str>) -> Option<Served> {
         let p = super::documents::normalize(path);
         let log = self.logs.iter().find(|l| l.path == p)?;
-        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query?.as_bytes())
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
+        let pairs = rea_engine::codec::query_pairs(query?);
         let items = log.items(&world.logged, &pairs);
         if items.is_empty() {
             return None;
@@ -835,12 +833,8 @@ impl ServingModel {
         if let Some(d) = self.document(path) {
             return self.answer_document(world, d, method, query, body);
         }
-        let pairs: Vec<(String, String)> = query
-            .map(|q| {
-                url::form_urlencoded::parse(q.as_bytes())
-                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                    .collect()
-            })
+        let pairs = query
+            .map(rea_engine::codec::query_pairs)
             .unwrap_or_default();
         let r = self.resolve(method, path, Some(&pairs), body)?;
         let res = r.resource;

@@ -57,8 +57,9 @@ pub fn group(params: &[(String, Value)]) -> Vec<(String, Vec<Value>)> {
 
 /// The parameters of a raw query string (percent- and `+`-decoded).
 pub fn query_params(query: &str) -> Vec<(String, Value)> {
-    url::form_urlencoded::parse(query.as_bytes())
-        .map(|(n, v)| (n.into_owned(), Value::String(v.into_owned())))
+    crate::codec::query_pairs(query)
+        .into_iter()
+        .map(|(n, v)| (n, Value::String(v)))
         .collect()
 }
 
