@@ -106,6 +106,28 @@ fn golden_states_of_every_fixture() {
     );
 }
 
+/// The typed plan vocabulary reads every golden state document back and
+/// writes it out byte for byte.
+#[test]
+fn golden_states_read_back_byte_for_byte() {
+    let dir = root().join("tests/golden/environment-state");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).expect("goldens") {
+        let path = entry.expect("entry").path();
+        let name = path.to_string_lossy().to_string();
+        if !name.ends_with(".state.json") || name.ends_with(".actual.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("golden");
+        let state: rea_derivation::state::State =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let again = serde_json::to_string_pretty(&state).expect("json") + "\n";
+        assert!(again == text, "{name} does not read back byte for byte");
+        read += 1;
+    }
+    assert!(read >= 4, "goldens read: {read}");
+}
+
 #[test]
 fn command_prints_the_state_and_a_summary() {
     let capture = root().join("tests/fixtures/kinto/dev-a.har");

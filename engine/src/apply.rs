@@ -15,7 +15,9 @@ use crate::insert::insert_index;
 use crate::refusal::Refusal;
 use crate::render::{answer_from_record, parent_collection, recorded_not_found};
 use crate::shapes::{format_clock, sequence_like, sequence_value, slugify, ClockFormat};
-use crate::state::{Effect, Entity, FieldRule, ViewPlan, WritePlan};
+use crate::state::{
+    Effect, Entity, Generated, Rule, SequenceScope, ValueKind, ViewPlan, WritePlan,
+};
 use crate::{Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::{json, Map, Value};
 
@@ -181,36 +183,29 @@ fn validate(
     Ok(entity.clone())
 }
 
-fn with_str<'a>(rule: &'a FieldRule, key: &str) -> Option<&'a str> {
-    rule.with.get(key).and_then(Value::as_str)
+fn clock_value(format: &ClockFormat, now: i64) -> Value {
+    format_clock(now, format)
 }
 
-fn clock_value(rule: &FieldRule, now: i64) -> Option<Value> {
-    let format: ClockFormat = serde_json::from_value(rule.with.get("format")?.clone()).ok()?;
-    Some(format_clock(now, &format))
-}
-
-fn slug_value(rule: &FieldRule, body: &Map<String, Value>) -> Option<Value> {
-    let text = body.get(with_str(rule, "member")?)?.as_str()?;
-    let sep = with_str(rule, "separator")
-        .and_then(|s| s.chars().next())
-        .unwrap_or('-');
+fn slug_value(member: &str, separator: &str, body: &Map<String, Value>) -> Option<Value> {
+    let text = body.get(member)?.as_str()?;
+    let sep = separator.chars().next().unwrap_or('-');
     Some(Value::String(slugify(text, sep)))
 }
 
-fn path_value(rule: &FieldRule, params: &Params) -> Option<Value> {
-    let raw = params.get(with_str(rule, "param")?)?;
-    Some(match with_str(rule, "as") {
-        Some("number") => sequence_value(&Value::String(raw.clone()))
+fn path_value(param: &str, kind: ValueKind, params: &Params) -> Option<Value> {
+    let raw = params.get(param)?;
+    Some(match kind {
+        ValueKind::Number => sequence_value(&Value::String(raw.clone()))
             .map(Value::from)
             .unwrap_or(Value::String(raw.clone())),
-        _ => Value::String(raw.clone()),
+        ValueKind::String => Value::String(raw.clone()),
     })
 }
 
-fn uuid_value(rule: &FieldRule, gen: &mut dyn Generator) -> Value {
+fn uuid_value(uppercase: bool, gen: &mut dyn Generator) -> Value {
     let id = gen.uuid();
-    Value::String(if rule.with.get("uppercase") == Some(&Value::Bool(true)) {
+    Value::String(if uppercase {
         id.to_ascii_uppercase()
     } else {
         id
@@ -246,67 +241,57 @@ fn create(
     let mut fields = Map::new();
     for rule in &plan.field_rules {
         let field = rule.field.as_str();
-        let value = match rule.rule.as_str() {
-            "identity" => match with_str(rule, "generator") {
-                Some("sequence") => {
-                    let n = held.max_sequence_id().map_or(1, |m| m + 1);
-                    Some(if with_str(rule, "as") == Some("string") {
-                        Value::String(n.to_string())
-                    } else {
-                        Value::from(n)
-                    })
-                }
-                Some("uuid") => Some(uuid_value(rule, gen)),
-                _ => {
-                    let alphabet = with_str(rule, "alphabet")
-                        .unwrap_or("0123456789abcdefghijklmnopqrstuvwxyz");
-                    let len = rule
-                        .with
-                        .get("length")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(16)
-                        .min(1024) as usize;
-                    Some(Value::String(gen.token(alphabet, len)))
-                }
-            },
-            "echo" | "copy" => with_str(rule, "member").and_then(|m| body.get(m)).cloned(),
-            "path" => path_value(rule, params),
-            "slug" => slug_value(rule, body),
-            "clock" => clock_value(rule, now),
-            "sequence" => {
-                let pool: Vec<&Entity> = if with_str(rule, "scope") == Some("type") {
-                    type_entities()
-                } else {
-                    held.iter().collect()
+        let value = match &rule.rule {
+            Rule::Identity(Generated::Sequence { kind }) => {
+                let n = held.max_sequence_id().map_or(1, |m| m + 1);
+                Some(match kind {
+                    ValueKind::String => Value::String(n.to_string()),
+                    ValueKind::Number => Value::from(n),
+                })
+            }
+            Rule::Identity(Generated::Uuid { uppercase }) => Some(uuid_value(*uppercase, gen)),
+            Rule::Identity(Generated::Token { alphabet, length }) => {
+                let len = (*length).min(1024) as usize;
+                Some(Value::String(gen.token(alphabet, len)))
+            }
+            Rule::Echo { member } | Rule::Copy { member } => body.get(member).cloned(),
+            Rule::Path { param, kind } => path_value(param, *kind, params),
+            Rule::Slug { member, separator } => slug_value(member, separator, body),
+            Rule::Clock { format } => Some(clock_value(format, now)),
+            Rule::Sequence { scope, kind } => {
+                let pool: Vec<&Entity> = match scope {
+                    SequenceScope::Type => type_entities(),
+                    SequenceScope::Collection => held.iter().collect(),
                 };
                 let n = next_in(
                     pool.iter()
                         .map(|e| e.fields.get(field).and_then(sequence_value)),
                 );
-                let like = if with_str(rule, "as") == Some("string") {
-                    Value::String(String::new())
-                } else {
-                    Value::from(0)
+                let like = match kind {
+                    ValueKind::String => Value::String(String::new()),
+                    ValueKind::Number => Value::from(0),
                 };
                 Some(sequence_like(&like, n))
             }
-            "unique" => Some(uuid_value(rule, gen)),
-            "template" => with_str(rule, "source")
-                .and_then(|s| fields.get(s))
-                .and_then(|v| {
-                    let text = match v {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        _ => return None,
-                    };
-                    Some(Value::String(format!(
-                        "{}{text}{}",
-                        with_str(rule, "prefix").unwrap_or(""),
-                        with_str(rule, "suffix").unwrap_or("")
-                    )))
-                }),
-            "observed" => rule.with.get("value").cloned(),
-            _ => None,
+            Rule::Unique { uppercase } => Some(uuid_value(*uppercase, gen)),
+            Rule::Template {
+                source,
+                prefix,
+                suffix,
+            } => fields.get(source).and_then(|v| {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some(Value::String(format!("{prefix}{text}{suffix}")))
+            }),
+            Rule::Observed { value } => Some(value.clone()),
+            Rule::Constant { .. }
+            | Rule::Dropped { .. }
+            | Rule::Increment { .. }
+            | Rule::Entity
+            | Rule::Unexplained => None,
         };
         if let Some(v) = value {
             fields.insert(field.to_string(), v);
@@ -517,16 +502,11 @@ fn apply_update_rules(
 ) {
     for (member, sent) in body {
         let rule = plan.field_rules.iter().find(|r| &r.field == member);
-        match rule.map(|r| r.rule.as_str()) {
-            Some("constant") => {
-                fields.insert(
-                    member.clone(),
-                    rule.and_then(|r| r.with.get("value"))
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                );
+        match rule.map(|r| &r.rule) {
+            Some(Rule::Constant { value, .. }) => {
+                fields.insert(member.clone(), value.clone());
             }
-            Some("dropped") => {}
+            Some(Rule::Dropped { .. }) => {}
             _ if merge && sent.is_null() => {
                 fields.remove(member);
             }
@@ -543,16 +523,13 @@ fn apply_update_rules(
         .iter()
         .filter(|r| !body.contains_key(&r.field))
     {
-        let value = match rule.rule.as_str() {
-            "clock" => clock_value(rule, now),
-            "increment" => {
-                let by = rule.with.get("by").and_then(Value::as_i64).unwrap_or(1);
-                fields
-                    .get(&rule.field)
-                    .and_then(Value::as_i64)
-                    .map(|n| Value::from(n + by))
-            }
-            "slug" => slug_value(rule, body),
+        let value = match &rule.rule {
+            Rule::Clock { format } => Some(clock_value(format, now)),
+            Rule::Increment { by } => fields
+                .get(&rule.field)
+                .and_then(Value::as_i64)
+                .map(|n| Value::from(n.saturating_add(*by))),
+            Rule::Slug { member, separator } => slug_value(member, separator, body),
             _ => None,
         };
         if let Some(v) = value {
@@ -600,11 +577,11 @@ fn delete(
         let now = gen.now_ms();
         let mut shown = Map::new();
         for rule in &plan.field_rules {
-            let value = match rule.rule.as_str() {
-                "entity" => entity.fields.get(&rule.field).cloned(),
-                "path" => path_value(rule, params),
-                "clock" => clock_value(rule, now),
-                "observed" => rule.with.get("value").cloned(),
+            let value = match &rule.rule {
+                Rule::Entity => entity.fields.get(&rule.field).cloned(),
+                Rule::Path { param, kind } => path_value(param, *kind, params),
+                Rule::Clock { format } => Some(clock_value(format, now)),
+                Rule::Observed { value } => Some(value.clone()),
                 _ => None,
             };
             if let Some(v) = value {

@@ -11,7 +11,7 @@ use crate::render::{
     answer_from_record, parent_collection, recorded_not_found, render_entity, set_pointer,
 };
 use crate::route::Segment;
-use crate::state::{Effect, EntityType, ItemPlan, PlanStatus, ViewPlan, WritePlan};
+use crate::state::{Effect, EntityType, ItemPlan, PlanStatus, Rule, ViewPlan, WritePlan};
 use crate::{apply, Answer, AnswerBody, Applied, Call, Engine, Generator, Params, World};
 use serde_json::Value;
 
@@ -240,8 +240,11 @@ pub(crate) fn sibling_write_answer(
                 !sibling_fields.contains(&r.field)
                     || t.fields.contains(&r.field)
                         && matches!(
-                            r.rule.as_str(),
-                            "clock" | "entity" | "observed" | "increment"
+                            r.rule,
+                            Rule::Clock { .. }
+                                | Rule::Entity
+                                | Rule::Observed { .. }
+                                | Rule::Increment { .. }
                         )
             })
             .cloned()

@@ -8,7 +8,7 @@
 //! recorded call sent and the app does not fill in.
 
 use crate::records::{Body, Record};
-use crate::state::{Effect, PlanStatus, WritePlan};
+use crate::state::{Effect, FieldRule, PlanStatus, Rule, WritePlan};
 use crate::Engine;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -294,7 +294,17 @@ pub fn request_body(engine: &Engine, tool: &str) -> Option<Value> {
 
 /// The rules under which the app, not the caller, gives a created field
 /// its value.
-const FILLED_BY_THE_APP: [&str; 5] = ["identity", "clock", "sequence", "unique", "template"];
+/// A rule whose value the app fills in (the call need not send it).
+fn filled_by_the_app(rule: &Rule) -> bool {
+    matches!(
+        rule,
+        Rule::Identity(_)
+            | Rule::Clock { .. }
+            | Rule::Sequence { .. }
+            | Rule::Unique { .. }
+            | Rule::Template { .. }
+    )
+}
 
 /// Narrows each served create's `required_members` to the members every
 /// recorded successful call of the tool sent, leaving out those the app
@@ -328,7 +338,7 @@ pub fn loosen_required(engine: &mut Engine) {
 pub fn served_required(
     required: &[String],
     sent: &[&Map<String, Value>],
-    rules: &[crate::state::FieldRule],
+    rules: &[FieldRule],
 ) -> Vec<String> {
     required
         .iter()
@@ -336,7 +346,7 @@ pub fn served_required(
         .filter(|m| {
             !rules
                 .iter()
-                .any(|r| &r.field == *m && FILLED_BY_THE_APP.contains(&r.rule.as_str()))
+                .any(|r| &r.field == *m && filled_by_the_app(&r.rule))
         })
         .cloned()
         .collect()
@@ -345,6 +355,7 @@ pub fn served_required(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::Generated;
 
     #[test]
     fn a_create_requires_what_every_call_sent_and_the_app_does_not_fill() {
@@ -354,15 +365,18 @@ mod tests {
         let a = json!({"title": "a", "done": false, "id": "x1", "created": 1});
         let b = json!({"title": "b", "id": "x2", "created": 2});
         let sent = [a.as_object().unwrap(), b.as_object().unwrap()];
-        let rule = |field: &str, rule: &str| crate::state::FieldRule {
-            field: field.into(),
-            rule: rule.into(),
-            with: Map::new(),
+        let echo = |field: &str| {
+            FieldRule::new(
+                field,
+                Rule::Echo {
+                    member: field.into(),
+                },
+            )
         };
         let rules = [
-            rule("id", "identity"),
-            rule("title", "echo"),
-            rule("created", "echo"),
+            FieldRule::new("id", Rule::Identity(Generated::Uuid { uppercase: false })),
+            echo("title"),
+            echo("created"),
         ];
         assert_eq!(
             served_required(&required, &sent, &rules),

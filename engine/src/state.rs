@@ -5,6 +5,7 @@
 //! (`crate::engine`), the write side (`state::writes`) and `rea-serve` code
 //! against these types.
 
+use crate::shapes::ClockFormat;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -275,16 +276,140 @@ pub struct FixedMember {
     pub value: Value,
 }
 
-/// How one field of a written entity gets its value.
+/// How one field of a written entity gets its value: the field and its
+/// rule. In the document the rule is spelled `"rule": <name>` with its
+/// parameters under `"with"` (left out when there are none).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldRule {
     pub field: String,
-    /// `identity`, `echo`, `copy`, `path`, `slug`, `clock`, `sequence`,
-    /// `unique`, `template`, `constant`, `increment` or `observed`.
-    pub rule: String,
-    /// Rule-specific parameters (body member, generator kind, format, value…).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub with: Map<String, Value>,
+    #[serde(flatten)]
+    pub rule: Rule,
+}
+
+impl FieldRule {
+    /// The rule `rule` for `field`.
+    pub fn new(field: impl Into<String>, rule: Rule) -> FieldRule {
+        FieldRule {
+            field: field.into(),
+            rule,
+        }
+    }
+}
+
+/// The rules a write plan gives a field, with their parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", content = "with", rename_all = "kebab-case")]
+pub enum Rule {
+    /// A generated identity.
+    Identity(Generated),
+    /// The body member of the same name, stored as sent.
+    Echo { member: String },
+    /// A body string (of 8 or more characters) under another member.
+    Copy { member: String },
+    /// A path parameter's value, as a string or a number.
+    Path {
+        param: String,
+        #[serde(rename = "as")]
+        kind: ValueKind,
+    },
+    /// A slug of a body member.
+    Slug { member: String, separator: String },
+    /// The write's time, in the recorded format.
+    Clock { format: ClockFormat },
+    /// One past the largest value of the collection or the type.
+    Sequence {
+        scope: SequenceScope,
+        #[serde(rename = "as")]
+        kind: ValueKind,
+    },
+    /// A fresh UUID.
+    Unique { uppercase: bool },
+    /// `prefix` + the value generated for `source` + `suffix`.
+    Template {
+        source: String,
+        prefix: String,
+        suffix: String,
+    },
+    /// The recorded value, whatever the call sent.
+    Observed { value: Value },
+    /// An update member accepted only with its recorded value, stored as `value`.
+    Constant { value: Value, member: String },
+    /// An update member accepted and not stored.
+    Dropped { member: String },
+    /// An integer the update raises by `by` without it being sent.
+    Increment { by: i64 },
+    /// A delete's answer shows the stored entity's value.
+    Entity,
+    /// A change no rule explains (the plan is `unexplained-change`).
+    Unexplained,
+}
+
+impl Rule {
+    /// The rule's name in the state document.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Rule::Identity(_) => "identity",
+            Rule::Echo { .. } => "echo",
+            Rule::Copy { .. } => "copy",
+            Rule::Path { .. } => "path",
+            Rule::Slug { .. } => "slug",
+            Rule::Clock { .. } => "clock",
+            Rule::Sequence { .. } => "sequence",
+            Rule::Unique { .. } => "unique",
+            Rule::Template { .. } => "template",
+            Rule::Observed { .. } => "observed",
+            Rule::Constant { .. } => "constant",
+            Rule::Dropped { .. } => "dropped",
+            Rule::Increment { .. } => "increment",
+            Rule::Entity => "entity",
+            Rule::Unexplained => "unexplained",
+        }
+    }
+
+    /// True for a value the app generates in creation order (a clock, a
+    /// sequence or a sequence identity).
+    pub fn generated_in_order(&self) -> bool {
+        matches!(
+            self,
+            Rule::Clock { .. } | Rule::Sequence { .. } | Rule::Identity(Generated::Sequence { .. })
+        )
+    }
+
+    /// True for a value the app generates fresh (an identity or a unique UUID).
+    pub fn generated(&self) -> bool {
+        matches!(self, Rule::Identity(_) | Rule::Unique { .. })
+    }
+}
+
+/// How an identity is generated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "generator", rename_all = "kebab-case")]
+pub enum Generated {
+    /// One past the collection's largest sequence identity.
+    Sequence {
+        #[serde(rename = "as")]
+        kind: ValueKind,
+    },
+    /// A UUID, upper-case when the recording was.
+    Uuid { uppercase: bool },
+    /// A token of `length` characters from `alphabet`.
+    Token { alphabet: String, length: u64 },
+}
+
+/// How a generated or path value is written: a JSON string or number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueKind {
+    String,
+    Number,
+}
+
+/// Which entities a `sequence` counts past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SequenceScope {
+    Collection,
+    Type,
 }
 
 /// Placement of created entities.
@@ -373,3 +498,56 @@ spelled!(
     /// A sort direction.
     SortOrder, "lowercase", { Ascending => "ascending", Descending => "descending" }
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn field_rules_keep_their_document_spelling() {
+        let document = json!([
+            {"field": "id", "rule": "identity", "with": {"generator": "sequence", "as": "number"}},
+            {"field": "u", "rule": "identity", "with": {"generator": "uuid", "uppercase": false}},
+            {"field": "t", "rule": "identity", "with": {"generator": "token", "alphabet": "abc", "length": 4}},
+            {"field": "a", "rule": "echo", "with": {"member": "a"}},
+            {"field": "b", "rule": "copy", "with": {"member": "a"}},
+            {"field": "c", "rule": "path", "with": {"param": "board_id", "as": "string"}},
+            {"field": "d", "rule": "slug", "with": {"member": "a", "separator": "-"}},
+            {"field": "e", "rule": "clock", "with": {"format": {"kind": "epoch-ms"}}},
+            {"field": "f", "rule": "sequence", "with": {"scope": "type", "as": "string"}},
+            {"field": "g", "rule": "unique", "with": {"uppercase": true}},
+            {"field": "h", "rule": "template", "with": {"source": "id", "prefix": "/x/", "suffix": ""}},
+            {"field": "i", "rule": "observed", "with": {"value": {"nested": [1, null]}}},
+            {"field": "j", "rule": "constant", "with": {"value": "closed", "member": "j"}},
+            {"field": "k", "rule": "dropped", "with": {"member": "k"}},
+            {"field": "l", "rule": "increment", "with": {"by": 1}},
+            {"field": "m", "rule": "entity"},
+            {"field": "n", "rule": "unexplained"}
+        ]);
+        let rules: Vec<FieldRule> = serde_json::from_value(document.clone()).unwrap();
+        assert_eq!(rules[3].rule, Rule::Echo { member: "a".into() });
+        assert_eq!(rules[15].rule, Rule::Entity);
+        let names: Vec<&str> = rules.iter().map(|r| r.rule.name()).collect();
+        let spelled: Vec<&str> = document
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, spelled);
+        // Byte for byte, members in the same order.
+        assert_eq!(
+            serde_json::to_string(&rules).unwrap(),
+            serde_json::to_string(&document).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_unknown_rule_or_a_missing_parameter_is_refused() {
+        let unknown = json!({"field": "a", "rule": "guess", "with": {}});
+        assert!(serde_json::from_value::<FieldRule>(unknown).is_err());
+        let missing = json!({"field": "a", "rule": "echo"});
+        assert!(serde_json::from_value::<FieldRule>(missing).is_err());
+    }
+}

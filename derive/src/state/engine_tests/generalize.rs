@@ -5,21 +5,17 @@
 use crate::engine::{AnswerBody, Call, Engine, Plan, Request, World};
 use crate::state::kinto_tests::Fixed;
 use crate::state::writes::testkit::{ex, Scenario};
-use crate::state::{Entity, FieldRule, Insert, WriteAnswer, WritePlan};
-use serde_json::{json, Map, Value};
+use crate::state::{Entity, FieldRule, Insert, Rule, WriteAnswer, WritePlan};
+use rea_engine::shapes::ClockFormat;
+use serde_json::{json, Value};
 
 fn item(id: &str, name: &str, price: f64, paid: bool, modified: i64) -> Value {
     json!({"id": id, "name": name, "price": price, "paid": paid, "last_modified": modified})
 }
 
 fn clock_rule() -> FieldRule {
-    let mut with = Map::new();
-    with.insert("format".into(), json!({"kind": "epoch-ms"}));
-    FieldRule {
-        field: "last_modified".into(),
-        rule: "clock".into(),
-        with,
-    }
+    let format = ClockFormat::EpochMs { string: false };
+    FieldRule::new("last_modified", Rule::Clock { format })
 }
 
 fn patch_plan() -> WritePlan {

@@ -4,7 +4,7 @@
 //! rules, required members, `body.fixed`, `insert` and the answer.
 
 use super::classify::{classify_effect, is_write_tool, may_change_state, Effect};
-use super::created::{explain_created, rule, CreateContext};
+use super::created::{explain_created, CreateContext};
 use super::input::{
     body_entity, id_text, normalize_path, parent_path, path_params, TimelineRecord,
 };
@@ -14,10 +14,10 @@ use super::shapes::clock_near;
 use super::updated::{explain_update, UpdateObservation};
 use crate::manifest::Tool;
 use crate::state::model::{
-    Document, Entity, EntityType, FieldRule, Insert, InsertPosition, PlanStatus, ViewPlan,
-    WriteAnswer, WritePlan,
+    Document, Entity, EntityType, FieldRule, Insert, InsertPosition, PlanStatus, Rule, ValueKind,
+    ViewPlan, WriteAnswer, WritePlan,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// An update call's body, entity before, entity after and start time.
 type OwnedObservation = (
@@ -432,7 +432,7 @@ fn build_entity_plan(
                 }
                 Err(field) => {
                     plan.reason = Some("unexplained-change".into());
-                    plan.field_rules = vec![rule(&field, "unexplained", json!({}))];
+                    plan.field_rules = vec![FieldRule::new(field, Rule::Unexplained)];
                     return Built {
                         plan,
                         incomplete_entities: false,
@@ -460,7 +460,7 @@ fn build_entity_plan(
                 let from_entity: Vec<&String> = plan
                     .field_rules
                     .iter()
-                    .filter(|r| r.rule == "entity")
+                    .filter(|r| r.rule == Rule::Entity)
                     .map(|r| &r.field)
                     .collect();
                 incomplete = !holds_all(input.entities, &t.name, &from_entity);
@@ -503,7 +503,7 @@ fn holds_all(entities: &[Entity], type_name: &str, fields: &[&String]) -> bool {
 fn reposition(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> Option<Insert> {
     let clocks: Vec<FieldRule> = rules
         .iter()
-        .filter(|r| r.rule == "clock")
+        .filter(|r| matches!(r.rule, Rule::Clock { .. }))
         .cloned()
         .collect();
     if clocks.is_empty() {
@@ -525,18 +525,24 @@ fn explain_delete_answer(
     answer
         .iter()
         .map(|(field, value)| {
-            if before.and_then(|b| b.get(field)) == Some(value) {
-                rule(field, "entity", json!({}))
+            let rule = if before.and_then(|b| b.get(field)) == Some(value) {
+                Rule::Entity
             } else if let Some((name, _)) = params
                 .iter()
                 .find(|(_, v)| value.as_str() == Some(v.as_str()))
             {
-                rule(field, "path", json!({ "param": name, "as": "string" }))
+                Rule::Path {
+                    param: name.clone(),
+                    kind: ValueKind::String,
+                }
             } else if let Some((_, format)) = request_ms.and_then(|ms| clock_near(value, ms)) {
-                rule(field, "clock", json!({ "format": format }))
+                Rule::Clock { format }
             } else {
-                rule(field, "observed", json!({ "value": value }))
-            }
+                Rule::Observed {
+                    value: value.clone(),
+                }
+            };
+            FieldRule::new(field, rule)
         })
         .collect()
 }
@@ -620,7 +626,7 @@ fn build_document(
         }
         Err(field) => {
             plan.reason = Some("unexplained-change".into());
-            plan.field_rules = vec![rule(&field, "unexplained", json!({}))];
+            plan.field_rules = vec![FieldRule::new(field, Rule::Unexplained)];
         }
     }
     plan.required_members = body.keys().cloned().collect();

@@ -5,8 +5,8 @@
 use super::shapes::{
     clock_near, is_token, is_uuid, sequence_value, slug_separator, token_alphabet,
 };
-use crate::state::model::FieldRule;
-use serde_json::{json, Map, Value};
+use crate::state::model::{FieldRule, Generated, Rule, SequenceScope, ValueKind};
+use serde_json::{Map, Value};
 
 /// A copied body string must have at least this many characters.
 pub const COPY_MIN_CHARS: usize = 8;
@@ -29,15 +29,16 @@ pub struct CreateContext<'a> {
 }
 
 /// Builds a rule.
-pub fn rule(field: &str, name: &str, with: Value) -> FieldRule {
-    let with = match with {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    FieldRule {
-        field: field.to_string(),
-        rule: name.to_string(),
-        with,
+pub fn rule(field: &str, rule: Rule) -> FieldRule {
+    FieldRule::new(field, rule)
+}
+
+/// A JSON string or number, as `value` is.
+fn kind_of(value: &Value) -> ValueKind {
+    if value.is_string() {
+        ValueKind::String
+    } else {
+        ValueKind::Number
     }
 }
 
@@ -54,7 +55,14 @@ pub fn explain_created(entity: &Map<String, Value>, ctx: &CreateContext<'_>) -> 
             .or_else(|| sequence(field, value, ctx))
             .or_else(|| unique(field, value, ctx))
             .or_else(|| template(field, value, entity, &rules))
-            .unwrap_or_else(|| rule(field, "observed", json!({ "value": value })));
+            .unwrap_or_else(|| {
+                rule(
+                    field,
+                    Rule::Observed {
+                        value: value.clone(),
+                    },
+                )
+            });
         rules.push(explained);
     }
     rules
@@ -71,37 +79,26 @@ fn identity(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<Field
         return None;
     }
     if sequence_value(value).is_some() {
-        let kind = if value.is_string() {
-            "string"
-        } else {
-            "number"
-        };
-        return Some(rule(
-            field,
-            "identity",
-            json!({ "generator": "sequence", "as": kind }),
-        ));
+        let kind = kind_of(value);
+        return Some(rule(field, Rule::Identity(Generated::Sequence { kind })));
     }
     let text = value.as_str()?;
     if is_uuid(text) {
-        let upper = text.chars().any(|c| c.is_ascii_uppercase());
-        return Some(rule(
-            field,
-            "identity",
-            json!({ "generator": "uuid", "uppercase": upper }),
-        ));
+        let uppercase = text.chars().any(|c| c.is_ascii_uppercase());
+        return Some(rule(field, Rule::Identity(Generated::Uuid { uppercase })));
     }
     is_token(text).then(|| {
-        rule(
-            field,
-            "identity",
-            json!({ "generator": "token", "alphabet": token_alphabet(text), "length": text.chars().count() }),
-        )
+        let alphabet = token_alphabet(text).to_string();
+        let length = text.chars().count() as u64;
+        rule(field, Rule::Identity(Generated::Token { alphabet, length }))
     })
 }
 
 fn echo(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule> {
-    (ctx.body.get(field) == Some(value)).then(|| rule(field, "echo", json!({ "member": field })))
+    (ctx.body.get(field) == Some(value)).then(|| {
+        let member = field.to_string();
+        rule(field, Rule::Echo { member })
+    })
 }
 
 fn copy(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule> {
@@ -114,19 +111,20 @@ fn copy(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule
         .iter()
         .find(|(_, v)| v.as_str() == Some(text))
         .map(|(k, _)| k)?;
-    Some(rule(field, "copy", json!({ "member": member })))
+    let member = member.clone();
+    Some(rule(field, Rule::Copy { member }))
 }
 
-fn path_param_for<'a>(value: &Value, ctx: &CreateContext<'a>) -> Option<(&'a str, &'static str)> {
+fn path_param_for<'a>(value: &Value, ctx: &CreateContext<'a>) -> Option<(&'a str, ValueKind)> {
     ctx.path_params.iter().find_map(|(name, raw)| match value {
-        Value::String(s) if s == raw => Some((name.as_str(), "string")),
+        Value::String(s) if s == raw => Some((name.as_str(), ValueKind::String)),
         Value::Number(n)
             if sequence_value(&Value::String(raw.clone()))
                 .map(Value::from)
                 .as_ref()
                 == Some(&Value::Number(n.clone())) =>
         {
-            Some((name.as_str(), "number"))
+            Some((name.as_str(), ValueKind::Number))
         }
         _ => None,
     })
@@ -134,24 +132,22 @@ fn path_param_for<'a>(value: &Value, ctx: &CreateContext<'a>) -> Option<(&'a str
 
 fn path(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule> {
     let (param, kind) = path_param_for(value, ctx)?;
-    Some(rule(field, "path", json!({ "param": param, "as": kind })))
+    let param = param.to_string();
+    Some(rule(field, Rule::Path { param, kind }))
 }
 
 fn slug(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule> {
     let text = value.as_str()?;
     ctx.body.iter().find_map(|(member, v)| {
         let sep = slug_separator(v.as_str()?, text)?;
-        Some(rule(
-            field,
-            "slug",
-            json!({ "member": member, "separator": sep.to_string() }),
-        ))
+        let (member, separator) = (member.clone(), sep.to_string());
+        Some(rule(field, Rule::Slug { member, separator }))
     })
 }
 
 fn clock(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRule> {
     let (_, format) = clock_near(value, ctx.request_ms?)?;
-    Some(rule(field, "clock", json!({ "format": format })))
+    Some(rule(field, Rule::Clock { format }))
 }
 
 /// One past the largest value of the field in the collection, else in the type.
@@ -164,22 +160,14 @@ fn sequence(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<Field
             .max()
     };
     let scope = if max_of(ctx.collection).map(|m| m + 1) == Some(n) {
-        "collection"
+        SequenceScope::Collection
     } else if max_of(ctx.type_entities).map(|m| m + 1) == Some(n) {
-        "type"
+        SequenceScope::Type
     } else {
         return None;
     };
-    let kind = if value.is_string() {
-        "string"
-    } else {
-        "number"
-    };
-    Some(rule(
-        field,
-        "sequence",
-        json!({ "scope": scope, "as": kind }),
-    ))
+    let kind = kind_of(value);
+    Some(rule(field, Rule::Sequence { scope, kind }))
 }
 
 /// A fresh UUID: UUID-shaped and equal to nothing the body sent or the
@@ -193,8 +181,8 @@ fn unique(field: &str, value: &Value, ctx: &CreateContext<'_>) -> Option<FieldRu
         .type_entities
         .iter()
         .any(|e| e.values().any(|v| v == value));
-    let upper = text.chars().any(|c| c.is_ascii_uppercase());
-    (!seen).then(|| rule(field, "unique", json!({ "uppercase": upper })))
+    let uppercase = text.chars().any(|c| c.is_ascii_uppercase());
+    (!seen).then(|| rule(field, Rule::Unique { uppercase }))
 }
 
 /// A string built around a value generated for an earlier field
@@ -206,34 +194,31 @@ fn template(
     rules: &[FieldRule],
 ) -> Option<FieldRule> {
     let text = value.as_str()?;
-    rules
-        .iter()
-        .filter(|r| r.rule == "identity" || r.rule == "unique")
-        .find_map(|r| {
-            let generated = match entity.get(&r.field)? {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                _ => return None,
-            };
-            if generated.is_empty() || generated == text {
-                return None;
-            }
-            let at = text.find(&generated)?;
-            Some(rule(
-                field,
-                "template",
-                json!({
-                    "source": r.field,
-                    "prefix": &text[..at],
-                    "suffix": &text[at + generated.len()..],
-                }),
-            ))
-        })
+    rules.iter().filter(|r| r.rule.generated()).find_map(|r| {
+        let generated = match entity.get(&r.field)? {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            _ => return None,
+        };
+        if generated.is_empty() || generated == text {
+            return None;
+        }
+        let at = text.find(&generated)?;
+        Some(rule(
+            field,
+            Rule::Template {
+                source: r.field.clone(),
+                prefix: text[..at].to_string(),
+                suffix: text[at + generated.len()..].to_string(),
+            },
+        ))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap()
@@ -255,8 +240,19 @@ mod tests {
         };
         explain_created(&obj(entity), &ctx)
             .into_iter()
-            .map(|r| (r.field, r.rule, Value::Object(r.with)))
+            .map(|r| spelled(&r))
             .collect()
+    }
+
+    /// A rule as the state document spells it: field, name, parameters.
+    fn spelled(r: &FieldRule) -> (String, String, Value) {
+        let v = serde_json::to_value(r).unwrap();
+        let with = v.get("with").cloned().unwrap_or_else(|| json!({}));
+        (
+            r.field.clone(),
+            v["rule"].as_str().unwrap().to_string(),
+            with,
+        )
     }
 
     fn rule_of(rules: &[(String, String, Value)], field: &str) -> (String, Value) {
@@ -401,9 +397,14 @@ mod tests {
             type_entities: &ty,
         };
         let rules = explain_created(&obj(json!({"n": 10, "t": 1714564800000i64})), &ctx);
-        assert_eq!(rules[0].rule, "sequence");
-        assert_eq!(rules[0].with["scope"], "type");
+        assert_eq!(
+            rules[0].rule,
+            Rule::Sequence {
+                scope: SequenceScope::Type,
+                kind: ValueKind::Number
+            }
+        );
         // Without a request time nothing is a clock.
-        assert_eq!(rules[1].rule, "observed");
+        assert_eq!(rules[1].rule.name(), "observed");
     }
 }

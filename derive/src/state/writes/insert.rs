@@ -27,16 +27,11 @@ fn direction(values: &[&Value]) -> Option<Ordering> {
 /// order (`clock`, `sequence`, a sequence `identity`) are preferred, then
 /// the other qualifying fields in the created entity's field order.
 pub fn choose_insert(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> Insert {
-    let generated_in_order = |r: &FieldRule| {
-        r.rule == "clock"
-            || r.rule == "sequence"
-            || (r.rule == "identity"
-                && r.with.get("generator").and_then(Value::as_str) == Some("sequence"))
-    };
+    let generated_in_order = |r: &FieldRule| r.rule.generated_in_order();
     let preferred = rules.iter().filter(|r| generated_in_order(r));
     let others = rules
         .iter()
-        .filter(|r| !generated_in_order(r) && r.rule != "identity" && r.rule != "unique");
+        .filter(|r| !generated_in_order(r) && !r.rule.generated());
     for rule in preferred.chain(others) {
         if let Some(dir) = field_direction(collections, &rule.field) {
             return Insert {
@@ -85,8 +80,15 @@ pub fn write_clock(records: impl IntoIterator<Item = (i64, f64)>) -> Option<i64>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::{Generated, Rule, SequenceScope, ValueKind};
     use crate::state::writes::created::rule;
+    use rea_engine::shapes::ClockFormat;
     use serde_json::json;
+
+    fn clock() -> Rule {
+        let format = ClockFormat::HttpDate;
+        Rule::Clock { format }
+    }
 
     fn objs(values: &[Value]) -> Vec<Map<String, Value>> {
         values
@@ -105,9 +107,20 @@ mod tests {
         ]);
         let refs: Vec<&Map<String, Value>> = entities.iter().collect();
         let rules = vec![
-            rule("id", "identity", json!({"generator": "token"})),
-            rule("name", "echo", json!({"member": "name"})),
-            rule("created_at", "clock", json!({})),
+            rule(
+                "id",
+                Rule::Identity(Generated::Token {
+                    alphabet: "abc".into(),
+                    length: 1,
+                }),
+            ),
+            rule(
+                "name",
+                Rule::Echo {
+                    member: "name".into(),
+                },
+            ),
+            rule("created_at", clock()),
         ];
         let insert = choose_insert(std::slice::from_ref(&refs), &rules);
         assert_eq!(insert.position, "sorted");
@@ -133,13 +146,30 @@ mod tests {
         // No visible order: last.
         let shuffled = objs(&[json!({"n": 2}), json!({"n": 1}), json!({"n": 3})]);
         let refs: Vec<&Map<String, Value>> = shuffled.iter().collect();
-        let insert = choose_insert(&[refs], &[rule("n", "sequence", json!({}))]);
+        let insert = choose_insert(
+            &[refs],
+            &[rule(
+                "n",
+                Rule::Sequence {
+                    scope: SequenceScope::Collection,
+                    kind: ValueKind::Number,
+                },
+            )],
+        );
         assert_eq!(insert.position, "last");
         assert_eq!(insert_index(&insert, [Some(&json!(1))], Some(&json!(0))), 1);
         // Echoed fields count when nothing generated is ordered.
         let by_name = objs(&[json!({"name": "a"}), json!({"name": "b"})]);
         let refs: Vec<&Map<String, Value>> = by_name.iter().collect();
-        let insert = choose_insert(&[refs], &[rule("name", "echo", json!({}))]);
+        let insert = choose_insert(
+            &[refs],
+            &[rule(
+                "name",
+                Rule::Echo {
+                    member: "name".into(),
+                },
+            )],
+        );
         assert_eq!(
             (insert.field.as_deref(), insert.order),
             (Some("name"), Some(SortOrder::Ascending))
@@ -151,10 +181,7 @@ mod tests {
             up.iter().collect::<Vec<_>>(),
             down.iter().collect::<Vec<_>>(),
         ];
-        assert_eq!(
-            choose_insert(&cols, &[rule("n", "clock", json!({}))]).position,
-            "last"
-        );
+        assert_eq!(choose_insert(&cols, &[rule("n", clock())]).position, "last");
     }
 
     #[test]

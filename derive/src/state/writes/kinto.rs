@@ -62,7 +62,7 @@ fn dev_a_every_write_a_later_read_shows_is_served() {
     let rules: Vec<(&str, &str)> = create
         .field_rules
         .iter()
-        .map(|r| (r.field.as_str(), r.rule.as_str()))
+        .map(|r| (r.field.as_str(), r.rule.name()))
         .collect();
     assert_eq!(rules.first(), Some(&("name", "echo")));
     assert!(rules.contains(&("id", "identity")) && rules.contains(&("last_modified", "clock")));

@@ -6,7 +6,7 @@
 use super::input::{object_at, TimelineRecord};
 use super::shapes::parse_clock;
 use crate::engine::Generator;
-use crate::state::model::WritePlan;
+use crate::state::model::{Generated, Rule, WritePlan};
 use serde_json::Value;
 use std::collections::VecDeque;
 
@@ -41,13 +41,15 @@ impl RecordedGenerator {
             let Some(value) = entity.get(&rule.field) else {
                 continue;
             };
-            let generator = rule.with.get("generator").and_then(Value::as_str);
-            match (rule.rule.as_str(), generator, value) {
-                ("identity", Some("uuid"), Value::String(s)) | ("unique", _, Value::String(s)) => {
+            match (&rule.rule, value) {
+                (Rule::Identity(Generated::Uuid { .. }), Value::String(s))
+                | (Rule::Unique { .. }, Value::String(s)) => {
                     gen.uuids.push_back(s.to_ascii_lowercase())
                 }
-                ("identity", Some("token"), Value::String(s)) => gen.tokens.push_back(s.clone()),
-                ("clock", _, v) if !clock_set => {
+                (Rule::Identity(Generated::Token { .. }), Value::String(s)) => {
+                    gen.tokens.push_back(s.clone())
+                }
+                (Rule::Clock { .. }, v) if !clock_set => {
                     if let Some((ms, _)) = parse_clock(v) {
                         gen.now_ms = ms;
                         clock_set = true;

@@ -76,7 +76,7 @@ fn confirmed_writes_are_served() {
     let rules: Vec<(&str, &str)> = create
         .field_rules
         .iter()
-        .map(|r| (r.field.as_str(), r.rule.as_str()))
+        .map(|r| (r.field.as_str(), r.rule.name()))
         .collect();
     assert_eq!(
         rules,

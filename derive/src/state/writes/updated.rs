@@ -5,8 +5,8 @@
 
 use super::created::rule;
 use super::shapes::{clock_near, slug_separator};
-use crate::state::model::{FieldRule, FixedMember};
-use serde_json::{json, Map, Value};
+use crate::state::model::{FieldRule, FixedMember, Rule};
+use serde_json::{Map, Value};
 
 /// One observed update call: what it sent, the entity before (its last
 /// observation, if any) and the entity after (the call's answer or a later
@@ -37,8 +37,10 @@ pub fn explain_update(
     for (member, sent) in first.body {
         match first.after.get(member) {
             Some(stored) if stored == sent => {
-                out.rules
-                    .push(rule(member, "echo", json!({ "member": member })))
+                let echo = Rule::Echo {
+                    member: member.clone(),
+                };
+                out.rules.push(rule(member, echo))
             }
             Some(stored) => {
                 out.fixed.push(FixedMember {
@@ -46,11 +48,11 @@ pub fn explain_update(
                     sent: sent.clone(),
                     value: stored.clone(),
                 });
-                out.rules.push(rule(
-                    member,
-                    "constant",
-                    json!({ "value": stored, "member": member }),
-                ));
+                let constant = Rule::Constant {
+                    value: stored.clone(),
+                    member: member.clone(),
+                };
+                out.rules.push(rule(member, constant));
             }
             // Sent but never stored: the member is accepted and dropped.
             None => {
@@ -59,8 +61,10 @@ pub fn explain_update(
                     sent: sent.clone(),
                     value: Value::Null,
                 });
-                out.rules
-                    .push(rule(member, "dropped", json!({ "member": member })));
+                let dropped = Rule::Dropped {
+                    member: member.clone(),
+                };
+                out.rules.push(rule(member, dropped));
             }
         }
     }
@@ -77,7 +81,9 @@ pub fn explain_update(
         }
         let explained =
             unsent_change(field, Some(was), after, first).ok_or_else(|| field.clone())?;
-        if explained.rule != "clock" && !others.iter().all(|o| holds(&explained, o)) {
+        if !matches!(explained.rule, Rule::Clock { .. })
+            && !others.iter().all(|o| holds(&explained, o))
+        {
             return Err(field.clone());
         }
         out.rules.push(explained);
@@ -100,47 +106,38 @@ fn unsent_change(
     obs: &UpdateObservation<'_>,
 ) -> Option<FieldRule> {
     if let Some((_, format)) = obs.request_ms.and_then(|ms| clock_near(after, ms)) {
-        return Some(rule(field, "clock", json!({ "format": format })));
+        return Some(rule(field, Rule::Clock { format }));
     }
     if let (Some(b), Some(a)) = (before.and_then(Value::as_i64), after.as_i64()) {
         if a == b + 1 {
-            return Some(rule(field, "increment", json!({ "by": 1 })));
+            return Some(rule(field, Rule::Increment { by: 1 }));
         }
     }
     let text = after.as_str()?;
     obs.body.iter().find_map(|(member, v)| {
         let sep = slug_separator(v.as_str()?, text)?;
-        Some(rule(
-            field,
-            "slug",
-            json!({ "member": member, "separator": sep.to_string() }),
-        ))
+        let (member, separator) = (member.clone(), sep.to_string());
+        Some(rule(field, Rule::Slug { member, separator }))
     })
 }
 
 /// True when an increment or slug explanation also explains another call.
 fn holds(explained: &FieldRule, obs: &UpdateObservation<'_>) -> bool {
     let field = &explained.field;
-    match explained.rule.as_str() {
-        "increment" => {
+    match &explained.rule {
+        Rule::Increment { by } => {
             let Some(before) = obs.before else {
                 return true;
             };
-            let by = explained.with.get("by").and_then(Value::as_i64);
             match (
                 before.get(field).and_then(Value::as_i64),
                 obs.after.get(field).and_then(Value::as_i64),
             ) {
-                (Some(b), Some(a)) => Some(a - b) == by,
+                (Some(b), Some(a)) => a.checked_sub(b) == Some(*by),
                 _ => false,
             }
         }
-        "slug" => {
-            let member = explained
-                .with
-                .get("member")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+        Rule::Slug { member, .. } => {
             match (
                 obs.body.get(member).and_then(Value::as_str),
                 obs.after.get(field).and_then(Value::as_str),
@@ -163,6 +160,7 @@ fn holds(explained: &FieldRule, obs: &UpdateObservation<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap()
@@ -213,7 +211,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.rules.len(), 1);
-        assert_eq!(r.rules[0].rule, "echo");
+        assert_eq!(r.rules[0].rule.name(), "echo");
         assert!(r.fixed.is_empty());
     }
 
@@ -235,8 +233,13 @@ mod tests {
                 value: json!("closed")
             }]
         );
-        assert_eq!(r.rules[0].rule, "constant");
-        assert_eq!(r.rules[0].with["value"], "closed");
+        assert_eq!(
+            r.rules[0].rule,
+            Rule::Constant {
+                value: json!("closed"),
+                member: "status".into()
+            }
+        );
     }
 
     #[test]
@@ -249,7 +252,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        let kinds: Vec<&str> = ok.rules.iter().map(|r| r.rule.as_str()).collect();
+        let kinds: Vec<&str> = ok.rules.iter().map(|r| r.rule.name()).collect();
         assert_eq!(kinds, ["echo", "clock", "increment", "slug"]);
         let err = explain(
             json!({"title": "B"}),
