@@ -4,16 +4,19 @@
 //! `load: "additive"`), and the one reading of an intake World (`intake`):
 //! the bare tables, a `data/get` result, or a whole JSON-RPC reply, for
 //! `--state` and `data/add` alike. The envelope follows JSON-RPC 2.0 to the
-//! letter: batches, notifications (no answer), ids echoed as written.
+//! letter: batches, notifications (no answer), ids echoed as written
+//! (checked by `crate::jsonrpc`, in its data-plane dialect).
 //! `AgentEnv-Role` and `write_namespace` are accepted and ignored.
 
 use crate::environment::Environment;
+use crate::jsonrpc::{self, Unreadable};
 use crate::tools::card_entry;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
+use rea_core::json::NumericLiteral;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -161,7 +164,12 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
     let mut response = match reply {
         Ok(Some(text)) => text_response(text),
         Ok(None) => axum::http::StatusCode::NO_CONTENT.into_response(),
-        Err(_) => text_response(error_text("null", -32603, "internal error", None)),
+        Err(_) => text_response(error_text(
+            "null",
+            jsonrpc::INTERNAL_ERROR,
+            "internal error",
+            None,
+        )),
     };
     response.extensions_mut().insert(crate::admin::Journaled);
     response
@@ -171,28 +179,21 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
 /// when it held only notifications. Ids are echoed as written (`1e400`
 /// included); duplicate member names are refused, as the HAR reader does.
 pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<String> {
-    use rea_core::json::JsonErrorKind;
-    let parsed = match rea_core::json::parse(body) {
+    let parsed = match jsonrpc::read(body) {
         Ok(p) => p,
-        Err(e) if e.kind == JsonErrorKind::DuplicateKey => {
-            return Some(duplicate_key_reply(body, &e.pointer, &e.to_string()))
+        Err(Unreadable::DuplicateKey { pointer, message }) => {
+            return Some(duplicate_key_reply(body, &pointer, &message))
         }
-        Err(e) => {
+        Err(Unreadable::NotJson { message }) => {
             return Some(error_text(
                 "null",
-                -32700,
-                "parse error",
-                Some(json!({"detail": format!("the body is not JSON: {e}")})),
+                jsonrpc::PARSE_ERROR,
+                DIALECT.parse_error,
+                Some(json!({"detail": format!("the body is not JSON: {message}")})),
             ))
         }
     };
     let literals = &parsed.numeric_literals;
-    let lexeme = |pointer: &str| {
-        literals
-            .iter()
-            .find(|l| l.pointer == pointer)
-            .map(|l| l.lexeme.clone())
-    };
     // The first number under `{at}/params` a double cannot hold.
     let unsafe_number = |at: &str| {
         let prefix = format!("{at}/params");
@@ -208,31 +209,33 @@ pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<S
             })
     };
     match parsed.value {
-        Value::Array(batch) if batch.is_empty() => Some(error_text(
-            "null",
-            -32600,
-            "invalid request",
-            Some(json!({"detail": "an empty batch"})),
-        )),
+        Value::Array(batch) if batch.is_empty() => Some(invalid("null", "an empty batch")),
         Value::Array(batch) => {
             let replies: Vec<String> = batch
                 .into_iter()
                 .enumerate()
                 .filter_map(|(i, m)| {
                     let at = format!("/{i}");
-                    one(
-                        plane,
-                        episode,
-                        m,
-                        lexeme(&format!("{at}/id")),
-                        unsafe_number(&at),
-                    )
+                    one(plane, episode, m, &at, literals, unsafe_number(&at))
                 })
                 .collect();
             (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
         }
-        message => one(plane, episode, message, lexeme("/id"), unsafe_number("")),
+        message => one(plane, episode, message, "", literals, unsafe_number("")),
     }
+}
+
+/// The data plane's envelope (`jsonrpc::DATA_PLANE`).
+const DIALECT: jsonrpc::Dialect = jsonrpc::DATA_PLANE;
+
+/// An invalid-request reply for `id` (JSON text).
+fn invalid(id: &str, detail: &str) -> String {
+    error_text(
+        id,
+        jsonrpc::INVALID_REQUEST,
+        DIALECT.invalid_request,
+        Some(json!({"detail": detail})),
+    )
 }
 
 /// A duplicate member name: in `params` an invalid-params error for the
@@ -248,53 +251,31 @@ fn duplicate_key_reply(body: &[u8], pointer: &str, message: &str) -> String {
     match id {
         Some(id) if pointer.starts_with("/params/") => error_text(
             &id,
-            -32602,
+            jsonrpc::INVALID_PARAMS,
             "invalid_request",
             Some(json!({"detail": detail})),
         ),
-        _ => error_text(
-            "null",
-            -32600,
-            "invalid request",
-            Some(json!({"detail": detail})),
-        ),
+        _ => invalid("null", &detail),
     }
 }
 
-/// One message of a body: its reply, or `None` for a notification.
+/// One message of a body (at `at` in it): its reply, or `None` for a
+/// notification.
 fn one(
     plane: &Plane,
     episode: Option<&str>,
     message: Value,
-    id_lexeme: Option<String>,
+    at: &str,
+    literals: &[NumericLiteral],
     unsafe_number: Option<String>,
 ) -> Option<String> {
-    let invalid = |id: &str, detail: &str| {
-        Some(error_text(
-            id,
-            -32600,
-            "invalid request",
-            Some(json!({"detail": detail})),
-        ))
+    let (id, method) = match jsonrpc::check(&message, at, literals, &DIALECT) {
+        Ok(envelope) => (envelope.id, envelope.method.unwrap_or("").to_string()),
+        Err(refused) => return Some(invalid(&refused.id, &refused.detail)),
     };
     let Value::Object(mut request) = message else {
-        return invalid("null", "a request must be a JSON object");
+        return None;
     };
-    let id = match request.get("id") {
-        None => None,
-        Some(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => {
-            Some(id_lexeme.unwrap_or_else(|| v.to_string()))
-        }
-        Some(_) => return invalid("null", "`id` must be a string, a number or null"),
-    };
-    let id_text = id.as_deref().unwrap_or("null");
-    if request.get("jsonrpc") != Some(&json!("2.0")) {
-        return invalid(id_text, "`jsonrpc` must be \"2.0\"");
-    }
-    let Some(method) = request.get("method").and_then(Value::as_str) else {
-        return invalid(id_text, "`method` must be a string");
-    };
-    let method = method.to_string();
     let outcome = match unsafe_number {
         Some(detail) => Err(invalid_params_error(&detail)),
         // Taken, not copied: a data/add's rows become the World's entities.
@@ -303,11 +284,8 @@ fn one(
     // A notification is carried out and never answered.
     let id = id?;
     Some(match outcome {
-        Ok(result) => format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{}}}",
-            serde_json::to_string(&result).unwrap_or_else(|_| "{}".into())
-        ),
-        Err(error) => envelope_text(&id, &error),
+        Ok(result) => jsonrpc::result_reply(&id, &result),
+        Err(error) => jsonrpc::error_reply(&id, &error),
     })
 }
 
@@ -341,7 +319,11 @@ fn call(
             Ok(()) => Ok(json!({})),
             Err(detail) => Err(invalid_params_error(&detail)),
         },
-        other => Err(json!({"code": -32601, "message": format!("method not found: {other}")})),
+        other => Err(jsonrpc::error(
+            jsonrpc::METHOD_NOT_FOUND,
+            &format!("method not found: {other}"),
+            None,
+        )),
     }
 }
 
@@ -733,23 +715,15 @@ fn pointer_to_dots(pointer: &str) -> String {
 }
 
 fn invalid_params_error(detail: &str) -> Value {
-    json!({"code": -32602, "message": "invalid_request", "data": {"detail": detail}})
-}
-
-/// A reply text with `id` written as given (a JSON value's text).
-fn envelope_text(id: &str, error: &Value) -> String {
-    format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{}}}",
-        serde_json::to_string(error).unwrap_or_else(|_| "{}".into())
+    jsonrpc::error(
+        jsonrpc::INVALID_PARAMS,
+        "invalid_request",
+        Some(json!({"detail": detail})),
     )
 }
 
 fn error_text(id: &str, code: i64, message: &str, data: Option<Value>) -> String {
-    let mut error = json!({"code": code, "message": message});
-    if let Some(data) = data {
-        error["data"] = data;
-    }
-    envelope_text(id, &error)
+    jsonrpc::error_reply(id, &jsonrpc::error(code, message, data))
 }
 
 fn text_response(text: String) -> Response {

@@ -38,6 +38,7 @@ mod grpc;
 mod guard;
 mod http;
 pub mod inspect_mcp;
+mod jsonrpc;
 mod mcp;
 mod model;
 mod openapi;

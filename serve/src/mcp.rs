@@ -3,7 +3,8 @@
 //! `Arc<Environment>`: rmcp's streamable HTTP service may build a handler per
 //! request, so nothing stateful lives in it. In front of rmcp, `envelope`
 //! answers a POST body that is not one JSON-RPC 2.0 message with the
-//! JSON-RPC error its specification names.
+//! JSON-RPC error its specification names (the envelope is checked by
+//! `crate::jsonrpc`, in its MCP dialect).
 
 use crate::environment::{Environment, Reply, Request};
 use crate::model::ToolInfo;
@@ -211,25 +212,21 @@ impl ServerHandler for McpSurface {
     }
 }
 
-/// A JSON-RPC error answer on `/mcp` (`id` is `null` when the request's
-/// could not be read).
+/// A JSON-RPC error answer on `/mcp` (`id`, JSON text, is `null` when the
+/// request's could not be read).
 fn rpc_refusal(
     status: axum::http::StatusCode,
-    id: Value,
+    id: &str,
     code: i64,
     message: &str,
     detail: String,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": code, "message": message, "data": {"detail": detail}}
-    });
+    let error = crate::jsonrpc::error(code, message, Some(json!({ "detail": detail })));
     (
         status,
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
+        crate::jsonrpc::error_reply(id, &error),
     )
         .into_response()
 }
@@ -237,77 +234,46 @@ fn rpc_refusal(
 /// Why a POST body is not one JSON-RPC 2.0 message MCP accepts, as the
 /// answer to send; `None` when rmcp should take it.
 pub(crate) fn protocol_error(bytes: &[u8]) -> Option<axum::response::Response> {
+    use crate::jsonrpc::{self, Unreadable, MCP};
     use axum::http::StatusCode;
-    use rea_core::json::JsonErrorKind;
     let bad = StatusCode::BAD_REQUEST;
-    let parsed = match rea_core::json::parse(bytes) {
+    let parsed = match jsonrpc::read(bytes) {
         Ok(p) => p,
-        Err(e) if e.kind == JsonErrorKind::DuplicateKey => {
+        Err(Unreadable::DuplicateKey { pointer, message }) => {
             return Some(rpc_refusal(
                 bad,
-                Value::Null,
-                -32600,
-                "Invalid Request",
-                format!("a member is named twice at {} ({e})", e.pointer),
+                "null",
+                jsonrpc::INVALID_REQUEST,
+                MCP.invalid_request,
+                format!("a member is named twice at {pointer} ({message})"),
             ))
         }
-        Err(e) => {
+        Err(Unreadable::NotJson { message }) => {
             return Some(rpc_refusal(
                 bad,
-                Value::Null,
-                -32700,
-                "Parse error",
-                format!("the body is not JSON: {e}"),
+                "null",
+                jsonrpc::PARSE_ERROR,
+                MCP.parse_error,
+                format!("the body is not JSON: {message}"),
             ))
         }
     };
-    let Value::Object(message) = &parsed.value else {
-        return Some(rpc_refusal(
-            bad,
-            Value::Null,
-            -32600,
-            "Invalid Request",
-            "the body must be one JSON-RPC message object (MCP takes no batches)".into(),
-        ));
-    };
-    let exact_id = !parsed.numeric_literals.iter().any(|l| l.pointer == "/id");
-    let id = message.get("id");
-    let id_ok = match id {
-        None | Some(Value::String(_)) => true,
-        Some(Value::Number(n)) => exact_id && (n.is_i64() || n.is_u64()),
-        _ => false,
-    };
-    let echo = if id_ok {
-        id.cloned().unwrap_or(Value::Null)
-    } else {
-        Value::Null
-    };
-    let invalid = |detail: &str| {
-        Some(rpc_refusal(
-            bad,
-            echo.clone(),
-            -32600,
-            "Invalid Request",
-            detail.to_string(),
-        ))
-    };
-    if message.get("jsonrpc") != Some(&json!("2.0")) {
-        return invalid("`jsonrpc` must be \"2.0\"");
-    }
-    if !id_ok {
-        return invalid("`id` must be a string or an integer");
-    }
-    let method = match message.get("method") {
-        Some(Value::String(m)) => m.as_str(),
-        Some(_) => return invalid("`method` must be a string"),
-        // A client's answer to a server request.
-        None if id.is_some()
-            && (message.contains_key("result") || message.contains_key("error")) =>
-        {
-            return None
+    let envelope = match jsonrpc::check(&parsed.value, "", &parsed.numeric_literals, &MCP) {
+        Ok(envelope) => envelope,
+        Err(refused) => {
+            return Some(rpc_refusal(
+                bad,
+                &refused.id,
+                jsonrpc::INVALID_REQUEST,
+                MCP.invalid_request,
+                refused.detail,
+            ))
         }
-        None => return invalid("`method` is required"),
     };
+    // A client's answer to a server request: rmcp takes it.
+    let method = envelope.method?;
+    let message = envelope.members;
+    let id = envelope.id.as_deref();
     let params_error = match message.get("params") {
         None => None,
         Some(Value::Object(p)) => {
@@ -331,8 +297,8 @@ pub(crate) fn protocol_error(bytes: &[u8]) -> Option<axum::response::Response> {
     };
     Some(rpc_refusal(
         status,
-        echo,
-        -32602,
+        id.unwrap_or("null"),
+        crate::jsonrpc::INVALID_PARAMS,
         "Invalid params",
         detail.to_string(),
     ))
