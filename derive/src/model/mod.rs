@@ -17,6 +17,7 @@ pub mod exchange;
 pub mod lists;
 pub mod logs;
 pub mod post_reads;
+pub(crate) mod references;
 pub mod resources;
 pub mod routes;
 pub mod sequences;

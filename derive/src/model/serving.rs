@@ -101,9 +101,17 @@ pub struct ServingModel {
     /// Every member the recorded item and list reads of a resource showed
     /// (its read shape), by resource index.
     read_members: BTreeMap<usize, BTreeSet<String>>,
+    /// The members the recorded reads of a resource showed inside its
+    /// object members (`content` → `rendered`), by resource index: an
+    /// object of the member names, nested.
+    read_nested: BTreeMap<usize, Map<String, Value>>,
     /// Refused records whose answer quotes no sent value other than keys'
     /// (query values and body texts): answers about a key alone.
     about_keys: BTreeSet<u64>,
+    /// Write routes (method, route) whose every recorded 2xx call, replayed
+    /// in order through the model, got the recorded status: the model's
+    /// semantics there are confirmed even where the spec's plan is not.
+    replayed_writes: BTreeSet<(String, String)>,
 }
 
 /// Decoded query pairs, in order.
@@ -115,6 +123,8 @@ struct Replayed {
     basis: &'static str,
     /// Status and body equal the recording's.
     exact: bool,
+    /// The status equals the recording's.
+    status: bool,
 }
 
 impl ServingModel {
@@ -136,6 +146,7 @@ impl ServingModel {
         let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
+        let mut read_nested: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -228,6 +239,7 @@ impl ServingModel {
                         .entry(t.resource)
                         .or_default()
                         .extend(e.keys().cloned());
+                    merge_shape(read_nested.entry(t.resource).or_default(), e);
                 }
             }
             for e in found {
@@ -244,7 +256,7 @@ impl ServingModel {
         for (ri, set) in shapes {
             read_members.entry(ri).or_default().extend(set);
         }
-        ServingModel {
+        let mut serving = ServingModel {
             model,
             templates,
             initial,
@@ -258,8 +270,48 @@ impl ServingModel {
             content_type,
             write_queries,
             read_members,
+            read_nested,
             about_keys,
+            replayed_writes: BTreeSet::new(),
+        };
+        serving.replayed_writes = serving.confirmed_write_routes(exchanges);
+        serving
+    }
+
+    /// The write routes the model's own replay of the recording confirms:
+    /// every recorded 2xx write of the route was answered by the model with
+    /// the recorded status, and no write of the route fell back.
+    fn confirmed_write_routes(&self, exchanges: &[Exchange]) -> BTreeSet<(String, String)> {
+        let replayed: BTreeMap<u64, bool> = self
+            .replay(exchanges)
+            .into_iter()
+            .map(|r| (r.ordinal, r.status))
+            .collect();
+        let mut verdict: BTreeMap<(String, String), bool> = BTreeMap::new();
+        for x in exchanges.iter().filter(|x| !x.is_read() && x.is_2xx()) {
+            let Some(r) = self.resolve(&x.method, &x.path(), None, None) else {
+                continue;
+            };
+            if r.resource.addressing != "path" {
+                continue;
+            }
+            let ok = replayed.get(&x.ordinal).copied().unwrap_or(false);
+            *verdict.entry((x.method.clone(), r.route)).or_insert(true) &= ok;
         }
+        verdict
+            .into_iter()
+            .filter(|(_, ok)| *ok)
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// True when the model's replay of the recording confirms its write
+    /// semantics on the route `path` falls on (see `confirmed_write_routes`).
+    pub fn confirms_write(&self, method: &str, path: &str) -> bool {
+        self.resolve(method, path, None, None).is_some_and(|r| {
+            self.replayed_writes
+                .contains(&(method.to_string(), r.route))
+        })
     }
 
     /// Replays the recording, in order, from the initial World through
@@ -279,6 +331,27 @@ impl ServingModel {
                     .finish()
             });
             let path = x.path();
+            // A 2xx write to an item the recording never showed before: the
+            // item existed (its answer shows it), so it is laid in first; the
+            // replay checks the semantics, not what the capture saw.
+            if !x.is_read() && x.is_2xx() {
+                if let Some(r) = self.resolve(&x.method, &path, Some(&x.query), x.body.as_ref()) {
+                    if let (Some(id), "path", "update" | "delete") = (
+                        r.id.clone(),
+                        r.resource.addressing.as_str(),
+                        r.role.as_str(),
+                    ) {
+                        let key = (r.index, r.scope.clone(), id);
+                        let known = world.entities.contains_key(&key) || world.gone.contains(&key);
+                        if let (false, Some(e)) = (
+                            known,
+                            x.answer.as_ref().and_then(|a| entity_at(a, r.resource)),
+                        ) {
+                            world.entities.insert(key, e);
+                        }
+                    }
+                }
+            }
             if let Some(a) = self.answer(
                 &mut world,
                 &x.method,
@@ -292,6 +365,7 @@ impl ServingModel {
                     ordinal: x.ordinal,
                     basis: a.basis,
                     exact: a.status == x.status && a.body == x.answer,
+                    status: a.status == x.status,
                 });
             }
         }
@@ -869,6 +943,9 @@ impl ServingModel {
                             if let Some(shown) = self.read_members.get(&r.index) {
                                 e.retain(|k, _| shown.contains(k));
                             }
+                            if let Some(shape) = self.read_nested.get(&r.index) {
+                                prune_to_shape(&mut e, shape);
+                            }
                         }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
@@ -1410,6 +1487,32 @@ impl ServingModel {
                     }
                 }
                 entity = order_like(entity, Some(e));
+                // References the sent members changed (links, texts).
+                let peers: Vec<Map<String, Value>> = world
+                    .entities
+                    .iter()
+                    .filter(|(k, _)| k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                let item_of = |p: &str| {
+                    let t = self.resolve("GET", p, None, None)?;
+                    (t.role == "read" && t.resource.addressing == "path")
+                        .then_some((t.index, t.scope, t.id?))
+                };
+                let held = |ri: usize, scope: &str, id: &str| {
+                    let k = (ri, scope.to_string(), id.to_string());
+                    world
+                        .entities
+                        .get(&k)
+                        .filter(|_| !world.gone.contains(&k))
+                        .cloned()
+                };
+                let f = super::references::Follow {
+                    item_of: &item_of,
+                    entity: &held,
+                    peers: &peers,
+                };
+                super::references::follow(&f, e, &mut entity, &sent);
             }
         }
         // A number the server fills within the sent key (`version` of a
@@ -1867,6 +1970,35 @@ impl ServingModel {
             self.json(status, answer, true, "delete")
                 .by_convention(lent),
         )
+    }
+}
+
+/// Adds the member names of `e`'s object members (nested) to `shape`.
+fn merge_shape(shape: &mut Map<String, Value>, e: &Map<String, Value>) {
+    for (k, v) in e {
+        let slot = shape
+            .entry(k.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let (Some(inner), Value::Object(s)) = (v.as_object(), slot) {
+            merge_shape(s, inner);
+        }
+    }
+}
+
+/// Drops, inside the entity's object members, the members no recorded
+/// read showed there (a write's answer shows `content.raw`; a read does
+/// not). An object member the reads showed empty or never as an object
+/// is left as it is.
+fn prune_to_shape(e: &mut Map<String, Value>, shape: &Map<String, Value>) {
+    for (k, v) in e.iter_mut() {
+        let (Value::Object(inner), Some(Value::Object(s))) = (v, shape.get(k)) else {
+            continue;
+        };
+        if s.is_empty() {
+            continue;
+        }
+        inner.retain(|m, _| s.contains_key(m));
+        prune_to_shape(inner, s);
     }
 }
 

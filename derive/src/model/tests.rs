@@ -1139,3 +1139,69 @@ fn a_parent_delete_cascades_to_the_dependents_that_reference_it() {
     }
     assert_eq!(stage(&s, &mut world, OF_4), json!("active"));
 }
+
+#[test]
+fn a_reply_create_follows_its_references_and_a_contradicted_plan_is_answered_where_the_replay_confirms_the_model(
+) {
+    // WordPress dev-a creates one comment (on post 8, no parent); its list of
+    // post 14's comments shows a reply (parent 21) with an `in-reply-to`
+    // link that the others (parent 0) lack. A reply to comment 21 on post 12
+    // re-rendered from the create's example: `up` points at post 12, the
+    // `in-reply-to` link is added for 21, and `link` continues post 12's own.
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    // The spec's plan for POST /comments is contradicted; the model's replay
+    // of the recorded creates got every recorded status.
+    assert!(s.confirms_write("POST", "/wp-json/wp/v2/comments"));
+    assert!(s.confirms_write("PATCH", "/wp-json/wp/v2/posts/29"));
+    assert!(!s.confirms_write("PATCH", "/wp-json/wp/v2/comments/29"));
+    let mut w = s.initial_world();
+    let post = ask(&s, &mut w, "GET", "/wp-json/wp/v2/posts/12", None, None);
+    let post_link = post.body.unwrap()["link"].as_str().unwrap().to_string();
+    let c = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/comments",
+        None,
+        Some(json!({"post": 12, "content": "The 1 litre model.", "parent": 21})),
+    );
+    assert_eq!(c.status, 201);
+    let body = c.body.unwrap();
+    let id = body["id"].as_u64().unwrap();
+    let links = &body["_links"];
+    assert!(links["up"][0]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with("/wp-json/wp/v2/posts/12"));
+    assert!(links["in-reply-to"][0]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with("/wp-json/wp/v2/comments/21"));
+    assert_eq!(body["link"], json!(format!("{post_link}#comment-{id}")));
+    // A comment without a parent gets no `in-reply-to` link.
+    let plain = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/comments",
+        None,
+        Some(json!({"post": 12, "content": "Another note on kettles."})),
+    );
+    assert!(plain.body.unwrap()["_links"].get("in-reply-to").is_none());
+    // A plain read shows the read shape (no `content.raw`, which only the
+    // create's edit-context answer shows).
+    let read = ask(
+        &s,
+        &mut w,
+        "GET",
+        &format!("/wp-json/wp/v2/comments/{id}"),
+        None,
+        None,
+    );
+    assert_eq!(read.status, 200);
+    let content = read.body.unwrap()["content"].clone();
+    assert!(
+        content.get("rendered").is_some() && content.get("raw").is_none(),
+        "{content}"
+    );
+}
