@@ -190,7 +190,48 @@ pub(crate) fn follow(
                 }
             }
         }
-        if !names_none(old) || names_none(Some(new)) {
+        if !names_none(old) && names_none(Some(new)) {
+            // The member names no item now: the links shown only while it
+            // names one go.
+            for (container, name, _) in conditional_links(f, f.peers, m) {
+                if let Some(Value::Object(links)) = entity.get_mut(&container) {
+                    links.shift_remove(&name);
+                }
+            }
+            continue;
+        }
+        if !names_none(old) {
+            // Texts ending with the entity's own id whose head the entities
+            // referencing the same item share (`…/post-slug/#comment-` +
+            // id): the head the new item's referencing entities show.
+            if let Some(own) = entity.get("id").and_then(text) {
+                let heads: Vec<(String, String)> = entity
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        let s = v.as_str()?;
+                        s.ends_with(own.as_str())
+                            .then(|| (k.clone(), s.to_string()))
+                    })
+                    .filter_map(|(k, s)| {
+                        let head = f.peers.iter().find_map(|p| {
+                            if p.get(m).and_then(text).as_deref() != Some(new_t.as_str()) {
+                                return None;
+                            }
+                            let pid = p.get("id").and_then(text)?;
+                            let ps = p.get(&k)?.as_str()?;
+                            ps.strip_suffix(pid.as_str()).map(str::to_string)
+                        })?;
+                        let now = format!("{head}{own}");
+                        (now != s).then_some((k, now))
+                    })
+                    .collect();
+                for (k, now) in heads {
+                    entity.insert(k, Value::String(now));
+                }
+            }
+            continue;
+        }
+        if names_none(Some(new)) {
             continue;
         }
         // The member names an item where the example's named none: the

@@ -87,6 +87,9 @@ pub struct ServingModel {
     examples: BTreeMap<(String, String), Value>,
     /// The request body of each of those examples.
     example_requests: BTreeMap<(String, String), Value>,
+    /// The first 2xx answer of each delete route to a call that sent a
+    /// query (a forced delete's answer may differ from the soft one's).
+    queried_deletes: BTreeMap<String, Value>,
     /// The first 2xx item read answer of each resource (its envelope).
     reads: BTreeMap<usize, Value>,
     /// The recorded answer of each refusal, by ordinal.
@@ -143,6 +146,7 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let mut queried_deletes: BTreeMap<String, Value> = BTreeMap::new();
         let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
@@ -201,6 +205,13 @@ impl ServingModel {
                     .entry((x.method.clone(), t.route.clone()))
                     .or_default()
                     .push(x.query.clone());
+                if let (Some(a), "DELETE", false) =
+                    (&x.answer, x.method.as_str(), x.query.is_empty())
+                {
+                    queried_deletes
+                        .entry(t.route.clone())
+                        .or_insert_with(|| a.clone());
+                }
                 if let Some(a) = &x.answer {
                     let k = (x.method.clone(), t.route.clone());
                     if !examples.contains_key(&k) {
@@ -263,6 +274,7 @@ impl ServingModel {
             queries,
             examples,
             example_requests,
+            queried_deletes,
             reads,
             refusals,
             documents,
@@ -598,7 +610,7 @@ impl ServingModel {
             if world.gone.contains(k) {
                 removed.push(k.2.clone());
             } else if let Some(e) = world.entities.get(k) {
-                changed.push(Value::Object(e.clone()));
+                changed.push(Value::Object(self.read_shaped(r.index, e.clone())));
             }
         }
         (!changed.is_empty() || !removed.is_empty()).then_some((changed, removed))
@@ -722,6 +734,18 @@ impl ServingModel {
             });
         }
         None
+    }
+
+    /// An entity as the resource's recorded reads show one: only members
+    /// some read showed, nested too (a write's answer may show more).
+    fn read_shaped(&self, index: usize, mut e: Map<String, Value>) -> Map<String, Value> {
+        if let Some(shown) = self.read_members.get(&index) {
+            e.retain(|k, _| shown.contains(k));
+        }
+        if let Some(shape) = self.read_nested.get(&index) {
+            prune_to_shape(&mut e, shape);
+        }
+        e
     }
 
     fn write_of(&self, method: &str, route: &str) -> Option<&WriteSemantics> {
@@ -940,12 +964,7 @@ impl ServingModel {
                         // A plain read shows only members some recorded read
                         // showed (a write's answer may show more).
                         if res.addressing == "path" && pairs.is_empty() {
-                            if let Some(shown) = self.read_members.get(&r.index) {
-                                e.retain(|k, _| shown.contains(k));
-                            }
-                            if let Some(shape) = self.read_nested.get(&r.index) {
-                                prune_to_shape(&mut e, shape);
-                            }
+                            e = self.read_shaped(r.index, e);
                         }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
@@ -1512,7 +1531,24 @@ impl ServingModel {
                     entity: &held,
                     peers: &peers,
                 };
-                super::references::follow(&f, e, &mut entity, &sent);
+                // Members every read shows that the example sent and this
+                // call did not: the server fills the empty value of their
+                // type, when a recorded entity shows that value.
+                let mut filled = sent.clone();
+                if let Some(shown) = self.read_members.get(&r.index) {
+                    for (m, v) in &req {
+                        if sent.contains_key(m) || entity.contains_key(m) || !shown.contains(m) {
+                            continue;
+                        }
+                        let Some(empty) = empty_like(v) else { continue };
+                        if peers.iter().any(|p| p.get(m) == Some(&empty)) {
+                            entity.insert(m.clone(), empty.clone());
+                            filled.insert(m.clone(), empty);
+                        }
+                    }
+                }
+                super::references::follow(&f, e, &mut entity, &filled);
+                entity = order_like(entity, Some(e));
             }
         }
         // A number the server fills within the sent key (`version` of a
@@ -1930,6 +1966,18 @@ impl ServingModel {
         }
         world.gone.insert(key.clone());
         world.dirty.insert(key);
+        // A forced delete answers as the recorded forced one did, when that
+        // answer quotes the entity under a member (`previous`) and the
+        // route's answer kind is the entity itself.
+        if let (true, Some(ex)) = (forced, self.queried_deletes.get(&w.route)) {
+            if let Some(answer) = quoting_answer(ex, &entity) {
+                let status = *w.answer.statuses.first()?;
+                return Some(
+                    self.json(status, answer, true, "delete")
+                        .by_convention(lent),
+                );
+            }
+        }
         let answer = match w.answer.body.as_str() {
             "previous" => {
                 let mut m = example.as_object()?.clone();
@@ -1970,6 +2018,37 @@ impl ServingModel {
             self.json(status, answer, true, "delete")
                 .by_convention(lent),
         )
+    }
+}
+
+/// A recorded answer that quotes an entity under one of its members
+/// (`{"deleted": true, "previous": {…}}`), with `entity` in its place,
+/// shown with the members the quoted one showed; `None` when the answer
+/// quotes none (it is the entity itself).
+fn quoting_answer(example: &Value, entity: &Map<String, Value>) -> Option<Value> {
+    let mut m = example.as_object()?.clone();
+    let slot = m
+        .iter()
+        .find(|(_, v)| v.as_object().is_some_and(|o| o.get("id").is_some()))
+        .map(|(k, _)| k.clone())?;
+    if m.contains_key("id") {
+        return None;
+    }
+    let shown = m.get(&slot)?.as_object()?.clone();
+    let mut e = entity.clone();
+    e.retain(|k, _| shown.contains_key(k));
+    m.insert(slot, Value::Object(e));
+    Some(Value::Object(m))
+}
+
+/// The empty value of a JSON value's type (`0`, `""`, `[]`, `false`).
+fn empty_like(v: &Value) -> Option<Value> {
+    match v {
+        Value::Number(_) => Some(Value::from(0)),
+        Value::String(_) => Some(Value::String(String::new())),
+        Value::Array(_) => Some(Value::Array(Vec::new())),
+        Value::Bool(_) => Some(Value::Bool(false)),
+        _ => None,
     }
 }
 

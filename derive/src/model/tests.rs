@@ -1205,3 +1205,50 @@ fn a_reply_create_follows_its_references_and_a_contradicted_plan_is_answered_whe
         "{content}"
     );
 }
+
+#[test]
+fn a_create_fills_the_empty_default_of_unsent_members_and_a_forced_delete_answers_as_recorded() {
+    // WordPress dev-b creates a reply (parent 20) and deletes a comment soft,
+    // then forced (`{"deleted": true, "previous": …}`). A comment created
+    // without `parent` shows `parent: 0` (every read shows it; recorded
+    // comments show 0) and no `in-reply-to` link; the soft delete answers
+    // the entity, the forced one the recorded forced shape.
+    let s = serving::serving_model(&fixture("wordpress/dev-b.har")).unwrap();
+    let mut w = s.initial_world();
+    let c = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/comments",
+        None,
+        Some(json!({"post": 12, "content": "Tried it with oat milk."})),
+    );
+    assert_eq!(c.status, 201);
+    let body = c.body.unwrap();
+    assert_eq!(body["parent"], json!(0));
+    assert!(body["_links"].get("in-reply-to").is_none(), "{body}");
+    let item = format!("/wp-json/wp/v2/comments/{}", body["id"]);
+    let soft = ask(&s, &mut w, "DELETE", &item, None, None);
+    assert_eq!(soft.status, 200);
+    assert_eq!(soft.body.as_ref().unwrap()["id"], body["id"]);
+    let forced = ask(&s, &mut w, "DELETE", &item, Some("force=true"), None);
+    assert_eq!(forced.status, 200);
+    let forced = forced.body.unwrap();
+    assert_eq!(forced["deleted"], json!(true));
+    assert_eq!(forced["previous"]["id"], body["id"]);
+    assert_eq!(ask(&s, &mut w, "GET", &item, None, None).status, 404);
+    // Kinto (second app): its record creates send every member they show,
+    // so nothing is filled; the create still answers as before.
+    let k = serving::serving_model(&fixture("kinto/dev-a.har")).unwrap();
+    let mut kw = k.initial_world();
+    let r = ask(
+        &k,
+        &mut kw,
+        "POST",
+        "/v1/buckets/shop/collections/customers/records",
+        None,
+        Some(json!({"data": {"name": "Ada"}})),
+    );
+    assert_eq!(r.status, 201);
+    assert_eq!(r.body.unwrap()["data"]["name"], json!("Ada"));
+}
