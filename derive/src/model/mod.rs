@@ -19,6 +19,7 @@ pub mod logs;
 pub mod post_reads;
 pub(crate) mod references;
 pub mod resources;
+pub(crate) mod revisions;
 pub mod routes;
 pub mod sequences;
 pub mod serving;

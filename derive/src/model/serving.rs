@@ -115,6 +115,8 @@ pub struct ServingModel {
     /// in order through the model, got the recorded status: the model's
     /// semantics there are confirmed even where the spec's plan is not.
     replayed_writes: BTreeSet<(String, String)>,
+    /// The ids each update route's recorded answers drew (revisions).
+    draws: BTreeMap<(String, String), super::revisions::Draw>,
 }
 
 /// Decoded query pairs, in order.
@@ -285,7 +287,10 @@ impl ServingModel {
             read_nested,
             about_keys,
             replayed_writes: BTreeSet::new(),
+            draws: BTreeMap::new(),
         };
+        serving.draws =
+            super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
         serving.replayed_writes = serving.confirmed_write_routes(exchanges);
         serving
     }
@@ -1833,6 +1838,46 @@ impl ServingModel {
                         entity.insert(m, now);
                     }
                 }
+            }
+        }
+        // An update that draws an id (a revision) takes the sequence's next.
+        // The route's own draw, else the lent write's, else another update
+        // of the same item route that drew (PATCH beside an unseen PUT).
+        // A lent write's draw only where this resource's reads show the
+        // members the draw raises (`version-history`).
+        let shows = |d: &super::revisions::Draw| {
+            let shape = Value::Object(self.read_nested.get(&r.index).cloned().unwrap_or_default());
+            !d.increments.is_empty()
+                && d.increments.iter().all(|p| {
+                    let bare: String = p
+                        .split('/')
+                        .skip(1)
+                        .take_while(|t| t.parse::<usize>().is_err())
+                        .map(|t| format!("/{t}"))
+                        .collect();
+                    shape.pointer(&bare).is_some()
+                })
+        };
+        let draw = self
+            .draws
+            .get(&(method.to_string(), r.route.clone()))
+            .or_else(|| {
+                self.draws
+                    .iter()
+                    .find(|((_, route), _)| *route == r.route)
+                    .map(|(_, d)| d)
+            })
+            .or_else(|| {
+                self.draws
+                    .get(&(w.method.clone(), w.route.clone()))
+                    .filter(|d| shows(d))
+            });
+        if let Some(d) = draw {
+            if let Some(n) = self
+                .new_id(world, r, "integer", new_uuid)
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                super::revisions::show(d, &mut entity, n);
             }
         }
         let entity = order_like(entity, example_entity.as_ref());

@@ -1252,3 +1252,66 @@ fn a_create_fills_the_empty_default_of_unsent_members_and_a_forced_delete_answer
     assert_eq!(r.status, 201);
     assert_eq!(r.body.unwrap()["data"]["name"], json!("Ada"));
 }
+
+#[test]
+fn an_update_that_draws_a_revision_id_moves_the_shared_sequence() {
+    // WordPress dev-b: PUT /pages/26 answers a new `predecessor-version` id
+    // (27) and `version-history` count 1 before the first create (page 28):
+    // the counter stood at 26. A served PUT draws 27 the same way; the next
+    // page is 28 and a post after it 29 (pages and posts share the counter).
+    let m = model("wordpress/dev-b.har");
+    let seq = m
+        .sequences
+        .iter()
+        .find(|s| s.collections.contains(&"/wp-json/wp/v2/pages".to_string()))
+        .unwrap();
+    assert_eq!(seq.starts_after, 26);
+    let s = serving::serving_model(&fixture("wordpress/dev-b.har")).unwrap();
+    let mut w = s.initial_world();
+    let put = ask(
+        &s,
+        &mut w,
+        "PUT",
+        "/wp-json/wp/v2/pages/26",
+        None,
+        Some(json!({"content": "Open Thursday to Saturday."})),
+    );
+    assert_eq!(put.status, 200);
+    let links = put.body.unwrap()["_links"].clone();
+    assert_eq!(links["predecessor-version"][0]["id"], json!(27));
+    assert!(links["predecessor-version"][0]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with("/wp-json/wp/v2/pages/26/revisions/27"));
+    assert_eq!(links["version-history"][0]["count"], json!(1));
+    let page = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/pages",
+        None,
+        Some(json!({"title": "Wholesale", "parent": 25})),
+    );
+    assert_eq!(page.body.unwrap()["id"], json!(28));
+    // A resource whose reads show no revisions draws none (tags).
+    let made = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/tags",
+        None,
+        Some(json!({"name": "Kenya"})),
+    );
+    let tag = ask(
+        &s,
+        &mut w,
+        "PUT",
+        &format!("/wp-json/wp/v2/tags/{}", made.body.unwrap()["id"]),
+        None,
+        Some(json!({"description": "Washed coffees."})),
+    );
+    assert_eq!(tag.status, 200);
+    assert!(tag.body.unwrap()["_links"]
+        .get("predecessor-version")
+        .is_none());
+}
