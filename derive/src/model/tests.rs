@@ -1315,3 +1315,24 @@ fn an_update_that_draws_a_revision_id_moves_the_shared_sequence() {
         .get("predecessor-version")
         .is_none());
 }
+
+#[test]
+fn a_document_whose_stored_texts_are_escaped_escapes_a_sent_text() {
+    // WordPress dev-b never writes a text with `&` to /settings, but its
+    // stored title reads `Ember &amp; Bean Journal` (and no text holds a
+    // bare `&`): a sent `&` comes back escaped, as dev-a's write shows.
+    let s = serving::serving_model(&fixture("wordpress/dev-b.har")).unwrap();
+    let mut w = s.initial_world();
+    let path = "/wp-json/wp/v2/settings";
+    let put = ask(
+        &s,
+        &mut w,
+        "POST",
+        path,
+        None,
+        Some(json!({"title": "A & B"})),
+    );
+    assert_eq!(put.body.unwrap()["title"], json!("A &amp; B"));
+    let read = ask(&s, &mut w, "GET", path, None, None);
+    assert_eq!(read.body.unwrap()["title"], json!("A &amp; B"));
+}
