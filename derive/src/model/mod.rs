@@ -18,6 +18,7 @@ pub mod lists;
 pub mod logs;
 pub mod post_reads;
 pub(crate) mod references;
+pub(crate) mod renderings;
 pub mod resources;
 pub(crate) mod revisions;
 pub mod routes;

@@ -78,6 +78,24 @@ fn repoint(f: &Follow<'_>, v: &mut Value, old: &str, new: &str, hit: &mut Vec<(u
     }
 }
 
+/// Rewrites URLs at any depth whose path ends with the segment `old`.
+fn last_segment(v: &mut Value, old: &str, new: &str) {
+    match v {
+        Value::Object(m) => m.values_mut().for_each(|c| last_segment(c, old, new)),
+        Value::Array(a) => a.iter_mut().for_each(|c| last_segment(c, old, new)),
+        Value::String(s) => {
+            let Some(p) = path_of(s) else { return };
+            let Some(at) = s.find(p).map(|i| i + p.len()) else {
+                return;
+            };
+            if s[..at].ends_with(&format!("/{old}")) {
+                *s = format!("{}{new}{}", &s[..at - old.len()], &s[at..]);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// True when a URL somewhere in `v` reads item `id`.
 fn points_at(f: &Follow<'_>, v: &Value, id: &str) -> bool {
     match v {
@@ -164,6 +182,15 @@ pub(crate) fn follow(
         if let (Some(old_t), false) = (&old_t, names_none(old)) {
             let mut whole = Value::Object(std::mem::take(entity));
             repoint(f, &mut whole, old_t, &new_t, &mut hit);
+            // A link named like the member (`_links.author` for `author`)
+            // to an item no resource of the model covers: its last segment.
+            if let Value::Object(o) = &mut whole {
+                for c in o.values_mut().filter_map(Value::as_object_mut) {
+                    if let Some(link) = c.get_mut(m) {
+                        last_segment(link, old_t, &new_t);
+                    }
+                }
+            }
             *entity = match whole {
                 Value::Object(o) => o,
                 _ => Map::new(),

@@ -117,6 +117,8 @@ pub struct ServingModel {
     replayed_writes: BTreeSet<(String, String)>,
     /// The ids each update route's recorded answers drew (revisions).
     draws: BTreeMap<(String, String), super::revisions::Draw>,
+    /// Texts the server renders from sent texts (`content.rendered`).
+    renderings: Vec<super::renderings::Rendering>,
 }
 
 /// Decoded query pairs, in order.
@@ -247,7 +249,10 @@ impl ServingModel {
                 _ => found.extend(entity_at(answer, r)),
             }
             {
-                for e in &found {
+                // An item read with a query may show another representation
+                // (`context=edit`, `_embed`): not the read shape.
+                let plain = !(t.role == "read" && !x.query.is_empty());
+                for e in found.iter().filter(|_| plain) {
                     shapes
                         .entry(t.resource)
                         .or_default()
@@ -288,6 +293,7 @@ impl ServingModel {
             about_keys,
             replayed_writes: BTreeSet::new(),
             draws: BTreeMap::new(),
+            renderings: super::renderings::infer(exchanges),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
@@ -748,7 +754,20 @@ impl ServingModel {
             e.retain(|k, _| shown.contains(k));
         }
         if let Some(shape) = self.read_nested.get(&index) {
-            prune_to_shape(&mut e, shape);
+            // What a draw adds reads show too (a read after a revision shows
+            // `predecessor-version`), though no read of this resource did.
+            let mut shape = shape.clone();
+            for d in self.draws.values() {
+                let mut at = &mut shape;
+                for t in d.container.split('/').skip(1) {
+                    let slot = at
+                        .entry(t.to_string())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    let Value::Object(next) = slot else { break };
+                    at = next;
+                }
+            }
+            prune_to_shape(&mut e, &shape);
         }
         e
     }
@@ -1396,12 +1415,19 @@ impl ServingModel {
         now_ms: i64,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
-        let w = self.write_of("POST", &r.route).or_else(|| {
+        let own = self.write_of("POST", &r.route).or_else(|| {
             self.model
                 .writes
                 .iter()
                 .find(|w| w.route == r.route && w.role == "create")
-        })?;
+        });
+        // A collection never created in: a sibling's create, re-rendered
+        // from one of this collection's own entities.
+        let lent_create = own.is_none();
+        let w = match own {
+            Some(w) => w,
+            None => self.sibling_create(r)?,
+        };
         let sent = unwrap(body, w)?;
         if let Some(missing) = self.missing_reference(world, r, &sent) {
             return Some(missing);
@@ -1466,7 +1492,11 @@ impl ServingModel {
                 id
             }
         };
-        let example_entity = entity_at(example, res);
+        let example_entity = if lent_create {
+            Some(self.template_entity(r, &sent)?)
+        } else {
+            entity_at(example, res)
+        };
         for f in &w.server_filled {
             let recorded = example_entity.as_ref().and_then(|e| e.get(&f.member));
             let v = match f.kind.as_str() {
@@ -1489,12 +1519,14 @@ impl ServingModel {
         // recorded example re-rendered with this call's values.
         if w.answer.body == "entity" {
             // The example's request without its envelope, as `sent` is.
-            if let (Some(e), Some(req)) = (
-                example_entity.as_ref(),
+            let req = if lent_create {
+                example_entity.as_ref().map(|e| template_request(e, &sent))
+            } else {
                 self.example_requests
                     .get(&(w.method.clone(), w.route.clone()))
-                    .and_then(|b| unwrap(b, w)),
-            ) {
+                    .and_then(|b| unwrap(b, w))
+            };
+            if let (Some(e), Some(req)) = (example_entity.as_ref(), req) {
                 let old_id = key_of(e, res);
                 entity = rerender(e, &req, &sent, old_id.as_deref(), &id);
                 // The new key as the server spells it (a number stays one).
@@ -1540,6 +1572,24 @@ impl ServingModel {
                 // call did not: the server fills the empty value of their
                 // type, when a recorded entity shows that value.
                 let mut filled = sent.clone();
+                // A lent create's template is another entity: its numbers
+                // the call did not send are the sibling create's (the caller
+                // as `author`), else the empty value.
+                if lent_create {
+                    let sibling = entity_at(example, res).unwrap_or_default();
+                    for (m, v) in e {
+                        if sent.contains_key(m) || *m == id_member || !v.is_number() {
+                            continue;
+                        }
+                        let d = sibling
+                            .get(m)
+                            .filter(|x| x.is_number())
+                            .cloned()
+                            .unwrap_or_else(|| Value::from(0));
+                        entity.insert(m.clone(), d.clone());
+                        filled.insert(m.clone(), d);
+                    }
+                }
                 if let Some(shown) = self.read_members.get(&r.index) {
                     for (m, v) in &req {
                         if sent.contains_key(m) || entity.contains_key(m) || !shown.contains(m) {
@@ -1553,6 +1603,15 @@ impl ServingModel {
                     }
                 }
                 super::references::follow(&f, e, &mut entity, &filled);
+                // A lent create's template is an old entity: its clocks
+                // (the sibling's create fills them) are now.
+                if lent_create {
+                    for f in w.server_filled.iter().filter(|f| f.kind == "clock") {
+                        if let Some(v) = clock_like_value(e.get(&f.member), now_ms) {
+                            entity.insert(f.member.clone(), v);
+                        }
+                    }
+                }
                 entity = order_like(entity, Some(e));
             }
         }
@@ -1575,6 +1634,7 @@ impl ServingModel {
                 numbered = true;
             }
         }
+        super::renderings::apply(&self.renderings, &sent, &mut entity);
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
@@ -1593,8 +1653,63 @@ impl ServingModel {
         };
         Some(
             self.json(status, answer, true, "create")
-                .by_convention(numbered),
+                .by_convention(numbered || lent_create),
         )
+    }
+
+    /// The create of the sibling collection (same parent, addressed by
+    /// path) whose reads show the most members this collection's reads
+    /// show (at least half of them), for a collection never created in.
+    fn sibling_create(&self, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        let parent = |c: &str| c.rsplit_once('/').map(|(p, _)| p.to_string());
+        let mine = self.read_members.get(&r.index)?;
+        let mut best: Option<(usize, &WriteSemantics)> = None;
+        for (i, s) in self.model.resources.iter().enumerate() {
+            if i == r.index
+                || s.addressing != "path"
+                || parent(&s.collection) != parent(&r.resource.collection)
+            {
+                continue;
+            }
+            let Some(w) = self
+                .model
+                .writes
+                .iter()
+                .find(|w| w.method == "POST" && w.route == s.collection && w.role == "create")
+            else {
+                continue;
+            };
+            let shared = self
+                .read_members
+                .get(&i)
+                .map(|o| o.intersection(mine).count())
+                .unwrap_or(0);
+            if shared * 2 >= mine.len() && best.is_none_or(|(b, _)| shared > b) {
+                best = Some((shared, w));
+            }
+        }
+        best.map(|(_, w)| w)
+    }
+
+    /// The entity of this collection a lent create re-renders: the one of
+    /// the recording's start holding the most of the sent scalar values
+    /// (then the lowest key).
+    fn template_entity(
+        &self,
+        r: &Resolved<'_>,
+        sent: &Map<String, Value>,
+    ) -> Option<Map<String, Value>> {
+        self.initial
+            .iter()
+            .filter(|(k, _)| k.0 == r.index && k.1 == r.scope)
+            .max_by_key(|(k, e)| {
+                let shared = sent
+                    .iter()
+                    .filter(|(m, v)| !v.is_object() && e.get(*m) == Some(*v))
+                    .count();
+                (shared, std::cmp::Reverse((*k).clone()))
+            })
+            .map(|(_, e)| e.clone())
     }
 
     /// The highest integer `member` of the entities whose `key_member`
@@ -1841,6 +1956,7 @@ impl ServingModel {
             }
         }
         // An update that draws an id (a revision) takes the sequence's next.
+        super::renderings::apply(&self.renderings, &sent, &mut entity);
         // The route's own draw, else the lent write's, else another update
         // of the same item route that drew (PATCH beside an unseen PUT).
         // A lent write's draw only where this resource's reads show the
@@ -2086,6 +2202,28 @@ fn quoting_answer(example: &Value, entity: &Map<String, Value>) -> Option<Value>
     Some(Value::Object(m))
 }
 
+/// What the template entity of a lent create "sent": for each member this
+/// call sends, the template's value as a sent one (a scalar or array as it
+/// is; an object of texts by its `rendered`-like shortest text).
+fn template_request(e: &Map<String, Value>, sent: &Map<String, Value>) -> Map<String, Value> {
+    let mut req = Map::new();
+    for m in sent.keys() {
+        let v = match e.get(m) {
+            Some(Value::Object(o)) => o
+                .values()
+                .filter_map(Value::as_str)
+                .min_by_key(|t| t.len())
+                .map(|t| Value::String(t.to_string())),
+            Some(v) => Some(v.clone()),
+            None => None,
+        };
+        if let Some(v) = v {
+            req.insert(m.clone(), v);
+        }
+    }
+    req
+}
+
 /// The empty value of a JSON value's type (`0`, `""`, `[]`, `false`).
 fn empty_like(v: &Value) -> Option<Value> {
     match v {
@@ -2133,7 +2271,12 @@ fn prune_to_shape(e: &mut Map<String, Value>, shape: &Map<String, Value>) {
 fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
     let new = sent.as_str()?;
     let o = old.as_object()?;
-    if o.is_empty() || !o.values().all(Value::is_string) {
+    // Texts beside flags and numbers (`protected: false`) are texts too.
+    if !o.values().any(Value::is_string)
+        || !o
+            .values()
+            .all(|v| v.is_string() || v.is_boolean() || v.is_number())
+    {
         return None;
     }
     let shortest = o
@@ -2143,9 +2286,9 @@ fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
         .min_by_key(|t| t.len())?;
     let out: Map<String, Value> = o
         .iter()
-        .map(|(k, v)| {
-            let t = v.as_str().unwrap_or_default();
-            (k.clone(), Value::String(t.replace(shortest, new)))
+        .map(|(k, v)| match v.as_str() {
+            Some(t) => (k.clone(), Value::String(t.replace(shortest, new))),
+            None => (k.clone(), v.clone()),
         })
         .collect();
     Some(Value::Object(out))

@@ -1336,3 +1336,60 @@ fn a_document_whose_stored_texts_are_escaped_escapes_a_sent_text() {
     let read = ask(&s, &mut w, "GET", path, None, None);
     assert_eq!(read.body.unwrap()["title"], json!("A &amp; B"));
 }
+
+#[test]
+fn a_create_lent_by_a_sibling_renders_one_of_the_collections_own_entities_and_the_sent_text() {
+    // WordPress dev-a never creates a page; posts' create is lent (pages and
+    // posts share most read members and their parent). The new page is
+    // page 26 (same parent 25) re-rendered: title, slug and link follow the
+    // sent title, the author is the caller (posts' create shows 1) and its
+    // link names user 1, clocks are now, and `content` is rendered without
+    // the block comments the posts' create showed stripped.
+    let s = serving::serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+    let mut w = s.initial_world();
+    let raw =
+        "<!-- wp:paragraph -->\n<p>Cafes: ask for our price list.</p>\n<!-- /wp:paragraph -->";
+    let page = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/pages",
+        None,
+        Some(json!({"title": "Wholesale", "content": raw, "status": "publish", "parent": 25})),
+    );
+    assert_eq!(page.status, 201);
+    assert!(page.convention, "a lent create is a convention");
+    let p = page.body.unwrap();
+    assert_eq!(p["id"], json!(27), "pages draw from the posts' counter");
+    assert_eq!(p["slug"], json!("wholesale"));
+    assert!(p["link"]
+        .as_str()
+        .unwrap()
+        .ends_with("/about-us/wholesale/"));
+    assert_eq!(p["title"]["rendered"], json!("Wholesale"));
+    assert_eq!(p["author"], json!(1));
+    assert!(p["_links"]["author"][0]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with("/users/1"));
+    assert_eq!(
+        p["content"]["rendered"],
+        json!("\n<p>Cafes: ask for our price list.</p>\n")
+    );
+    assert_eq!(
+        p["excerpt"]["rendered"],
+        json!("<p>Cafes: ask for our price list.</p>\n")
+    );
+    // Kinto (second app): a collection with its own creates is not lent.
+    let k = serving::serving_model(&fixture("kinto/dev-a.har")).unwrap();
+    let mut kw = k.initial_world();
+    let r = ask(
+        &k,
+        &mut kw,
+        "POST",
+        "/v1/buckets/shop/collections/customers/records",
+        None,
+        Some(json!({"data": {"name": "Ada"}})),
+    );
+    assert_eq!(r.status, 201);
+}
