@@ -5,7 +5,7 @@
 //! The hypothesis is kept only when every recorded write and read of the
 //! path fits it in order (the document merges the sent members; string
 //! values may come back HTML-escaped, learned from the writes that showed
-//! it). A write naming a member the document lacks, or a value of another
+//! it, else from the stored texts: an escaped `&` and no bare one). A write naming a member the document lacks, or a value of another
 //! JSON type, is not a merge the recording showed: the caller falls back.
 
 use super::exchange::{join, Exchange};
@@ -46,6 +46,18 @@ pub(crate) fn normalize(path: &str) -> String {
 }
 
 /// The documents the recording confirms, among paths `on_resource` rejects.
+/// `Some(true)` when a text member of the document holds an escaped `&`
+/// (`&amp;`) and no text member a bare one; `None` when no text tells.
+fn stored_escaped(doc: &Map<String, Value>) -> Option<bool> {
+    let texts: Vec<&str> = doc.values().filter_map(Value::as_str).collect();
+    let bare = texts.iter().any(|t| {
+        t.match_indices('&')
+            .any(|(i, _)| !t[i..].starts_with("&amp;"))
+    });
+    let escaped = texts.iter().any(|t| t.contains("&amp;"));
+    (escaped && !bare).then_some(true)
+}
+
 pub fn infer(exchanges: &[Exchange], on_resource: &dyn Fn(&Exchange) -> bool) -> Vec<Document> {
     let mut paths: Vec<String> = Vec::new();
     for x in exchanges {
@@ -124,6 +136,9 @@ pub fn infer(exchanges: &[Exchange], on_resource: &dyn Fn(&Exchange) -> bool) ->
                 continue 'path;
             }
         }
+        // No write sent a text to escape: the stored texts tell, when some
+        // holds an escaped `&` and none a bare one.
+        let escapes = escapes.or_else(|| initial.as_ref().and_then(stored_escaped));
         if let (Some(initial), true, true) = (initial, writes > 0, read_status > 0) {
             out.push(Document {
                 path: p,

@@ -8,7 +8,10 @@
 //! the highest id a sibling held, not its own (`sibling-max`: the first
 //! post after pages up to 26 is 27). Later creates of a group check the
 //! counter (id = counter + 1); those that skip ids are listed as
-//! `contradicted_by` and the counter only moves forward.
+//! `contradicted_by` and the counter only moves forward. An update that
+//! draws an id (`revisions`: a revision the answer shows nested) moves the
+//! counter too and supports it when it is the counter + 1; one drawn
+//! just before a group's first create says the counter stood before it.
 
 use super::exchange::{scalar_text, Exchange};
 use super::resources::Resource;
@@ -80,6 +83,8 @@ pub(crate) fn infer(
     let mut groups: Vec<Group> = Vec::new();
     let mut group_of: BTreeMap<usize, usize> = BTreeMap::new();
     let mut snapshots = Snapshots::default();
+    // Ids updates drew before their collection's group began: (resource, id, record).
+    let mut pending: Vec<(usize, u64, u64)> = Vec::new();
     for x in exchanges {
         let Some(t) = target_of(x, resources, templates) else {
             continue;
@@ -96,6 +101,22 @@ pub(crate) fn infer(
             .filter(|id| kind_of(id) == "integer")
             .and_then(|id| id.parse::<u64>().ok())
             .filter(|id| *id > 0);
+        // An update that drew an id (a revision) moves the counter too.
+        let drew = (x.is_2xx() && t.role == "update" && r.addressing == "path")
+            .then(|| x.answer.as_ref().and_then(|a| entity_at(a, r)))
+            .flatten()
+            .and_then(|a| super::revisions::drawn(snapshots.get(&t).map(|s| &s.0), &a))
+            .map(|(_, id, _)| id);
+        if let Some(id) = drew {
+            match group_of.get(&t.resource) {
+                Some(&g) if id == groups[g].counter + 1 => {
+                    groups[g].supported_by.push(x.ordinal);
+                    groups[g].counter = id;
+                }
+                Some(_) => {}
+                None => pending.push((t.resource, id, x.ordinal)),
+            }
+        }
         if let Some(id) = created {
             match group_of.get(&t.resource) {
                 Some(&g) => {
@@ -164,6 +185,18 @@ pub(crate) fn infer(
                                 }
                             }
                         }
+                        // Ids updates of the group drew just before (the
+                        // counter stood before them).
+                        let mut drawn_before = Vec::new();
+                        for &(ri, drawn, ordinal) in pending.iter().rev() {
+                            if drawn == group.start && group.resources.contains(&ri) {
+                                group.start -= 1;
+                                drawn_before.push(ordinal);
+                            }
+                        }
+                        drawn_before.reverse();
+                        drawn_before.extend(group.supported_by.drain(..));
+                        group.supported_by = drawn_before;
                         groups.push(group);
                     }
                 }

@@ -87,6 +87,9 @@ pub struct ServingModel {
     examples: BTreeMap<(String, String), Value>,
     /// The request body of each of those examples.
     example_requests: BTreeMap<(String, String), Value>,
+    /// The first 2xx answer of each delete route to a call that sent a
+    /// query (a forced delete's answer may differ from the soft one's).
+    queried_deletes: BTreeMap<String, Value>,
     /// The first 2xx item read answer of each resource (its envelope).
     reads: BTreeMap<usize, Value>,
     /// The recorded answer of each refusal, by ordinal.
@@ -101,9 +104,21 @@ pub struct ServingModel {
     /// Every member the recorded item and list reads of a resource showed
     /// (its read shape), by resource index.
     read_members: BTreeMap<usize, BTreeSet<String>>,
+    /// The members the recorded reads of a resource showed inside its
+    /// object members (`content` → `rendered`), by resource index: an
+    /// object of the member names, nested.
+    read_nested: BTreeMap<usize, Map<String, Value>>,
     /// Refused records whose answer quotes no sent value other than keys'
     /// (query values and body texts): answers about a key alone.
     about_keys: BTreeSet<u64>,
+    /// Write routes (method, route) whose every recorded 2xx call, replayed
+    /// in order through the model, got the recorded status: the model's
+    /// semantics there are confirmed even where the spec's plan is not.
+    replayed_writes: BTreeSet<(String, String)>,
+    /// The ids each update route's recorded answers drew (revisions).
+    draws: BTreeMap<(String, String), super::revisions::Draw>,
+    /// Texts the server renders from sent texts (`content.rendered`).
+    renderings: Vec<super::renderings::Rendering>,
 }
 
 /// Decoded query pairs, in order.
@@ -115,6 +130,8 @@ struct Replayed {
     basis: &'static str,
     /// Status and body equal the recording's.
     exact: bool,
+    /// The status equals the recording's.
+    status: bool,
 }
 
 impl ServingModel {
@@ -133,9 +150,11 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let mut queried_deletes: BTreeMap<String, Value> = BTreeMap::new();
         let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
+        let mut read_nested: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -190,6 +209,13 @@ impl ServingModel {
                     .entry((x.method.clone(), t.route.clone()))
                     .or_default()
                     .push(x.query.clone());
+                if let (Some(a), "DELETE", false) =
+                    (&x.answer, x.method.as_str(), x.query.is_empty())
+                {
+                    queried_deletes
+                        .entry(t.route.clone())
+                        .or_insert_with(|| a.clone());
+                }
                 if let Some(a) = &x.answer {
                     let k = (x.method.clone(), t.route.clone());
                     if !examples.contains_key(&k) {
@@ -223,11 +249,15 @@ impl ServingModel {
                 _ => found.extend(entity_at(answer, r)),
             }
             {
-                for e in &found {
+                // An item read with a query may show another representation
+                // (`context=edit`, `_embed`): not the read shape.
+                let plain = !(t.role == "read" && !x.query.is_empty());
+                for e in found.iter().filter(|_| plain) {
                     shapes
                         .entry(t.resource)
                         .or_default()
                         .extend(e.keys().cloned());
+                    merge_shape(read_nested.entry(t.resource).or_default(), e);
                 }
             }
             for e in found {
@@ -244,13 +274,14 @@ impl ServingModel {
         for (ri, set) in shapes {
             read_members.entry(ri).or_default().extend(set);
         }
-        ServingModel {
+        let mut serving = ServingModel {
             model,
             templates,
             initial,
             queries,
             examples,
             example_requests,
+            queried_deletes,
             reads,
             refusals,
             documents,
@@ -258,8 +289,52 @@ impl ServingModel {
             content_type,
             write_queries,
             read_members,
+            read_nested,
             about_keys,
+            replayed_writes: BTreeSet::new(),
+            draws: BTreeMap::new(),
+            renderings: super::renderings::infer(exchanges),
+        };
+        serving.draws =
+            super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
+        serving.replayed_writes = serving.confirmed_write_routes(exchanges);
+        serving
+    }
+
+    /// The write routes the model's own replay of the recording confirms:
+    /// every recorded 2xx write of the route was answered by the model with
+    /// the recorded status, and no write of the route fell back.
+    fn confirmed_write_routes(&self, exchanges: &[Exchange]) -> BTreeSet<(String, String)> {
+        let replayed: BTreeMap<u64, bool> = self
+            .replay(exchanges)
+            .into_iter()
+            .map(|r| (r.ordinal, r.status))
+            .collect();
+        let mut verdict: BTreeMap<(String, String), bool> = BTreeMap::new();
+        for x in exchanges.iter().filter(|x| !x.is_read() && x.is_2xx()) {
+            let Some(r) = self.resolve(&x.method, &x.path(), None, None) else {
+                continue;
+            };
+            if r.resource.addressing != "path" {
+                continue;
+            }
+            let ok = replayed.get(&x.ordinal).copied().unwrap_or(false);
+            *verdict.entry((x.method.clone(), r.route)).or_insert(true) &= ok;
         }
+        verdict
+            .into_iter()
+            .filter(|(_, ok)| *ok)
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// True when the model's replay of the recording confirms its write
+    /// semantics on the route `path` falls on (see `confirmed_write_routes`).
+    pub fn confirms_write(&self, method: &str, path: &str) -> bool {
+        self.resolve(method, path, None, None).is_some_and(|r| {
+            self.replayed_writes
+                .contains(&(method.to_string(), r.route))
+        })
     }
 
     /// Replays the recording, in order, from the initial World through
@@ -279,6 +354,27 @@ impl ServingModel {
                     .finish()
             });
             let path = x.path();
+            // A 2xx write to an item the recording never showed before: the
+            // item existed (its answer shows it), so it is laid in first; the
+            // replay checks the semantics, not what the capture saw.
+            if !x.is_read() && x.is_2xx() {
+                if let Some(r) = self.resolve(&x.method, &path, Some(&x.query), x.body.as_ref()) {
+                    if let (Some(id), "path", "update" | "delete") = (
+                        r.id.clone(),
+                        r.resource.addressing.as_str(),
+                        r.role.as_str(),
+                    ) {
+                        let key = (r.index, r.scope.clone(), id);
+                        let known = world.entities.contains_key(&key) || world.gone.contains(&key);
+                        if let (false, Some(e)) = (
+                            known,
+                            x.answer.as_ref().and_then(|a| entity_at(a, r.resource)),
+                        ) {
+                            world.entities.insert(key, e);
+                        }
+                    }
+                }
+            }
             if let Some(a) = self.answer(
                 &mut world,
                 &x.method,
@@ -292,6 +388,7 @@ impl ServingModel {
                     ordinal: x.ordinal,
                     basis: a.basis,
                     exact: a.status == x.status && a.body == x.answer,
+                    status: a.status == x.status,
                 });
             }
         }
@@ -524,7 +621,7 @@ impl ServingModel {
             if world.gone.contains(k) {
                 removed.push(k.2.clone());
             } else if let Some(e) = world.entities.get(k) {
-                changed.push(Value::Object(e.clone()));
+                changed.push(Value::Object(self.read_shaped(r.index, e.clone())));
             }
         }
         (!changed.is_empty() || !removed.is_empty()).then_some((changed, removed))
@@ -648,6 +745,31 @@ impl ServingModel {
             });
         }
         None
+    }
+
+    /// An entity as the resource's recorded reads show one: only members
+    /// some read showed, nested too (a write's answer may show more).
+    fn read_shaped(&self, index: usize, mut e: Map<String, Value>) -> Map<String, Value> {
+        if let Some(shown) = self.read_members.get(&index) {
+            e.retain(|k, _| shown.contains(k));
+        }
+        if let Some(shape) = self.read_nested.get(&index) {
+            // What a draw adds reads show too (a read after a revision shows
+            // `predecessor-version`), though no read of this resource did.
+            let mut shape = shape.clone();
+            for d in self.draws.values() {
+                let mut at = &mut shape;
+                for t in d.container.split('/').skip(1) {
+                    let slot = at
+                        .entry(t.to_string())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    let Value::Object(next) = slot else { break };
+                    at = next;
+                }
+            }
+            prune_to_shape(&mut e, &shape);
+        }
+        e
     }
 
     fn write_of(&self, method: &str, route: &str) -> Option<&WriteSemantics> {
@@ -866,9 +988,7 @@ impl ServingModel {
                         // A plain read shows only members some recorded read
                         // showed (a write's answer may show more).
                         if res.addressing == "path" && pairs.is_empty() {
-                            if let Some(shown) = self.read_members.get(&r.index) {
-                                e.retain(|k, _| shown.contains(k));
-                            }
+                            e = self.read_shaped(r.index, e);
                         }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
@@ -1295,12 +1415,19 @@ impl ServingModel {
         now_ms: i64,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
-        let w = self.write_of("POST", &r.route).or_else(|| {
+        let own = self.write_of("POST", &r.route).or_else(|| {
             self.model
                 .writes
                 .iter()
                 .find(|w| w.route == r.route && w.role == "create")
-        })?;
+        });
+        // A collection never created in: a sibling's create, re-rendered
+        // from one of this collection's own entities.
+        let lent_create = own.is_none();
+        let w = match own {
+            Some(w) => w,
+            None => self.sibling_create(r)?,
+        };
         let sent = unwrap(body, w)?;
         if let Some(missing) = self.missing_reference(world, r, &sent) {
             return Some(missing);
@@ -1365,7 +1492,11 @@ impl ServingModel {
                 id
             }
         };
-        let example_entity = entity_at(example, res);
+        let example_entity = if lent_create {
+            Some(self.template_entity(r, &sent)?)
+        } else {
+            entity_at(example, res)
+        };
         for f in &w.server_filled {
             let recorded = example_entity.as_ref().and_then(|e| e.get(&f.member));
             let v = match f.kind.as_str() {
@@ -1388,12 +1519,14 @@ impl ServingModel {
         // recorded example re-rendered with this call's values.
         if w.answer.body == "entity" {
             // The example's request without its envelope, as `sent` is.
-            if let (Some(e), Some(req)) = (
-                example_entity.as_ref(),
+            let req = if lent_create {
+                example_entity.as_ref().map(|e| template_request(e, &sent))
+            } else {
                 self.example_requests
                     .get(&(w.method.clone(), w.route.clone()))
-                    .and_then(|b| unwrap(b, w)),
-            ) {
+                    .and_then(|b| unwrap(b, w))
+            };
+            if let (Some(e), Some(req)) = (example_entity.as_ref(), req) {
                 let old_id = key_of(e, res);
                 entity = rerender(e, &req, &sent, old_id.as_deref(), &id);
                 // The new key as the server spells it (a number stays one).
@@ -1406,6 +1539,76 @@ impl ServingModel {
                     if let (Some(v), false) = (&f.detail, sent.contains_key(&f.member)) {
                         if !entity.contains_key(&f.member) && e.contains_key(&f.member) {
                             entity.insert(f.member.clone(), v.clone());
+                        }
+                    }
+                }
+                entity = order_like(entity, Some(e));
+                // References the sent members changed (links, texts).
+                let peers: Vec<Map<String, Value>> = world
+                    .entities
+                    .iter()
+                    .filter(|(k, _)| k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                let item_of = |p: &str| {
+                    let t = self.resolve("GET", p, None, None)?;
+                    (t.role == "read" && t.resource.addressing == "path")
+                        .then_some((t.index, t.scope, t.id?))
+                };
+                let held = |ri: usize, scope: &str, id: &str| {
+                    let k = (ri, scope.to_string(), id.to_string());
+                    world
+                        .entities
+                        .get(&k)
+                        .filter(|_| !world.gone.contains(&k))
+                        .cloned()
+                };
+                let f = super::references::Follow {
+                    item_of: &item_of,
+                    entity: &held,
+                    peers: &peers,
+                };
+                // Members every read shows that the example sent and this
+                // call did not: the server fills the empty value of their
+                // type, when a recorded entity shows that value.
+                let mut filled = sent.clone();
+                // A lent create's template is another entity: its numbers
+                // the call did not send are the sibling create's (the caller
+                // as `author`), else the empty value.
+                if lent_create {
+                    let sibling = entity_at(example, res).unwrap_or_default();
+                    for (m, v) in e {
+                        if sent.contains_key(m) || *m == id_member || !v.is_number() {
+                            continue;
+                        }
+                        let d = sibling
+                            .get(m)
+                            .filter(|x| x.is_number())
+                            .cloned()
+                            .unwrap_or_else(|| Value::from(0));
+                        entity.insert(m.clone(), d.clone());
+                        filled.insert(m.clone(), d);
+                    }
+                }
+                if let Some(shown) = self.read_members.get(&r.index) {
+                    for (m, v) in &req {
+                        if sent.contains_key(m) || entity.contains_key(m) || !shown.contains(m) {
+                            continue;
+                        }
+                        let Some(empty) = empty_like(v) else { continue };
+                        if peers.iter().any(|p| p.get(m) == Some(&empty)) {
+                            entity.insert(m.clone(), empty.clone());
+                            filled.insert(m.clone(), empty);
+                        }
+                    }
+                }
+                super::references::follow(&f, e, &mut entity, &filled);
+                // A lent create's template is an old entity: its clocks
+                // (the sibling's create fills them) are now.
+                if lent_create {
+                    for f in w.server_filled.iter().filter(|f| f.kind == "clock") {
+                        if let Some(v) = clock_like_value(e.get(&f.member), now_ms) {
+                            entity.insert(f.member.clone(), v);
                         }
                     }
                 }
@@ -1431,6 +1634,7 @@ impl ServingModel {
                 numbered = true;
             }
         }
+        super::renderings::apply(&self.renderings, &sent, &mut entity);
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
@@ -1449,8 +1653,63 @@ impl ServingModel {
         };
         Some(
             self.json(status, answer, true, "create")
-                .by_convention(numbered),
+                .by_convention(numbered || lent_create),
         )
+    }
+
+    /// The create of the sibling collection (same parent, addressed by
+    /// path) whose reads show the most members this collection's reads
+    /// show (at least half of them), for a collection never created in.
+    fn sibling_create(&self, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        let parent = |c: &str| c.rsplit_once('/').map(|(p, _)| p.to_string());
+        let mine = self.read_members.get(&r.index)?;
+        let mut best: Option<(usize, &WriteSemantics)> = None;
+        for (i, s) in self.model.resources.iter().enumerate() {
+            if i == r.index
+                || s.addressing != "path"
+                || parent(&s.collection) != parent(&r.resource.collection)
+            {
+                continue;
+            }
+            let Some(w) = self
+                .model
+                .writes
+                .iter()
+                .find(|w| w.method == "POST" && w.route == s.collection && w.role == "create")
+            else {
+                continue;
+            };
+            let shared = self
+                .read_members
+                .get(&i)
+                .map(|o| o.intersection(mine).count())
+                .unwrap_or(0);
+            if shared * 2 >= mine.len() && best.is_none_or(|(b, _)| shared > b) {
+                best = Some((shared, w));
+            }
+        }
+        best.map(|(_, w)| w)
+    }
+
+    /// The entity of this collection a lent create re-renders: the one of
+    /// the recording's start holding the most of the sent scalar values
+    /// (then the lowest key).
+    fn template_entity(
+        &self,
+        r: &Resolved<'_>,
+        sent: &Map<String, Value>,
+    ) -> Option<Map<String, Value>> {
+        self.initial
+            .iter()
+            .filter(|(k, _)| k.0 == r.index && k.1 == r.scope)
+            .max_by_key(|(k, e)| {
+                let shared = sent
+                    .iter()
+                    .filter(|(m, v)| !v.is_object() && e.get(*m) == Some(*v))
+                    .count();
+                (shared, std::cmp::Reverse((*k).clone()))
+            })
+            .map(|(_, e)| e.clone())
     }
 
     /// The highest integer `member` of the entities whose `key_member`
@@ -1696,6 +1955,47 @@ impl ServingModel {
                 }
             }
         }
+        // An update that draws an id (a revision) takes the sequence's next.
+        super::renderings::apply(&self.renderings, &sent, &mut entity);
+        // The route's own draw, else the lent write's, else another update
+        // of the same item route that drew (PATCH beside an unseen PUT).
+        // A lent write's draw only where this resource's reads show the
+        // members the draw raises (`version-history`).
+        let shows = |d: &super::revisions::Draw| {
+            let shape = Value::Object(self.read_nested.get(&r.index).cloned().unwrap_or_default());
+            !d.increments.is_empty()
+                && d.increments.iter().all(|p| {
+                    let bare: String = p
+                        .split('/')
+                        .skip(1)
+                        .take_while(|t| t.parse::<usize>().is_err())
+                        .map(|t| format!("/{t}"))
+                        .collect();
+                    shape.pointer(&bare).is_some()
+                })
+        };
+        let draw = self
+            .draws
+            .get(&(method.to_string(), r.route.clone()))
+            .or_else(|| {
+                self.draws
+                    .iter()
+                    .find(|((_, route), _)| *route == r.route)
+                    .map(|(_, d)| d)
+            })
+            .or_else(|| {
+                self.draws
+                    .get(&(w.method.clone(), w.route.clone()))
+                    .filter(|d| shows(d))
+            });
+        if let Some(d) = draw {
+            if let Some(n) = self
+                .new_id(world, r, "integer", new_uuid)
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                super::revisions::show(d, &mut entity, n);
+            }
+        }
         let entity = order_like(entity, example_entity.as_ref());
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
@@ -1827,6 +2127,18 @@ impl ServingModel {
         }
         world.gone.insert(key.clone());
         world.dirty.insert(key);
+        // A forced delete answers as the recorded forced one did, when that
+        // answer quotes the entity under a member (`previous`) and the
+        // route's answer kind is the entity itself.
+        if let (true, Some(ex)) = (forced, self.queried_deletes.get(&w.route)) {
+            if let Some(answer) = quoting_answer(ex, &entity) {
+                let status = *w.answer.statuses.first()?;
+                return Some(
+                    self.json(status, answer, true, "delete")
+                        .by_convention(lent),
+                );
+            }
+        }
         let answer = match w.answer.body.as_str() {
             "previous" => {
                 let mut m = example.as_object()?.clone();
@@ -1870,6 +2182,88 @@ impl ServingModel {
     }
 }
 
+/// A recorded answer that quotes an entity under one of its members
+/// (`{"deleted": true, "previous": {…}}`), with `entity` in its place,
+/// shown with the members the quoted one showed; `None` when the answer
+/// quotes none (it is the entity itself).
+fn quoting_answer(example: &Value, entity: &Map<String, Value>) -> Option<Value> {
+    let mut m = example.as_object()?.clone();
+    let slot = m
+        .iter()
+        .find(|(_, v)| v.as_object().is_some_and(|o| o.get("id").is_some()))
+        .map(|(k, _)| k.clone())?;
+    if m.contains_key("id") {
+        return None;
+    }
+    let shown = m.get(&slot)?.as_object()?.clone();
+    let mut e = entity.clone();
+    e.retain(|k, _| shown.contains_key(k));
+    m.insert(slot, Value::Object(e));
+    Some(Value::Object(m))
+}
+
+/// What the template entity of a lent create "sent": for each member this
+/// call sends, the template's value as a sent one (a scalar or array as it
+/// is; an object of texts by its `rendered`-like shortest text).
+fn template_request(e: &Map<String, Value>, sent: &Map<String, Value>) -> Map<String, Value> {
+    let mut req = Map::new();
+    for m in sent.keys() {
+        let v = match e.get(m) {
+            Some(Value::Object(o)) => o
+                .values()
+                .filter_map(Value::as_str)
+                .min_by_key(|t| t.len())
+                .map(|t| Value::String(t.to_string())),
+            Some(v) => Some(v.clone()),
+            None => None,
+        };
+        if let Some(v) = v {
+            req.insert(m.clone(), v);
+        }
+    }
+    req
+}
+
+/// The empty value of a JSON value's type (`0`, `""`, `[]`, `false`).
+fn empty_like(v: &Value) -> Option<Value> {
+    match v {
+        Value::Number(_) => Some(Value::from(0)),
+        Value::String(_) => Some(Value::String(String::new())),
+        Value::Array(_) => Some(Value::Array(Vec::new())),
+        Value::Bool(_) => Some(Value::Bool(false)),
+        _ => None,
+    }
+}
+
+/// Adds the member names of `e`'s object members (nested) to `shape`.
+fn merge_shape(shape: &mut Map<String, Value>, e: &Map<String, Value>) {
+    for (k, v) in e {
+        let slot = shape
+            .entry(k.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let (Some(inner), Value::Object(s)) = (v.as_object(), slot) {
+            merge_shape(s, inner);
+        }
+    }
+}
+
+/// Drops, inside the entity's object members, the members no recorded
+/// read showed there (a write's answer shows `content.raw`; a read does
+/// not). An object member the reads showed empty or never as an object
+/// is left as it is.
+fn prune_to_shape(e: &mut Map<String, Value>, shape: &Map<String, Value>) {
+    for (k, v) in e.iter_mut() {
+        let (Value::Object(inner), Some(Value::Object(s))) = (v, shape.get(k)) else {
+            continue;
+        };
+        if s.is_empty() {
+            continue;
+        }
+        inner.retain(|m, _| s.contains_key(m));
+        prune_to_shape(inner, s);
+    }
+}
+
 /// A sent text for a member the entity holds as an object of texts (the
 /// sent text echoed as `raw`, rendered into `rendered`): the object with
 /// its shortest text (the earlier sent one) replaced by the new text in
@@ -1877,7 +2271,12 @@ impl ServingModel {
 fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
     let new = sent.as_str()?;
     let o = old.as_object()?;
-    if o.is_empty() || !o.values().all(Value::is_string) {
+    // Texts beside flags and numbers (`protected: false`) are texts too.
+    if !o.values().any(Value::is_string)
+        || !o
+            .values()
+            .all(|v| v.is_string() || v.is_boolean() || v.is_number())
+    {
         return None;
     }
     let shortest = o
@@ -1887,9 +2286,9 @@ fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
         .min_by_key(|t| t.len())?;
     let out: Map<String, Value> = o
         .iter()
-        .map(|(k, v)| {
-            let t = v.as_str().unwrap_or_default();
-            (k.clone(), Value::String(t.replace(shortest, new)))
+        .map(|(k, v)| match v.as_str() {
+            Some(t) => (k.clone(), Value::String(t.replace(shortest, new))),
+            None => (k.clone(), v.clone()),
         })
         .collect();
     Some(Value::Object(out))
