@@ -9,11 +9,14 @@
 //! document is deterministic. `list_semantics` is the list-query section
 //! (filters, sort, paging), owned by `model::lists` when present.
 
+pub mod aggregates;
 pub mod cascades;
 pub mod conditions;
 pub mod documents;
+pub mod empty;
 pub mod errors;
 pub mod exchange;
+pub mod keyed;
 pub mod lists;
 pub mod logs;
 pub mod post_reads;
@@ -67,6 +70,15 @@ pub struct Model {
     pub list_semantics: Option<Value>,
     /// What the model could not infer.
     pub limitations: Vec<String>,
+    /// Whether the app leaves empty list members out of its answers.
+    #[serde(default)]
+    pub empty_lists: empty::EmptyLists,
+    /// Arrays of objects in entities, with the member that keys their items.
+    #[serde(default)]
+    pub arrays: Vec<keyed::KeyedArray>,
+    /// Arrays of a parent entity holding copies of its dependents.
+    #[serde(default)]
+    pub aggregates: Vec<aggregates::Aggregate>,
 }
 
 /// The app model of decoded Evidence.
@@ -121,6 +133,9 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
     let validation = validation::infer(exchanges, &resources, &templates);
     let errors = errors::infer(exchanges, &resources, &templates);
     let post_reads = post_reads::infer(exchanges, &resources);
+    let empty_lists = empty::infer(exchanges);
+    let arrays = keyed::infer(exchanges, &resources, &templates);
+    let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -158,8 +173,13 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
         post_reads,
         list_semantics: None,
         limitations,
+        empty_lists,
+        arrays,
+        aggregates,
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rpc;
