@@ -10,6 +10,7 @@
 //! (filters, sort, paging), owned by `model::lists` when present.
 
 pub mod aggregates;
+pub mod analogies;
 pub mod cascades;
 pub mod conditions;
 pub mod documents;
@@ -79,6 +80,10 @@ pub struct Model {
     /// Arrays of a parent entity holding copies of its dependents.
     #[serde(default)]
     pub aggregates: Vec<aggregates::Aggregate>,
+    /// What a verb does to a parent's dependents (or to a dependent
+    /// itself), lent across the pair from the side the recording shows.
+    #[serde(default)]
+    pub analogies: Vec<analogies::Analogy>,
 }
 
 /// The app model of decoded Evidence.
@@ -136,6 +141,7 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
     let empty_lists = empty::infer(exchanges);
     let arrays = keyed::infer(exchanges, &resources, &templates);
     let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
+    let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -176,6 +182,7 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
         empty_lists,
         arrays,
         aggregates,
+        analogies,
     }
 }
 

@@ -956,7 +956,11 @@ impl ServingModel {
                 } else {
                     self.action(world, &r, method, body?)
                 };
+                let mut served = served;
                 if served.as_ref().is_some_and(|s| s.applied) {
+                    if self.apply_analogies(world, &r, method) {
+                        served = served.map(|s| s.by_convention(true));
+                    }
                     self.refresh_aggregates(world, r.index);
                 }
                 served
@@ -965,6 +969,60 @@ impl ServingModel {
             "delete" => self.delete(world, &r, &pairs, now_ms),
             _ => None,
         }
+    }
+
+    /// The changes lent to this write by a verb analogy (`analogies`,
+    /// uncontradicted): on the entity itself (`own`) or on the dependents
+    /// whose reference holds its key (`dependents`). True when one applied.
+    fn apply_analogies(&self, world: &mut ModelWorld, r: &Resolved<'_>, method: &str) -> bool {
+        let Some(id) = r.id.as_deref() else {
+            return false;
+        };
+        let mut applied = false;
+        for a in
+            self.model.analogies.iter().filter(|a| {
+                a.method == method && a.route == r.route && a.contradicted_by.is_empty()
+            })
+        {
+            let keys: Vec<EntityKey> = match a.reference.as_deref() {
+                None => self
+                    .find(world, r, id)
+                    .map(|(k, _)| k)
+                    .into_iter()
+                    .collect(),
+                Some(reference) => {
+                    let Some(di) = self
+                        .model
+                        .resources
+                        .iter()
+                        .position(|x| x.name == a.changes)
+                    else {
+                        continue;
+                    };
+                    world
+                        .entities
+                        .iter()
+                        .filter(|(k, e)| {
+                            k.0 == di
+                                && !world.gone.contains(*k)
+                                && member_at(e, reference).and_then(scalar_text).as_deref()
+                                    == Some(id)
+                        })
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                }
+            };
+            for k in keys {
+                if let Some(e) = world.entities.get_mut(&k) {
+                    let mut v = Value::Object(std::mem::take(e));
+                    set_pointer(&mut v, &a.pointer, a.value.clone());
+                    *e = v.as_object().cloned().unwrap_or_default();
+                    world.dirty.insert(k);
+                    applied = true;
+                }
+            }
+        }
+        applied
     }
 
     /// After a dependent of an aggregate member changed through the model:

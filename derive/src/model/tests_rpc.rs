@@ -301,3 +301,73 @@ fn an_aggregate_member_is_recomputed_after_a_dependent_create() {
         assert!(model(f).aggregates.is_empty(), "{f}");
     }
 }
+
+#[test]
+fn a_verb_is_lent_between_a_parent_and_its_dependents() {
+    // MLflow dev-a: runs/delete (21) marks the run deleted (22) and the
+    // experiment read after experiments/delete (35) is deleted (36); no run
+    // is read after an experiment delete, so the cascade itself is lent,
+    // not confirmed (dev-b request 43).
+    let m = model("mlflow/dev-a.har");
+    let a = &m.analogies;
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(
+        (
+            a[0].direction.as_str(),
+            a[0].route.as_str(),
+            a[0].changes.as_str(),
+            a[0].reference.as_deref(),
+            a[0].pointer.as_str()
+        ),
+        (
+            "dependents",
+            "/api/2.0/mlflow/experiments/delete",
+            "run",
+            Some("/info/experiment_id"),
+            "/info/lifecycle_stage"
+        )
+    );
+    assert_eq!(a[0].supported_by, vec![21, 22, 35, 36]);
+    let mut s = Session::of("mlflow/dev-a.har");
+    let run = s.call(
+        "POST",
+        "runs/create",
+        None,
+        Some(json!({"experiment_id": "4", "run_name": "t", "start_time": 1})),
+    );
+    let id = run.body.unwrap()["run"]["info"]["run_id"].clone();
+    let del = s.call(
+        "POST",
+        "experiments/delete",
+        None,
+        Some(json!({"experiment_id": "4"})),
+    );
+    assert_eq!((del.status, del.convention), (200, true));
+    let q = format!("run_id={}", id.as_str().unwrap());
+    let got = s.call("GET", "runs/get", Some(&q), None).body.unwrap();
+    assert_eq!(got["run"]["info"]["lifecycle_stage"], json!("deleted"));
+    // MLflow dev-b: the confirmed cascade of experiments/delete lends
+    // runs/delete (never called there) the same change on the run itself.
+    let m = model("mlflow/dev-b.har");
+    assert_eq!(m.analogies.len(), 1, "{:?}", m.analogies);
+    assert_eq!(
+        (
+            m.analogies[0].direction.as_str(),
+            m.analogies[0].route.as_str()
+        ),
+        ("own", "/api/2.0/mlflow/runs/delete")
+    );
+    let mut s = Session::of("mlflow/dev-b.har");
+    let id = s.new_run();
+    let del = s.call("POST", "runs/delete", None, Some(json!({"run_id": id})));
+    assert_eq!((del.status, del.convention), (200, true));
+    let got = s
+        .call("GET", "runs/get", Some(&format!("run_id={id}")), None)
+        .body
+        .unwrap();
+    assert_eq!(got["run"]["info"]["lifecycle_stage"], json!("deleted"));
+    // Kinto and WordPress address nothing by RPC: no analogy.
+    for f in ["kinto/dev-a.har", "wordpress/dev-a.har"] {
+        assert!(model(f).analogies.is_empty(), "{f}");
+    }
+}
