@@ -9,11 +9,15 @@
 //! document is deterministic. `list_semantics` is the list-query section
 //! (filters, sort, paging), owned by `model::lists` when present.
 
+pub mod aggregates;
+pub mod analogies;
 pub mod cascades;
 pub mod conditions;
 pub mod documents;
+pub mod empty;
 pub mod errors;
 pub mod exchange;
+pub mod keyed;
 pub mod lists;
 pub mod logs;
 pub mod post_reads;
@@ -70,6 +74,19 @@ pub struct Model {
     pub list_semantics: Option<Value>,
     /// What the model could not infer.
     pub limitations: Vec<String>,
+    /// Whether the app leaves empty list members out of its answers.
+    #[serde(default)]
+    pub empty_lists: empty::EmptyLists,
+    /// Arrays of objects in entities, with the member that keys their items.
+    #[serde(default)]
+    pub arrays: Vec<keyed::KeyedArray>,
+    /// Arrays of a parent entity holding copies of its dependents.
+    #[serde(default)]
+    pub aggregates: Vec<aggregates::Aggregate>,
+    /// What a verb does to a parent's dependents (or to a dependent
+    /// itself), lent across the pair from the side the recording shows.
+    #[serde(default)]
+    pub analogies: Vec<analogies::Analogy>,
 }
 
 /// The app model of decoded Evidence.
@@ -124,6 +141,10 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
     let validation = validation::infer(exchanges, &resources, &templates);
     let errors = errors::infer(exchanges, &resources, &templates);
     let post_reads = post_reads::infer(exchanges, &resources);
+    let empty_lists = empty::infer(exchanges);
+    let arrays = keyed::infer(exchanges, &resources, &templates);
+    let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
+    let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -161,8 +182,14 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
         post_reads,
         list_semantics: None,
         limitations,
+        empty_lists,
+        arrays,
+        aggregates,
+        analogies,
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rpc;

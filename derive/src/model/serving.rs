@@ -934,11 +934,52 @@ impl ServingModel {
         let pairs = rea_engine::codec::query_pairs(query?);
         let items = log.items(&world.logged, &pairs);
         if items.is_empty() {
-            return None;
+            // An owner the World knows with nothing logged under the
+            // filters: the app's empty result, without the list member.
+            return self.empty_log(world, log, &pairs);
         }
         let mut m = Map::new();
         m.insert(log.member.clone(), Value::Array(items));
         Some(self.json(log.status, Value::Object(m), false, "log-read"))
+    }
+
+    /// The empty answer of a log read (`{}`) when the app omits empty list
+    /// members (`empty_lists`) and the owner the query names is known: a
+    /// logged write or an entity of the model's World names it.
+    fn empty_log(
+        &self,
+        world: &ModelWorld,
+        log: &super::logs::LogRead,
+        pairs: &[(String, String)],
+    ) -> Option<Served> {
+        if !self.model.empty_lists.omitted() {
+            return None;
+        }
+        let owner = pairs
+            .iter()
+            .find(|(k, _)| *k == log.owner_query)?
+            .1
+            .as_str();
+        let logged = world
+            .logged
+            .iter()
+            .any(|b| b.get(&log.owner_body).and_then(scalar_text).as_deref() == Some(owner));
+        let held = || {
+            world.entities.iter().any(|((ri, _, _), e)| {
+                !world.gone.iter().any(|g| g.0 == *ri && g.2 == owner)
+                    && self.model.resources.get(*ri).is_some_and(|r| {
+                        r.keys.iter().any(|k| {
+                            k.name == log.owner_query
+                                && member_at(e, &k.entity_member)
+                                    .and_then(scalar_text)
+                                    .as_deref()
+                                    == Some(owner)
+                        })
+                    })
+            })
+        };
+        (logged || held())
+            .then(|| self.json(log.status, Value::Object(Map::new()), false, "empty-result"))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1008,6 +1049,10 @@ impl ServingModel {
                             None => None,
                         }
                         .unwrap_or_else(|| wrap(&env, Value::Object(e)));
+                        let mut body = body;
+                        if self.model.empty_lists.omitted() {
+                            super::empty::strip(&mut body);
+                        }
                         Some(self.json(200, body, false, "read"))
                     }
                     None => self.absence(&r, &id),
@@ -1025,11 +1070,157 @@ impl ServingModel {
                     convention: false,
                 })
             }
-            "create" => self.create(world, &r, body?, now_ms, new_uuid),
+            "create" | "action" => {
+                let served = if r.role == "create" {
+                    self.create(world, &r, body?, now_ms, new_uuid)
+                } else {
+                    self.action(world, &r, method, body?)
+                };
+                let mut served = served;
+                if served.as_ref().is_some_and(|s| s.applied) {
+                    if self.apply_analogies(world, &r, method) {
+                        served = served.map(|s| s.by_convention(true));
+                    }
+                    self.refresh_aggregates(world, r.index);
+                }
+                served
+            }
             "update" => self.update(world, &r, method, body?, now_ms, new_uuid),
             "delete" => self.delete(world, &r, &pairs, now_ms),
-            "action" => self.action(world, &r, method, body?),
             _ => None,
+        }
+    }
+
+    /// The changes lent to this write by a verb analogy (`analogies`,
+    /// uncontradicted): on the entity itself (`own`) or on the dependents
+    /// whose reference holds its key (`dependents`). True when one applied.
+    fn apply_analogies(&self, world: &mut ModelWorld, r: &Resolved<'_>, method: &str) -> bool {
+        let Some(id) = r.id.as_deref() else {
+            return false;
+        };
+        let mut applied = false;
+        for a in
+            self.model.analogies.iter().filter(|a| {
+                a.method == method && a.route == r.route && a.contradicted_by.is_empty()
+            })
+        {
+            let keys: Vec<EntityKey> = match a.reference.as_deref() {
+                None => self
+                    .find(world, r, id)
+                    .map(|(k, _)| k)
+                    .into_iter()
+                    .collect(),
+                Some(reference) => {
+                    let Some(di) = self
+                        .model
+                        .resources
+                        .iter()
+                        .position(|x| x.name == a.changes)
+                    else {
+                        continue;
+                    };
+                    world
+                        .entities
+                        .iter()
+                        .filter(|(k, e)| {
+                            k.0 == di
+                                && !world.gone.contains(*k)
+                                && member_at(e, reference).and_then(scalar_text).as_deref()
+                                    == Some(id)
+                        })
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                }
+            };
+            for k in keys {
+                if let Some(e) = world.entities.get_mut(&k) {
+                    let mut v = Value::Object(std::mem::take(e));
+                    set_pointer(&mut v, &a.pointer, a.value.clone());
+                    *e = v.as_object().cloned().unwrap_or_default();
+                    world.dirty.insert(k);
+                    applied = true;
+                }
+            }
+        }
+        applied
+    }
+
+    /// After a dependent of an aggregate member changed through the model:
+    /// every parent's array gets the changed dependents' copies
+    /// (`aggregates`, uncontradicted).
+    fn refresh_aggregates(&self, world: &mut ModelWorld, dependent: usize) {
+        let res = &self.model.resources;
+        let index = |name: &str, collection: &str| {
+            res.iter()
+                .position(|r| r.name == name && r.collection == collection)
+        };
+        for ag in self
+            .model
+            .aggregates
+            .iter()
+            .filter(|a| a.contradicted_by.is_empty())
+        {
+            if index(&ag.dependent, &ag.dependent_collection) != Some(dependent) {
+                continue;
+            }
+            let Some(pi) = index(&ag.resource, &ag.collection) else {
+                continue;
+            };
+            let dep = &res[dependent];
+            let owners: BTreeSet<String> = world
+                .dirty
+                .iter()
+                .filter(|k| k.0 == dependent && !world.gone.contains(*k))
+                .filter_map(|k| world.entities.get(k))
+                .filter_map(|e| member_at(e, &ag.reference).and_then(scalar_text))
+                .collect();
+            for owner in owners {
+                let holds = |e: &Map<String, Value>, m: &str| {
+                    member_at(e, m).and_then(scalar_text).as_deref() == Some(owner.as_str())
+                };
+                let parent = world
+                    .entities
+                    .iter()
+                    .find(|(k, e)| {
+                        k.0 == pi && !world.gone.contains(*k) && holds(e, &ag.parent_key)
+                    })
+                    .map(|(k, _)| k.clone());
+                let Some(pk) = parent else { continue };
+                let items: Vec<Value> = world
+                    .entities
+                    .get(&pk)
+                    .and_then(|e| member_at(e, &ag.pointer))
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                // The copies the array holds are the dependent's entities
+                // too: the World keeps those it did not hold yet.
+                for item in items.iter().filter_map(Value::as_object) {
+                    let Some(id) = compound_key(item, dep).or_else(|| key_of(item, dep)) else {
+                        continue;
+                    };
+                    let k = (dependent, String::new(), id);
+                    if !world.entities.contains_key(&k) && !world.gone.contains(&k) {
+                        world.entities.insert(k, item.clone());
+                    }
+                }
+                let pool: Vec<&Map<String, Value>> = world
+                    .entities
+                    .iter()
+                    .filter(|(k, e)| {
+                        k.0 == dependent && !world.gone.contains(*k) && holds(e, &ag.reference)
+                    })
+                    .map(|(_, e)| e)
+                    .collect();
+                let latest = ag.latest(&pool);
+                let Some(e) = world.entities.get_mut(&pk) else {
+                    continue;
+                };
+                let mut v = Value::Object(std::mem::take(e));
+                set_pointer(&mut v, &ag.pointer, Value::Array(latest));
+                *e = v.as_object().cloned().unwrap_or_default();
+                world.dirty.insert(pk);
+            }
         }
     }
 
@@ -1141,7 +1332,18 @@ impl ServingModel {
         body: &Value,
     ) -> Option<Served> {
         let id = r.id.clone()?;
-        let Some((key, mut entity)) = self.find(world, r, &id) else {
+        // Every key of the entity the body names must match (each version
+        // of a name).
+        let named = |e: &Map<String, Value>| {
+            r.resource
+                .keys
+                .iter()
+                .all(|k| match body.get(&k.name).and_then(scalar_text) {
+                    Some(v) => member_at(e, &k.entity_member).and_then(scalar_text) == Some(v),
+                    None => true,
+                })
+        };
+        let Some((key, mut entity)) = self.find_where(world, r, &id, &named) else {
             return self.absence(r, &id);
         };
         let w = self.write_of(method, &r.route);
@@ -1175,11 +1377,15 @@ impl ServingModel {
                             for item in body.get(m).and_then(Value::as_array).into_iter().flatten()
                             {
                                 if let Some(o) = item.as_object() {
-                                    append(&mut value, &e.pointer, o);
+                                    let k = self.array_key(r.index, &e.pointer);
+                                    super::keyed::upsert(&mut value, &e.pointer, o, k);
                                 }
                             }
                         }
-                        ("appends", None) => append(&mut value, &e.pointer, &rest),
+                        ("appends", None) => {
+                            let k = self.array_key(r.index, &e.pointer);
+                            super::keyed::upsert(&mut value, &e.pointer, &rest, k)
+                        }
                         _ => {}
                     }
                 }
@@ -1233,7 +1439,8 @@ impl ServingModel {
                             .map(|(k, v)| (k.clone(), v.clone()))
                             .collect();
                         let mut value = Value::Object(entity);
-                        append(&mut value, &pointer, &rest);
+                        let k = self.array_key(r.index, &pointer);
+                        super::keyed::upsert(&mut value, &pointer, &rest, k);
                         entity = value.as_object().cloned().unwrap_or_default();
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
@@ -1255,6 +1462,19 @@ impl ServingModel {
                         entity = value.as_object().cloned().unwrap_or_default();
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
+                    } else if let Some((pointer, item_key)) = self.lent_item_upsert(r, body) {
+                        let keys: Vec<&str> =
+                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+                        let rest: Map<String, Value> = body
+                            .iter()
+                            .filter(|(k, _)| !keys.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect();
+                        let mut value = Value::Object(entity);
+                        super::keyed::upsert(&mut value, &pointer, &rest, item_key.as_deref());
+                        entity = value.as_object().cloned().unwrap_or_default();
+                        world.entities.insert(key.clone(), entity);
+                        world.dirty.insert(key);
                     }
                 }
                 Some(
@@ -1263,6 +1483,71 @@ impl ServingModel {
                 )
             }
             None => None,
+        }
+    }
+
+    /// The member keying the items of the array at `pointer` of the
+    /// resource's entities (`arrays`), if any.
+    fn array_key(&self, resource: usize, pointer: &str) -> Option<&str> {
+        let r = self.model.resources.get(resource)?;
+        self.model
+            .arrays
+            .iter()
+            .find(|a| a.resource == r.name && a.collection == r.collection && a.pointer == pointer)?
+            .key
+            .as_deref()
+    }
+
+    /// A verb the recording never used whose body, without the keys, has the
+    /// members of the items of exactly one array of the resource's entities
+    /// whose name the verb names (`alias` → `/aliases`, `set-…-tag` →
+    /// `/tags`): that array and its item key. The item is put in the array.
+    fn lent_item_upsert(
+        &self,
+        r: &Resolved<'_>,
+        body: &Map<String, Value>,
+    ) -> Option<(String, Option<String>)> {
+        let keys: Vec<&str> = r.resource.keys.iter().map(|k| k.name.as_str()).collect();
+        let names: BTreeSet<&str> = body
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !keys.contains(k))
+            .collect();
+        if names.is_empty() {
+            return None;
+        }
+        let verb = r.route.rsplit('/').next()?.to_ascii_lowercase();
+        let found: Vec<&super::keyed::KeyedArray> = self
+            .model
+            .arrays
+            .iter()
+            .filter(|a| a.resource == r.resource.name && a.collection == r.resource.collection)
+            .filter(|a| {
+                a.item_members.iter().all(|m| names.contains(m.as_str()))
+                    && names.iter().all(|n| {
+                        a.item_members
+                            .iter()
+                            .chain(&a.optional_members)
+                            .any(|m| m == n)
+                    })
+            })
+            .filter(|a| {
+                let leaf = a
+                    .pointer
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                let named = [leaf.strip_suffix("es"), leaf.strip_suffix('s')]
+                    .into_iter()
+                    .flatten()
+                    .any(|stem| stem.len() >= 3 && verb.contains(stem));
+                named
+            })
+            .collect();
+        match found.as_slice() {
+            [a] => Some((a.pointer.clone(), a.key.clone())),
+            _ => None,
         }
     }
 
@@ -2673,31 +2958,6 @@ fn set_pointer(target: &mut Value, pointer: &str, v: Value) {
         cur = map
             .entry(t.clone())
             .or_insert_with(|| Value::Object(Map::new()));
-    }
-}
-
-/// Appends `rest` to the array at `pointer`, replacing an element with the
-/// same `key` member.
-fn append(target: &mut Value, pointer: &str, rest: &Map<String, Value>) {
-    if target.pointer(pointer).is_none() {
-        set_pointer(target, pointer, Value::Array(Vec::new()));
-    }
-    let Some(Value::Array(items)) = target.pointer_mut(pointer) else {
-        return;
-    };
-    let new = Value::Object(rest.clone());
-    let same = items
-        .iter()
-        .position(|i| rest.get("key").is_some() && i.get("key") == rest.get("key"));
-    match same {
-        Some(p) => {
-            if let (Some(Value::Object(old)), Value::Object(n)) = (items.get_mut(p), new) {
-                for (k, v) in n {
-                    old.insert(k, v);
-                }
-            }
-        }
-        None => items.push(new),
     }
 }
 

@@ -710,13 +710,28 @@ fn log_reads_answer_the_items_earlier_writes_logged() {
             {"key": "m", "value": 2.0, "timestamp": 2, "step": 1}
         ]})
     );
-    // Nothing logged for that key: not answered (the caller falls back).
-    assert!(s
+    // Nothing logged for that key of a known run: the app's empty result
+    // (MLflow omits empty list members, `empty_lists`); an unknown run:
+    // not answered (the caller falls back).
+    let empty = s
         .answer(
             &mut w,
             "GET",
             &l.path,
             Some(&format!("run_id={id}&metric_key=zz")),
+            None,
+            0,
+            &mut uuid,
+        )
+        .unwrap();
+    assert_eq!((empty.status, empty.basis), (200, "empty-result"));
+    assert_eq!(empty.body, Some(json!({})));
+    assert!(s
+        .answer(
+            &mut w,
+            "GET",
+            &l.path,
+            Some("run_id=ffffffffffffffffffffffffffffffff&metric_key=zz"),
             None,
             0,
             &mut uuid

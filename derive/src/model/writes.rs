@@ -552,7 +552,9 @@ fn effects(
         // entity's array of the same name: merged in element by element.
         let leaf = pointer.rsplit('/').next().unwrap_or("").to_string();
         if let (Value::Array(items), Some(Value::Array(sent))) = (&value, rest.get(&leaf)) {
-            if !sent.is_empty() && sent.iter().all(|e| items.contains(e)) {
+            if !sent.is_empty()
+                && (sent.iter().all(|e| items.contains(e)) || super::keyed::lands(sent, items))
+            {
                 acc.effects
                     .entry((pointer, "appends".into(), Some(leaf)))
                     .or_default()
