@@ -65,6 +65,11 @@ pub enum Meaning {
     /// the value spells before it: `eq.x`, `neq.x`, `gt.5`, `gte.5`,
     /// `lt.5`, `lte.5`, `in.(a,b)`, `not.` before any of them negates.
     ValueOperators { field: FieldPath },
+    /// A lifecycle-style selector (`DELETED_ONLY`, `active`): keep
+    /// entities whose text `field` equals, in any case, one of the words
+    /// of the value; a value of the words `all`, `any` or `both` keeps
+    /// every entity.
+    Selector { field: FieldPath },
 }
 
 impl Meaning {
@@ -82,6 +87,7 @@ impl Meaning {
             Meaning::Search => "search",
             Meaning::FilterLanguage => "filter-language",
             Meaning::ValueOperators { .. } => "value-operators",
+            Meaning::Selector { .. } => "selector",
         }
     }
 }
@@ -152,8 +158,10 @@ pub struct InstanceCheck {
     pub ordinal: u64,
     /// `reproduced`, `consistent` (the World is partial for it and agrees
     /// with what it holds), `partial` (the World holds none of its items),
-    /// `contradicted`, `not-understood`, `after-write` (not
-    /// checked: the World at that time is not the initial one) or
+    /// `contradicted`, `not-understood`, `unsettled` (after writes, the
+    /// World replayed to that moment gives another answer: neither confirms
+    /// nor contradicts), `after-write` (after writes, and the World at that
+    /// moment could not be replayed) or
     /// `unchecked` (the same request and answer as an earlier instance, or
     /// beyond the first 64 distinct ones).
     pub verdict: String,

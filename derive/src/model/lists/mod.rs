@@ -15,6 +15,7 @@
 pub mod conventions;
 pub mod infer;
 pub mod instances;
+pub mod moments;
 
 /// The document, field paths, filter expressions and the evaluator live
 /// in `rea-engine` (serving uses them); inference re-exports them.
@@ -24,13 +25,30 @@ pub use eval::{evaluate, NotUnderstood, Page};
 pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};
 
 use crate::manifest::Manifest;
+use crate::model::serving::ServingModel;
 use crate::state::records::Record;
 use crate::state::State;
 
 /// Infers the list semantics of every list endpoint of a capture, from its
-/// records, manifest and environment state. Deterministic.
+/// records, manifest and environment state. Deterministic. Instances after
+/// writes are checked only against the initial World's view of them (not
+/// at all); see `infer_with`.
 pub fn infer(records: &[Record], manifest: &Manifest, state: &State) -> ListSemantics {
-    let endpoints = instances::endpoints(records, manifest, state);
+    infer_with(records, manifest, state, None)
+}
+
+/// `infer`, with the instances recorded after writes checked against the
+/// World as of their moment: the recording's writes replayed through the
+/// spec's engine and the app model (`serving`), as the server dispatches
+/// them (`moments`).
+pub fn infer_with(
+    records: &[Record],
+    manifest: &Manifest,
+    state: &State,
+    serving: Option<&ServingModel>,
+) -> ListSemantics {
+    let mut endpoints = instances::endpoints(records, manifest, state);
+    at_their_moment(&mut endpoints, records, manifest, state, serving);
     let mut inferred: Vec<EndpointSemantics> =
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
@@ -38,6 +56,53 @@ pub fn infer(records: &[Record], manifest: &Manifest, state: &State) -> ListSema
     ListSemantics {
         view: "list-semantics".into(),
         endpoints: inferred,
+    }
+}
+
+/// Fills each after-write instance's universe with the World as of its
+/// moment, and gives an endpoint whose every instance came after writes
+/// the identity its answers show.
+fn at_their_moment(
+    endpoints: &mut [instances::Endpoint],
+    records: &[Record],
+    manifest: &Manifest,
+    state: &State,
+    serving: Option<&ServingModel>,
+) {
+    let wanted: Vec<moments::Wanted> = endpoints
+        .iter()
+        .flat_map(|e| {
+            e.instances
+                .iter()
+                .filter(|i| !i.initial)
+                .take(infer::MAX_CHECKED)
+                .map(move |i| moments::Wanted {
+                    ordinal: i.ordinal,
+                    tool: e.tool.name.clone(),
+                    universe_kind: e.universe_kind.clone(),
+                    method: e.tool.method.clone(),
+                    path: i.path.clone(),
+                })
+        })
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+    let Ok(engine) = rea_engine::Engine::from_records(by_ordinal, manifest.clone(), state.clone())
+    else {
+        return;
+    };
+    let mut found = moments::universes(records, &engine, serving, state, &wanted);
+    for e in endpoints.iter_mut() {
+        for i in e.instances.iter_mut().filter(|i| !i.initial) {
+            i.universe = found.remove(&i.ordinal);
+        }
+        if e.identity.is_none() {
+            let seen: Vec<&serde_json::Value> =
+                e.instances.iter().flat_map(|i| i.items.iter()).collect();
+            e.identity = instances::identity_of(&seen);
+        }
     }
 }
 
@@ -59,7 +124,9 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
                         && p.basis != "sibling"
                         && !matches!(
                             p.meaning,
-                            Meaning::Filter { .. } | Meaning::ValueOperators { .. }
+                            Meaning::Filter { .. }
+                                | Meaning::ValueOperators { .. }
+                                | Meaning::Selector { .. }
                         )
                 })
                 .map(move |p| (e.tool.clone(), p.clone()))
