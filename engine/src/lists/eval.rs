@@ -368,7 +368,7 @@ pub fn evaluate(
     let (mut size, mut page, mut offset, mut cursor, mut fields) = (None, None, None, None, None);
     let grouped = group(params);
     for (name, values) in &grouped {
-        let meaning = match sem.kept(name) {
+        let meaning = match sem.meaning(name) {
             Some(m) => m.clone(),
             None if sem.field_name_filters => match resolve(name, universe) {
                 Some(field) => Meaning::Filter { field, op: Op::Eq },
@@ -401,12 +401,21 @@ pub fn evaluate(
                 }
             }
             Meaning::Fields => {
-                fields = Some(
-                    alternatives(values)
-                        .iter()
-                        .filter_map(text_of)
-                        .collect::<Vec<_>>(),
-                )
+                let mut named: Vec<String> = alternatives(values).iter().filter_map(text_of).collect();
+                // An unconfirmed selection keeps the identity, so the
+                // items stay addressable.
+                if sem.kept(name).is_none() {
+                    if let Some(crate::lists::fields::Step::Member { name: id }) =
+                        sem.identity.as_ref().and_then(|p| p.0.first()).filter(|_| {
+                            sem.identity.as_ref().is_some_and(|p| p.0.len() == 1)
+                        })
+                    {
+                        if !named.contains(id) {
+                            named.insert(0, id.clone());
+                        }
+                    }
+                }
+                fields = Some(named)
             }
             Meaning::Search => {
                 needles.extend(values.iter().filter_map(text_of).map(|s| s.to_lowercase()))

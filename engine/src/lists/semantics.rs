@@ -100,7 +100,9 @@ pub struct ParamMeaning {
     /// `convention` (from the library of common spellings) or `data` (the
     /// answer equals the World list narrowed on a member of that name).
     pub basis: String,
-    /// `kept` when every recorded instance using it re-renders, else `dropped`.
+    /// `kept` when every recorded instance using it re-renders, else
+    /// `dropped`; `convention` for a library convention no recorded request
+    /// used (served, never confirmed).
     pub status: String,
     /// The values the recording used.
     pub observed: Vec<Value>,
@@ -229,6 +231,30 @@ impl EndpointSemantics {
             .iter()
             .find(|p| p.status == "kept" && p.meaning.kind() == kind)
             .map(|p| p.name.as_str())
+    }
+
+    /// The meaning a parameter name is served with: its kept meaning, else
+    /// a library convention no recorded request used (`status:
+    /// "convention"`, answers counted as convention).
+    pub fn meaning(&self, name: &str) -> Option<&Meaning> {
+        self.kept(name).or_else(|| {
+            self.params
+                .iter()
+                .find(|p| p.name == name && p.status == "convention")
+                .map(|p| &p.meaning)
+        })
+    }
+
+    /// True when some parameter of the request is served by an unconfirmed
+    /// library convention.
+    pub fn by_convention(&self, params: &[(String, Value)]) -> bool {
+        params.iter().any(|(n, _)| {
+            self.kept(n).is_none()
+                && self
+                    .params
+                    .iter()
+                    .any(|p| p.name == *n && p.status == "convention")
+        })
     }
 
     /// The kept meaning of a parameter name.

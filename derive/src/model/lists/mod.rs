@@ -53,6 +53,7 @@ pub fn infer_with(
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
     adopt_page_size(&mut inferred, &endpoints);
+    adopt_field_selection(&mut inferred);
     ListSemantics {
         view: "list-semantics".into(),
         endpoints: inferred,
@@ -146,6 +147,14 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
         .filter(|e| !e.default_order.is_empty() && !e.default_order_evidence.is_empty())
         .map(|e| (e.tool.clone(), e.default_order.clone()))
         .collect();
+    // How next pages are spelled, where some endpoint's answers linked one.
+    let spellings: Vec<(String, Option<String>, crate::model::lists::semantics::Spelling)> =
+        endpoints
+            .iter()
+            .filter(|e| e.confirmed())
+            .filter(|e| e.spelling.next_header.is_some() || e.spelling.next_member.is_some())
+            .map(|e| (e.tool.clone(), e.param_of("cursor").map(String::from), e.spelling.clone()))
+            .collect();
     for e in endpoints.iter_mut() {
         // An endpoint whose recording never listed unsorted takes the
         // default order a sibling confirmed, when its items have that member.
@@ -180,6 +189,59 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
             p.observed = Vec::new();
             e.params.push(p);
             e.adopted.push(format!("{} from {tool}", d.name));
+        }
+        // An endpoint whose recording never showed a next page (it never
+        // listed more than a page) takes the spelling of the sibling whose
+        // cursor it adopted: the app names next pages one way.
+        if e.spelling.next_header.is_none() && e.spelling.next_member.is_none() {
+            let cursor = e.param_of("cursor").map(String::from);
+            if let Some((tool, _, s)) = spellings
+                .iter()
+                .find(|(t, c, _)| *t != e.tool && c.is_some() && *c == cursor)
+            {
+                e.spelling.next_header = s.next_header.clone();
+                e.spelling.link_rel = s.link_rel;
+                e.spelling.next_member = s.next_member.clone();
+                e.spelling.token = s.token.clone();
+                e.adopted.push(format!("next-page spelling from {tool}"));
+            }
+        }
+    }
+}
+
+/// A field selection by a library name (`_fields`, `fields`, `select`)
+/// that no recorded request of the app used, offered on every confirmed
+/// endpoint without one whose items have no member of that name: `status:
+/// "convention"` (never confirmed; the answers it narrows are counted as
+/// convention by `environment-check`). A name the recording used is left
+/// to the evidence.
+fn adopt_field_selection(endpoints: &mut [EndpointSemantics]) {
+    use conventions::Role;
+    let used: Vec<String> = endpoints
+        .iter()
+        .flat_map(|e| e.params.iter().filter(|p| p.basis != "sibling").map(|p| p.name.clone()))
+        .chain(endpoints.iter().flat_map(|e| e.unexplained.iter().cloned()))
+        .collect();
+    for e in endpoints.iter_mut() {
+        if !e.confirmed() || e.param_of("fields").is_some() || e.identity.is_none() {
+            continue;
+        }
+        for name in conventions::names(Role::Fields) {
+            if used.iter().any(|u| u == name)
+                || e.item_fields.iter().any(|f| f == name)
+                || e.params.iter().any(|p| p.name == *name)
+            {
+                continue;
+            }
+            e.params.push(ParamMeaning {
+                name: name.to_string(),
+                meaning: Meaning::Fields,
+                basis: "convention".into(),
+                status: "convention".into(),
+                observed: Vec::new(),
+                confirmed_by: Vec::new(),
+                contradicted_by: Vec::new(),
+            });
         }
     }
 }
