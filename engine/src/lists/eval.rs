@@ -401,14 +401,16 @@ pub fn evaluate(
                 }
             }
             Meaning::Fields => {
-                let mut named: Vec<String> = alternatives(values).iter().filter_map(text_of).collect();
+                let mut named: Vec<String> =
+                    alternatives(values).iter().filter_map(text_of).collect();
                 // An unconfirmed selection keeps the identity, so the
                 // items stay addressable.
                 if sem.kept(name).is_none() {
-                    if let Some(crate::lists::fields::Step::Member { name: id }) =
-                        sem.identity.as_ref().and_then(|p| p.0.first()).filter(|_| {
-                            sem.identity.as_ref().is_some_and(|p| p.0.len() == 1)
-                        })
+                    if let Some(crate::lists::fields::Step::Member { name: id }) = sem
+                        .identity
+                        .as_ref()
+                        .and_then(|p| p.0.first())
+                        .filter(|_| sem.identity.as_ref().is_some_and(|p| p.0.len() == 1))
                     {
                         if !named.contains(id) {
                             named.insert(0, id.clone());

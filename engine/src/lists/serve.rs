@@ -377,7 +377,11 @@ pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option
         let unconfirmed = endpoint(engine, &routed.tool.name)
             .zip(endpoint(engine, &routed.tool.name).and_then(|s| params_of(s, call)))
             .is_some_and(|(s, p)| s.by_convention(&p));
-        return Some(if unconfirmed { "convention" } else { "semantics" });
+        return Some(if unconfirmed {
+            "convention"
+        } else {
+            "semantics"
+        });
     }
     let line = call.line();
     let norm = |l: &str| match l.split_once('?') {

@@ -359,7 +359,7 @@ fn candidates(
 /// (`ALL`) or has a word equal, in any case, to a value the member takes,
 /// and some value is not all. The member with the fewest distinct values
 /// first (a lifecycle, not a name).
-fn selector_field(values: &[Value], universe: &[&Value]) -> Option<FieldPath> {
+pub(crate) fn selector_field(values: &[Value], universe: &[&Value]) -> Option<FieldPath> {
     use crate::model::lists::eval::{selector_words, ALL_WORDS};
     if values.is_empty() || !values.iter().all(Value::is_string) {
         return None;

@@ -148,13 +148,22 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
         .map(|e| (e.tool.clone(), e.default_order.clone()))
         .collect();
     // How next pages are spelled, where some endpoint's answers linked one.
-    let spellings: Vec<(String, Option<String>, crate::model::lists::semantics::Spelling)> =
-        endpoints
-            .iter()
-            .filter(|e| e.confirmed())
-            .filter(|e| e.spelling.next_header.is_some() || e.spelling.next_member.is_some())
-            .map(|e| (e.tool.clone(), e.param_of("cursor").map(String::from), e.spelling.clone()))
-            .collect();
+    let spellings: Vec<(
+        String,
+        Option<String>,
+        crate::model::lists::semantics::Spelling,
+    )> = endpoints
+        .iter()
+        .filter(|e| e.confirmed())
+        .filter(|e| e.spelling.next_header.is_some() || e.spelling.next_member.is_some())
+        .map(|e| {
+            (
+                e.tool.clone(),
+                e.param_of("cursor").map(String::from),
+                e.spelling.clone(),
+            )
+        })
+        .collect();
     for e in endpoints.iter_mut() {
         // An endpoint whose recording never listed unsorted takes the
         // default order a sibling confirmed, when its items have that member.
@@ -209,7 +218,8 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
     }
 }
 
-/// A field selection by a library name (`_fields`, `fields`, `select`)
+/// A field selection by one of the library's first names (`_fields`,
+/// `fields`, `select`)
 /// that no recorded request of the app used, offered on every confirmed
 /// endpoint without one whose items have no member of that name: `status:
 /// "convention"` (never confirmed; the answers it narrows are counted as
@@ -219,14 +229,19 @@ fn adopt_field_selection(endpoints: &mut [EndpointSemantics]) {
     use conventions::Role;
     let used: Vec<String> = endpoints
         .iter()
-        .flat_map(|e| e.params.iter().filter(|p| p.basis != "sibling").map(|p| p.name.clone()))
+        .flat_map(|e| {
+            e.params
+                .iter()
+                .filter(|p| p.basis != "sibling")
+                .map(|p| p.name.clone())
+        })
         .chain(endpoints.iter().flat_map(|e| e.unexplained.iter().cloned()))
         .collect();
     for e in endpoints.iter_mut() {
         if !e.confirmed() || e.param_of("fields").is_some() || e.identity.is_none() {
             continue;
         }
-        for name in conventions::names(Role::Fields) {
+        for name in conventions::names(Role::Fields).into_iter().take(3) {
             if used.iter().any(|u| u == name)
                 || e.item_fields.iter().any(|f| f == name)
                 || e.params.iter().any(|p| p.name == *name)

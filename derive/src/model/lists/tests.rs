@@ -521,3 +521,22 @@ fn lists_after_writes_are_checked_at_their_moment() {
         }
     }
 }
+
+/// A selector's member: the text member one of whose values is a word of
+/// every selecting value (`DELETED_ONLY` → `lifecycle_stage: deleted`), the
+/// one with the fewest values first; `ALL` alone selects nothing to infer.
+#[test]
+fn selector_values_name_a_member_value() {
+    use crate::model::lists::infer::selector_field;
+    let items = [
+        json!({"name": "a", "lifecycle_stage": "active", "info": {"state": "deleted"}}),
+        json!({"name": "deleted", "lifecycle_stage": "deleted", "info": {"state": "active"}}),
+        json!({"name": "c", "lifecycle_stage": "active", "info": {"state": "active"}}),
+    ];
+    let refs: Vec<&Value> = items.iter().collect();
+    let field = selector_field(&[json!("DELETED_ONLY")], &refs).expect("a selector");
+    assert_eq!(field.text(), "lifecycle_stage");
+    assert_eq!(selector_field(&[json!("ALL")], &refs), None);
+    assert_eq!(selector_field(&[json!("ARCHIVED_ONLY")], &refs), None);
+    assert_eq!(selector_field(&[json!(3)], &refs), None);
+}
