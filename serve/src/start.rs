@@ -167,7 +167,7 @@ fn build(
         served.join(", ")
     ));
     drop(evidence);
-    let lists = rea_derivation::model::lists::infer(&records, &manifest, &state);
+    let lists = rea_derivation::model::lists::infer_with(&records, &manifest, &state, Some(&app));
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",
         state.entities.len(),

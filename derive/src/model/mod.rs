@@ -102,7 +102,8 @@ fn list_semantics_of(evidence: &Value) -> Result<Value, DeriveError> {
     let manifest = crate::manifest::environment_manifest(evidence, &TemplateRule::ALL, true)?;
     let records = crate::state::records::records_of(evidence);
     let state = crate::state::environment_state_with_records(evidence, &manifest, &records)?;
-    let lists = lists::infer(&records, &manifest, &state);
+    let serving = serving::serving_model(evidence)?;
+    let lists = lists::infer_with(&records, &manifest, &state, Some(&serving));
     Ok(serde_json::to_value(lists).unwrap_or(Value::Null))
 }
 

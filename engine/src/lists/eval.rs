@@ -229,6 +229,24 @@ fn contains_text(v: &Value, needle: &str) -> bool {
     }
 }
 
+/// Selector values that keep every entity.
+pub const ALL_WORDS: &[&str] = &["all", "any", "both"];
+
+/// The lower-case words of selector values (`DELETED_ONLY` → `deleted`,
+/// `only`).
+pub fn selector_words(values: &[Value]) -> Vec<String> {
+    alternatives(values)
+        .iter()
+        .filter_map(text_of)
+        .flat_map(|t| {
+            t.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Our own cursor: the identity and sort values of the last entity shown.
 pub fn own_token(
     entity: &Value,
@@ -344,12 +362,13 @@ pub fn evaluate(
     let mut filters: Vec<(FieldPath, Op, Vec<Value>)> = Vec::new();
     let mut clauses = Vec::new();
     let mut needles: Vec<String> = Vec::new();
+    let mut selectors: Vec<(FieldPath, Vec<String>)> = Vec::new();
     let mut sort_values: Option<(String, Vec<Value>)> = None;
     let mut direction: Option<bool> = None;
     let (mut size, mut page, mut offset, mut cursor, mut fields) = (None, None, None, None, None);
     let grouped = group(params);
     for (name, values) in &grouped {
-        let meaning = match sem.kept(name) {
+        let meaning = match sem.meaning(name) {
             Some(m) => m.clone(),
             None if sem.field_name_filters => match resolve(name, universe) {
                 Some(field) => Meaning::Filter { field, op: Op::Eq },
@@ -375,13 +394,30 @@ pub fn evaluate(
                     filters.push((field.clone(), op, alts));
                 }
             }
+            Meaning::Selector { field } => {
+                let words = selector_words(values);
+                if !words.iter().any(|w| ALL_WORDS.contains(&w.as_str())) {
+                    selectors.push((field, words));
+                }
+            }
             Meaning::Fields => {
-                fields = Some(
-                    alternatives(values)
-                        .iter()
-                        .filter_map(text_of)
-                        .collect::<Vec<_>>(),
-                )
+                let mut named: Vec<String> =
+                    alternatives(values).iter().filter_map(text_of).collect();
+                // An unconfirmed selection keeps the identity, so the
+                // items stay addressable.
+                if sem.kept(name).is_none() {
+                    if let Some(crate::lists::fields::Step::Member { name: id }) = sem
+                        .identity
+                        .as_ref()
+                        .and_then(|p| p.0.first())
+                        .filter(|_| sem.identity.as_ref().is_some_and(|p| p.0.len() == 1))
+                    {
+                        if !named.contains(id) {
+                            named.insert(0, id.clone());
+                        }
+                    }
+                }
+                fields = Some(named)
             }
             Meaning::Search => {
                 needles.extend(values.iter().filter_map(text_of).map(|s| s.to_lowercase()))
@@ -417,6 +453,11 @@ pub fn evaluate(
                 .iter()
                 .all(|(cl, p)| filter_lang::holds(cl, p, e, c))
                 && needles.iter().all(|n| contains_text(e, n))
+                && selectors.iter().all(|(f, words)| {
+                    f.get(e)
+                        .and_then(Value::as_str)
+                        .is_some_and(|v| words.contains(&v.to_lowercase()))
+                })
         })
         .collect();
     sort_indices(&mut matches, universe, &sem.default_order, c);
@@ -611,6 +652,41 @@ mod tests {
         // A field name filters (the field-name convention).
         let page = evaluate(&sem, &query_params("score=4"), &refs, &none).unwrap();
         assert_eq!(page.indices, vec![5]);
+    }
+
+    /// A selector keeps the entities whose member is one of the value's
+    /// words (any case); `ALL` keeps every one.
+    #[test]
+    fn selectors_pick_by_the_words_of_their_value() {
+        use crate::lists::semantics::ParamMeaning;
+        let mut sem = semantics();
+        sem.field_name_filters = false;
+        sem.params.push(ParamMeaning {
+            name: "view_type".into(),
+            meaning: Meaning::Selector {
+                field: FieldPath::member("stage"),
+            },
+            basis: "data".into(),
+            status: "kept".into(),
+            observed: vec![],
+            confirmed_by: vec![1],
+            contradicted_by: vec![],
+        });
+        let all = [
+            serde_json::json!({"id": 1, "stage": "active"}),
+            serde_json::json!({"id": 2, "stage": "deleted"}),
+            serde_json::json!({"id": 3, "stage": "active"}),
+        ];
+        let refs: Vec<&Value> = all.iter().collect();
+        let none = HashMap::new();
+        let pick = |q: &str| {
+            evaluate(&sem, &query_params(q), &refs, &none)
+                .unwrap()
+                .indices
+        };
+        assert_eq!(pick("view_type=DELETED_ONLY"), vec![1]);
+        assert_eq!(pick("view_type=ACTIVE_ONLY"), vec![0, 2]);
+        assert_eq!(pick("view_type=ALL"), vec![0, 1, 2]);
     }
 
     #[test]

@@ -77,6 +77,13 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
                 field.text()
             ),
         }),
+        Meaning::Selector { field } => json!({
+            "type": "string",
+            "description": format!(
+                "keep items whose `{}` is one of the words of this value (any case, e.g. `deleted_only`); `all` keeps every item",
+                field.text()
+            ),
+        }),
         Meaning::FilterLanguage => json!({
             "type": "string",
             "description": "a filter expression: `member = 'x'`, `!=`, `<`, `<=`, `>`, `>=`, `LIKE '%x%'`, clauses joined by AND; `tags.k` or `metrics.m` reach key/value lists",

@@ -65,6 +65,11 @@ pub enum Meaning {
     /// the value spells before it: `eq.x`, `neq.x`, `gt.5`, `gte.5`,
     /// `lt.5`, `lte.5`, `in.(a,b)`, `not.` before any of them negates.
     ValueOperators { field: FieldPath },
+    /// A lifecycle-style selector (`DELETED_ONLY`, `active`): keep
+    /// entities whose text `field` equals, in any case, one of the words
+    /// of the value; a value of the words `all`, `any` or `both` keeps
+    /// every entity.
+    Selector { field: FieldPath },
 }
 
 impl Meaning {
@@ -82,6 +87,7 @@ impl Meaning {
             Meaning::Search => "search",
             Meaning::FilterLanguage => "filter-language",
             Meaning::ValueOperators { .. } => "value-operators",
+            Meaning::Selector { .. } => "selector",
         }
     }
 }
@@ -94,7 +100,9 @@ pub struct ParamMeaning {
     /// `convention` (from the library of common spellings) or `data` (the
     /// answer equals the World list narrowed on a member of that name).
     pub basis: String,
-    /// `kept` when every recorded instance using it re-renders, else `dropped`.
+    /// `kept` when every recorded instance using it re-renders, else
+    /// `dropped`; `convention` for a library convention no recorded request
+    /// used (served, never confirmed).
     pub status: String,
     /// The values the recording used.
     pub observed: Vec<Value>,
@@ -152,8 +160,10 @@ pub struct InstanceCheck {
     pub ordinal: u64,
     /// `reproduced`, `consistent` (the World is partial for it and agrees
     /// with what it holds), `partial` (the World holds none of its items),
-    /// `contradicted`, `not-understood`, `after-write` (not
-    /// checked: the World at that time is not the initial one) or
+    /// `contradicted`, `not-understood`, `unsettled` (after writes, the
+    /// World replayed to that moment gives another answer: neither confirms
+    /// nor contradicts), `after-write` (after writes, and the World at that
+    /// moment could not be replayed) or
     /// `unchecked` (the same request and answer as an earlier instance, or
     /// beyond the first 64 distinct ones).
     pub verdict: String,
@@ -221,6 +231,30 @@ impl EndpointSemantics {
             .iter()
             .find(|p| p.status == "kept" && p.meaning.kind() == kind)
             .map(|p| p.name.as_str())
+    }
+
+    /// The meaning a parameter name is served with: its kept meaning, else
+    /// a library convention no recorded request used (`status:
+    /// "convention"`, answers counted as convention).
+    pub fn meaning(&self, name: &str) -> Option<&Meaning> {
+        self.kept(name).or_else(|| {
+            self.params
+                .iter()
+                .find(|p| p.name == name && p.status == "convention")
+                .map(|p| &p.meaning)
+        })
+    }
+
+    /// True when some parameter of the request is served by an unconfirmed
+    /// library convention.
+    pub fn by_convention(&self, params: &[(String, Value)]) -> bool {
+        params.iter().any(|(n, _)| {
+            self.kept(n).is_none()
+                && self
+                    .params
+                    .iter()
+                    .any(|p| p.name == *n && p.status == "convention")
+        })
     }
 
     /// The kept meaning of a parameter name.

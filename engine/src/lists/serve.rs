@@ -374,7 +374,14 @@ pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option
     let call = &routed.call;
     let query = call.query.as_deref().filter(|q| !q.is_empty())?;
     if answer(engine, world, routed.tool, call).is_some() {
-        return Some("semantics");
+        let unconfirmed = endpoint(engine, &routed.tool.name)
+            .zip(endpoint(engine, &routed.tool.name).and_then(|s| params_of(s, call)))
+            .is_some_and(|(s, p)| s.by_convention(&p));
+        return Some(if unconfirmed {
+            "convention"
+        } else {
+            "semantics"
+        });
     }
     let line = call.line();
     let norm = |l: &str| match l.split_once('?') {

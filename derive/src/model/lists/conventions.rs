@@ -130,6 +130,15 @@ pub fn roles(name: &str) -> Vec<Role> {
         .collect()
 }
 
+/// The names the library gives a role, in table order.
+pub fn names(role: Role) -> Vec<&'static str> {
+    TABLE
+        .iter()
+        .filter(|(r, _)| *r == role)
+        .flat_map(|(_, names)| names.iter().copied())
+        .collect()
+}
+
 /// True for a sort direction value (`asc`, `desc`).
 pub fn is_direction(v: &Value) -> bool {
     v.as_str().is_some_and(|s| {

@@ -36,6 +36,11 @@ enum Verdict {
     NotUnderstood(String),
     /// The answer differs: which part.
     Differs(String),
+    /// An instance after writes differs from the World replayed to its
+    /// moment: neither confirms nor contradicts (the replayed World may
+    /// hold fewer entities than the app did, or a write the fake does not
+    /// replay exactly).
+    Unsettled(String),
 }
 
 fn header<'a>(inst: &'a Instance, name: &str) -> Option<&'a str> {
@@ -282,7 +287,7 @@ fn candidates(
     ep: &Endpoint,
     handed: bool,
 ) -> Vec<(Meaning, &'static str)> {
-    let universe: Vec<&Value> = ep.universe.iter().collect();
+    let universe: Vec<&Value> = every_entity(ep);
     let mut out = Vec::new();
     let texts: Vec<String> = values
         .iter()
@@ -335,6 +340,9 @@ fn candidates(
         }
         out.push((Meaning::Filter { field, op: Op::Eq }, "data"));
     }
+    if let Some(field) = selector_field(values, &universe) {
+        out.push((Meaning::Selector { field }, "data"));
+    }
     if let Some((field_name, op)) = conventions::operator_spelling(name) {
         if let Some(field) = resolve(field_name, &universe) {
             out.push((Meaning::Filter { field, op }, "convention"));
@@ -344,6 +352,92 @@ fn candidates(
         out.push((Meaning::Cursor, "data"));
     }
     out
+}
+
+/// A text member (top level or one down) whose values name what a
+/// selector parameter's values select: every observed value is either all
+/// (`ALL`) or has a word equal, in any case, to a value the member takes,
+/// and some value is not all. The member with the fewest distinct values
+/// first (a lifecycle, not a name).
+pub(crate) fn selector_field(values: &[Value], universe: &[&Value]) -> Option<FieldPath> {
+    use crate::model::lists::eval::{selector_words, ALL_WORDS};
+    if values.is_empty() || !values.iter().all(Value::is_string) {
+        return None;
+    }
+    let mut taken: Vec<(FieldPath, Vec<String>)> = Vec::new();
+    for e in universe {
+        let Some(o) = e.as_object() else { continue };
+        let mut visit = |p: FieldPath, v: &Value| {
+            let Some(t) = v.as_str() else { return };
+            let t = t.to_lowercase();
+            match taken.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, vs)) if !vs.contains(&t) => vs.push(t),
+                Some(_) => {}
+                None => taken.push((p, vec![t])),
+            }
+        };
+        for (k, v) in o {
+            match v {
+                Value::Object(inner) => {
+                    for (k2, v2) in inner {
+                        visit(
+                            FieldPath(vec![
+                                crate::model::lists::fields::Step::Member { name: k.clone() },
+                                crate::model::lists::fields::Step::Member { name: k2.clone() },
+                            ]),
+                            v2,
+                        );
+                    }
+                }
+                v => visit(FieldPath::member(k), v),
+            }
+        }
+    }
+    let mut any_selects = false;
+    let mut fits: Vec<(FieldPath, usize)> = taken
+        .into_iter()
+        .filter(|(_, held)| {
+            values.iter().all(|v| {
+                let words = selector_words(std::slice::from_ref(v));
+                words.iter().any(|w| ALL_WORDS.contains(&w.as_str()))
+                    || words.iter().any(|w| held.contains(w))
+            })
+        })
+        .map(|(p, held)| (p, held.len()))
+        .collect();
+    for v in values {
+        let words = selector_words(std::slice::from_ref(v));
+        any_selects |= !words.iter().any(|w| ALL_WORDS.contains(&w.as_str()));
+    }
+    if !any_selects {
+        return None;
+    }
+    fits.sort_by_key(|(_, n)| *n);
+    fits.into_iter().next().map(|(p, _)| p)
+}
+
+/// The entities an instance is checked against: the World as of its
+/// moment when it came after writes, else the initial World.
+fn universe_of<'a>(ep: &'a Endpoint, inst: &'a Instance) -> Vec<&'a Value> {
+    inst.universe
+        .as_ref()
+        .unwrap_or(&ep.universe)
+        .iter()
+        .collect()
+}
+
+/// Every entity any checked moment holds (the initial World first), for
+/// resolving names and proposing orders.
+fn every_entity(ep: &Endpoint) -> Vec<&Value> {
+    ep.universe
+        .iter()
+        .chain(
+            ep.instances
+                .iter()
+                .filter_map(|i| i.universe.as_ref())
+                .flatten(),
+        )
+        .collect()
 }
 
 fn sorts_resolve(v: &Value, universe: &[&Value]) -> bool {
@@ -368,17 +462,21 @@ fn check(
     recorded: &HashMap<String, usize>,
 ) -> (Verdict, Option<Page>) {
     let (v, page) = check_exact(sem, ep, inst, recorded);
-    match (v, page) {
+    let (v, page) = match (v, page) {
         (Verdict::Differs(why), Some(page)) => {
             match recorded_total(sem, inst).filter(|n| *n > page.total) {
                 Some(n) => {
-                    let universe: Vec<&Value> = ep.universe.iter().collect();
+                    let universe: Vec<&Value> = universe_of(ep, inst);
                     (consistent(sem, ep, inst, &page, &universe, n), Some(page))
                 }
                 None => (Verdict::Differs(why), Some(page)),
             }
         }
         other => other,
+    };
+    match v {
+        Verdict::Differs(why) if !inst.initial => (Verdict::Unsettled(why), page),
+        v => (v, page),
     }
 }
 
@@ -388,7 +486,7 @@ fn check_exact(
     inst: &Instance,
     recorded: &HashMap<String, usize>,
 ) -> (Verdict, Option<Page>) {
-    let universe: Vec<&Value> = ep.universe.iter().collect();
+    let universe: Vec<&Value> = universe_of(ep, inst);
     let page = match evaluate(sem, &inst.params, &universe, recorded) {
         Ok(p) => p,
         Err(NotUnderstood::Parameter(n)) => {
@@ -576,7 +674,7 @@ struct Run {
 
 /// At most this many distinct initial instances are re-rendered per
 /// hypothesis (a long capture repeats its list requests).
-const MAX_CHECKED: usize = 64;
+pub(crate) const MAX_CHECKED: usize = 64;
 
 /// The initial instances to re-render: one per distinct request and
 /// answer, the first `MAX_CHECKED` of them.
@@ -584,7 +682,7 @@ fn checked_instances(ep: &Endpoint) -> Vec<usize> {
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (k, i) in ep.instances.iter().enumerate() {
-        if !i.initial || out.len() >= MAX_CHECKED {
+        if !i.checkable() || out.len() >= MAX_CHECKED {
             continue;
         }
         let ids: Vec<Value> = i.items.iter().map(|it| identity_value(ep, it)).collect();
@@ -640,7 +738,7 @@ fn score(r: &Run) -> usize {
 fn order_candidates(ep: &Endpoint) -> Vec<Vec<SortKey>> {
     let mut paths: Vec<FieldPath> = Vec::new();
     let is_scalar = |v: &Value| !v.is_array() && !v.is_object();
-    for e in &ep.universe {
+    for e in every_entity(ep) {
         let Some(o) = e.as_object() else { continue };
         for (k, v) in o {
             let mut push = |p: FieldPath| {
@@ -722,7 +820,7 @@ fn default_page_size(ep: &Endpoint, s: &Spelling, size_params: &[String]) -> Opt
     };
     ep.instances
         .iter()
-        .filter(|i| i.initial && !i.params.iter().any(|(n, _)| size_params.contains(n)))
+        .filter(|i| i.checkable() && !i.params.iter().any(|(n, _)| size_params.contains(n)))
         .filter(|i| {
             next_url(i, s).is_some()
                 || s.next_member
@@ -749,7 +847,7 @@ pub fn page_size_fits(ep: &EndpointSemantics, instances: &[Instance], size: usiz
         .collect();
     instances
         .iter()
-        .filter(|i| i.initial && !i.params.iter().any(|(n, _)| sizes.contains(&n.as_str())))
+        .filter(|i| i.checkable() && !i.params.iter().any(|(n, _)| sizes.contains(&n.as_str())))
         .all(|i| {
             if i.items.len() > size {
                 return false;
@@ -916,7 +1014,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         let unsorted = ep
             .instances
             .iter()
-            .any(|i| i.initial && !i.params.iter().any(|(n, _)| sorts.contains(&n)));
+            .any(|i| i.checkable() && !i.params.iter().any(|(n, _)| sorts.contains(&n)));
         let orders: &[Vec<SortKey>] = if unsorted { &orders } else { &orders[..0] };
         let scored: Vec<usize> = orders
             .iter()
@@ -952,8 +1050,10 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         // A default value for an equality filter: the value every item of
         // the instances without that parameter shares.
         for (p, n) in names.iter().enumerate() {
-            let Some((Meaning::Filter { field, op: Op::Eq }, _)) = options[p].get(choice[p]) else {
-                continue;
+            let field = match options[p].get(choice[p]) {
+                Some((Meaning::Filter { field, op: Op::Eq }, _))
+                | Some((Meaning::Selector { field }, _)) => field,
+                _ => continue,
             };
             if defaults.iter().any(|d| d.param == *n) {
                 continue;
@@ -962,7 +1062,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
             for i in ep
                 .instances
                 .iter()
-                .filter(|i| i.initial && !i.params.iter().any(|(m, _)| m == n))
+                .filter(|i| i.checkable() && !i.params.iter().any(|(m, _)| m == n))
             {
                 for item in &i.items {
                     if let Some(v) = field.get(item) {
@@ -1009,7 +1109,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
             match v {
                 Verdict::Reproduced | Verdict::Consistent(_) => p.confirmed_by.push(*o),
                 Verdict::Differs(_) => p.contradicted_by.push(*o),
-                Verdict::NotUnderstood(_) | Verdict::Partial(_) => {}
+                Verdict::NotUnderstood(_) | Verdict::Partial(_) | Verdict::Unsettled(_) => {}
             }
         }
         if p.confirmed_by.is_empty() || !p.contradicted_by.is_empty() {
@@ -1044,7 +1144,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         && data_filters.iter().all(|p| p.contradicted_by.is_empty());
     // Totals: a spelling any instance contradicts is dropped.
     let (mut total_ok, mut pages_ok, mut member_ok) = (true, true, true);
-    for inst in ep.instances.iter().filter(|i| i.initial) {
+    for inst in ep.instances.iter().filter(|i| i.checkable()) {
         if let Some(page) = result.pages.get(&inst.ordinal) {
             let (a, b, c) = totals_hold(&sem, inst, page);
             total_ok &= a;
@@ -1078,6 +1178,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 Some(Verdict::Differs(r)) => ("contradicted".into(), Some(r)),
                 Some(Verdict::Consistent(r)) => ("consistent".into(), Some(r)),
                 Some(Verdict::Partial(r)) => ("partial".into(), Some(r)),
+                Some(Verdict::Unsettled(r)) => ("unsettled".into(), Some(r)),
             };
             InstanceCheck {
                 ordinal: i.ordinal,

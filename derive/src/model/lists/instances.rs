@@ -28,6 +28,17 @@ pub struct Instance {
     pub headers: Vec<(String, String)>,
     /// True when no write under a related root came before it.
     pub initial: bool,
+    /// For an instance after writes: the World as of that moment (the
+    /// recording's writes replayed, `moments`), when it could be known.
+    pub universe: Option<Vec<Value>>,
+}
+
+impl Instance {
+    /// True when the instance can be re-rendered: from the initial World,
+    /// or from the World as of its moment.
+    pub fn checkable(&self) -> bool {
+        self.initial || self.universe.is_some()
+    }
 }
 
 /// One list endpoint and its instances.
@@ -77,7 +88,7 @@ const LATE_IDENTITY_NAMES: &[&str] = &["key", "slug", "name"];
 /// A path every item carries with distinct scalar values: the usual
 /// identity names, then `*_id`/`*Id` members, one level down too, then
 /// `key`, `slug`, `name`.
-fn identity_of(items: &[&Value]) -> Option<FieldPath> {
+pub(crate) fn identity_of(items: &[&Value]) -> Option<FieldPath> {
     let distinct = |p: &FieldPath| {
         let mut seen = Vec::new();
         for i in items {
@@ -192,6 +203,7 @@ pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<
                 body,
                 headers: rec.response_headers.clone(),
                 initial,
+                universe: None,
             });
         }
         let Some(pointer) = pointer else { continue };

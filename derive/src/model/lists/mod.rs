@@ -15,6 +15,7 @@
 pub mod conventions;
 pub mod infer;
 pub mod instances;
+pub mod moments;
 
 /// The document, field paths, filter expressions and the evaluator live
 /// in `rea-engine` (serving uses them); inference re-exports them.
@@ -24,20 +25,85 @@ pub use eval::{evaluate, NotUnderstood, Page};
 pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};
 
 use crate::manifest::Manifest;
+use crate::model::serving::ServingModel;
 use crate::state::records::Record;
 use crate::state::State;
 
 /// Infers the list semantics of every list endpoint of a capture, from its
-/// records, manifest and environment state. Deterministic.
+/// records, manifest and environment state. Deterministic. Instances after
+/// writes are checked only against the initial World's view of them (not
+/// at all); see `infer_with`.
 pub fn infer(records: &[Record], manifest: &Manifest, state: &State) -> ListSemantics {
-    let endpoints = instances::endpoints(records, manifest, state);
+    infer_with(records, manifest, state, None)
+}
+
+/// `infer`, with the instances recorded after writes checked against the
+/// World as of their moment: the recording's writes replayed through the
+/// spec's engine and the app model (`serving`), as the server dispatches
+/// them (`moments`).
+pub fn infer_with(
+    records: &[Record],
+    manifest: &Manifest,
+    state: &State,
+    serving: Option<&ServingModel>,
+) -> ListSemantics {
+    let mut endpoints = instances::endpoints(records, manifest, state);
+    at_their_moment(&mut endpoints, records, manifest, state, serving);
     let mut inferred: Vec<EndpointSemantics> =
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
     adopt_page_size(&mut inferred, &endpoints);
+    adopt_field_selection(&mut inferred);
     ListSemantics {
         view: "list-semantics".into(),
         endpoints: inferred,
+    }
+}
+
+/// Fills each after-write instance's universe with the World as of its
+/// moment, and gives an endpoint whose every instance came after writes
+/// the identity its answers show.
+fn at_their_moment(
+    endpoints: &mut [instances::Endpoint],
+    records: &[Record],
+    manifest: &Manifest,
+    state: &State,
+    serving: Option<&ServingModel>,
+) {
+    let wanted: Vec<moments::Wanted> = endpoints
+        .iter()
+        .flat_map(|e| {
+            e.instances
+                .iter()
+                .filter(|i| !i.initial)
+                .take(infer::MAX_CHECKED)
+                .map(move |i| moments::Wanted {
+                    ordinal: i.ordinal,
+                    tool: e.tool.name.clone(),
+                    universe_kind: e.universe_kind.clone(),
+                    method: e.tool.method.clone(),
+                    path: i.path.clone(),
+                })
+        })
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+    let Ok(engine) = rea_engine::Engine::from_records(by_ordinal, manifest.clone(), state.clone())
+    else {
+        return;
+    };
+    let mut found = moments::universes(records, &engine, serving, state, &wanted);
+    for e in endpoints.iter_mut() {
+        for i in e.instances.iter_mut().filter(|i| !i.initial) {
+            i.universe = found.remove(&i.ordinal);
+        }
+        if e.identity.is_none() {
+            let seen: Vec<&serde_json::Value> =
+                e.instances.iter().flat_map(|i| i.items.iter()).collect();
+            e.identity = instances::identity_of(&seen);
+        }
     }
 }
 
@@ -59,7 +125,9 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
                         && p.basis != "sibling"
                         && !matches!(
                             p.meaning,
-                            Meaning::Filter { .. } | Meaning::ValueOperators { .. }
+                            Meaning::Filter { .. }
+                                | Meaning::ValueOperators { .. }
+                                | Meaning::Selector { .. }
                         )
                 })
                 .map(move |p| (e.tool.clone(), p.clone()))
@@ -78,6 +146,23 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
         .iter()
         .filter(|e| !e.default_order.is_empty() && !e.default_order_evidence.is_empty())
         .map(|e| (e.tool.clone(), e.default_order.clone()))
+        .collect();
+    // How next pages are spelled, where some endpoint's answers linked one.
+    let spellings: Vec<(
+        String,
+        Option<String>,
+        crate::model::lists::semantics::Spelling,
+    )> = endpoints
+        .iter()
+        .filter(|e| e.confirmed())
+        .filter(|e| e.spelling.next_header.is_some() || e.spelling.next_member.is_some())
+        .map(|e| {
+            (
+                e.tool.clone(),
+                e.param_of("cursor").map(String::from),
+                e.spelling.clone(),
+            )
+        })
         .collect();
     for e in endpoints.iter_mut() {
         // An endpoint whose recording never listed unsorted takes the
@@ -113,6 +198,65 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
             p.observed = Vec::new();
             e.params.push(p);
             e.adopted.push(format!("{} from {tool}", d.name));
+        }
+        // An endpoint whose recording never showed a next page (it never
+        // listed more than a page) takes the spelling of the sibling whose
+        // cursor it adopted: the app names next pages one way.
+        if e.spelling.next_header.is_none() && e.spelling.next_member.is_none() {
+            let cursor = e.param_of("cursor").map(String::from);
+            if let Some((tool, _, s)) = spellings
+                .iter()
+                .find(|(t, c, _)| *t != e.tool && c.is_some() && *c == cursor)
+            {
+                e.spelling.next_header = s.next_header.clone();
+                e.spelling.link_rel = s.link_rel;
+                e.spelling.next_member = s.next_member.clone();
+                e.spelling.token = s.token.clone();
+                e.adopted.push(format!("next-page spelling from {tool}"));
+            }
+        }
+    }
+}
+
+/// A field selection by one of the library's first names (`_fields`,
+/// `fields`, `select`)
+/// that no recorded request of the app used, offered on every confirmed
+/// endpoint without one whose items have no member of that name: `status:
+/// "convention"` (never confirmed; the answers it narrows are counted as
+/// convention by `environment-check`). A name the recording used is left
+/// to the evidence.
+fn adopt_field_selection(endpoints: &mut [EndpointSemantics]) {
+    use conventions::Role;
+    let used: Vec<String> = endpoints
+        .iter()
+        .flat_map(|e| {
+            e.params
+                .iter()
+                .filter(|p| p.basis != "sibling")
+                .map(|p| p.name.clone())
+        })
+        .chain(endpoints.iter().flat_map(|e| e.unexplained.iter().cloned()))
+        .collect();
+    for e in endpoints.iter_mut() {
+        if !e.confirmed() || e.param_of("fields").is_some() || e.identity.is_none() {
+            continue;
+        }
+        for name in conventions::names(Role::Fields).into_iter().take(3) {
+            if used.iter().any(|u| u == name)
+                || e.item_fields.iter().any(|f| f == name)
+                || e.params.iter().any(|p| p.name == *name)
+            {
+                continue;
+            }
+            e.params.push(ParamMeaning {
+                name: name.to_string(),
+                meaning: Meaning::Fields,
+                basis: "convention".into(),
+                status: "convention".into(),
+                observed: Vec::new(),
+                confirmed_by: Vec::new(),
+                contradicted_by: Vec::new(),
+            });
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::manifest::environment_manifest;
 use crate::model::lists::eval::{body_params, evaluate, query_params, select, Page};
 use crate::model::lists::instances::{endpoints, Endpoint};
 use crate::model::lists::semantics::TokenFormat;
-use crate::model::lists::{infer, EndpointSemantics, ListSemantics};
+use crate::model::lists::{EndpointSemantics, ListSemantics};
 use crate::state::environment_state_for;
 use crate::state::kinto_tests::all_rules;
 use crate::state::records::records_of;
@@ -25,8 +25,9 @@ pub(crate) fn load(relative: &str) -> Loaded {
     let manifest = environment_manifest(&ev, &all_rules(), true).expect("manifest");
     let state = environment_state_for(&ev, &manifest).expect("state");
     let records = records_of(&ev);
+    let serving = crate::model::serving::serving_model(&ev).expect("serving model");
     Loaded {
-        semantics: infer(&records, &manifest, &state),
+        semantics: crate::model::lists::infer_with(&records, &manifest, &state, Some(&serving)),
         endpoints: endpoints(&records, &manifest, &state),
     }
 }
@@ -470,4 +471,72 @@ fn value_operators_are_kept_when_the_recording_spells_them() {
         &HashMap::new()
     )
     .is_err());
+}
+
+/// Lists recorded after writes are checked against the World replayed to
+/// their moment: MLflow dev-a's only `registered-models/search` calls come
+/// after a create and a rename, and reproduce there (the default order and
+/// the offset tokens confirmed); Kinto dev-a's lists after writes reproduce
+/// too. A difference after writes never drops a meaning (`unsettled`).
+#[test]
+fn lists_after_writes_are_checked_at_their_moment() {
+    let l = load("mlflow/dev-a.har");
+    let (sem, _) = endpoint(&l, "registered-models/search");
+    let verdicts: Vec<(u64, &str)> = sem
+        .instances
+        .iter()
+        .map(|i| (i.ordinal, i.verdict.as_str()))
+        .collect();
+    assert_eq!(verdicts, vec![(32, "reproduced"), (33, "reproduced")]);
+    assert!(sem.confirmed());
+    assert_eq!(sem.kept("max_results").map(|m| m.kind()), Some("page-size"));
+    let (runs, _) = endpoint(&l, "runs/search");
+    assert!(runs
+        .instances
+        .iter()
+        .any(|i| i.ordinal == 20 && i.verdict == "reproduced"));
+    let k = load("kinto/dev-a.har");
+    let (orders, _) = endpoint(&k, "/orders/records");
+    assert!(orders.instances.iter().all(|i| i.verdict == "reproduced"));
+    assert_eq!(orders.kept("status").map(|m| m.kind()), Some("filter"));
+    for c in CAPTURES {
+        let l = load(c);
+        for (sem, ep) in l.semantics.endpoints.iter().zip(&l.endpoints) {
+            for i in sem.instances.iter().filter(|i| i.verdict == "unsettled") {
+                let inst = ep
+                    .instances
+                    .iter()
+                    .find(|x| x.ordinal == i.ordinal)
+                    .unwrap();
+                assert!(
+                    !inst.initial,
+                    "{c}: initial instance {} unsettled",
+                    i.ordinal
+                );
+                assert!(sem
+                    .params
+                    .iter()
+                    .all(|p| !p.contradicted_by.contains(&i.ordinal)));
+            }
+        }
+    }
+}
+
+/// A selector's member: the text member one of whose values is a word of
+/// every selecting value (`DELETED_ONLY` → `lifecycle_stage: deleted`), the
+/// one with the fewest values first; `ALL` alone selects nothing to infer.
+#[test]
+fn selector_values_name_a_member_value() {
+    use crate::model::lists::infer::selector_field;
+    let items = [
+        json!({"name": "a", "lifecycle_stage": "active", "info": {"state": "deleted"}}),
+        json!({"name": "deleted", "lifecycle_stage": "deleted", "info": {"state": "active"}}),
+        json!({"name": "c", "lifecycle_stage": "active", "info": {"state": "active"}}),
+    ];
+    let refs: Vec<&Value> = items.iter().collect();
+    let field = selector_field(&[json!("DELETED_ONLY")], &refs).expect("a selector");
+    assert_eq!(field.text(), "lifecycle_stage");
+    assert_eq!(selector_field(&[json!("ALL")], &refs), None);
+    assert_eq!(selector_field(&[json!("ARCHIVED_ONLY")], &refs), None);
+    assert_eq!(selector_field(&[json!(3)], &refs), None);
 }
