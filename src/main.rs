@@ -47,7 +47,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return ExitCode::from(cli::usage_error(e)),
     };
-    cli::logging::init(&cli.logging);
+    let _logs = cli::logging::init(&cli.logging);
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),

@@ -15,6 +15,7 @@
 use crate::records::Record;
 use crate::{Answer, AnswerBody, Call, Engine};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// Whether a recorded response header may be replayed: never credentials,
@@ -64,7 +65,7 @@ pub(crate) fn describe(engine: &Engine, call: &Call, mut answer: Answer) -> Answ
         .headers
         .retain(|(n, _)| !n.eq_ignore_ascii_case("date"));
     if let Some(record) = answer.rendered.and_then(|o| engine.record(o)) {
-        revalidate(&mut answer, record);
+        revalidate(&mut answer, record, &engine.etag_members);
         if not_modified(call, &answer) {
             answer.status = 304;
             answer.body = AnswerBody::Empty;
@@ -103,9 +104,36 @@ pub(crate) fn count_headers(answer: &mut Answer, recorded: usize, count: usize) 
     }
 }
 
+/// Pairs `EtagMembers` keeps at most (emptied when full).
+const MAX_ETAG_MEMBERS: usize = 4096;
+
+/// The JSON pointer of the member each recording's ETag repeats, by the
+/// recording's ordinal and the ETag's value: found once per pair (it
+/// parses the recorded body), not on every rendered answer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EtagMembers(
+    std::sync::Arc<std::sync::Mutex<HashMap<(u64, String), Option<String>>>>,
+);
+
+impl EtagMembers {
+    fn of(&self, record: &Record, inner: &str) -> Option<String> {
+        let key = (record.ordinal, inner.to_string());
+        let mut memo = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = memo.get(&key) {
+            return found.clone();
+        }
+        let found = record_json(record).and_then(|b| pointer_of_scalar(&b, inner, String::new()));
+        if memo.len() >= MAX_ETAG_MEMBERS {
+            memo.clear();
+        }
+        memo.insert(key, found.clone());
+        found
+    }
+}
+
 /// Replaces the recorded validators of a rendered answer with ones
 /// computed from its body, or drops them.
-fn revalidate(answer: &mut Answer, record: &Record) {
+fn revalidate(answer: &mut Answer, record: &Record, members: &EtagMembers) {
     let Some(etag) = answer
         .headers
         .iter()
@@ -118,10 +146,7 @@ fn revalidate(answer: &mut Answer, record: &Record) {
         return;
     };
     let (weak, inner) = split_etag(&etag);
-    let recorded_body = record_json(record);
-    let member = recorded_body
-        .as_ref()
-        .and_then(|b| pointer_of_scalar(b, inner, String::new()));
+    let member = members.of(record, inner);
     let body = match &answer.body {
         AnswerBody::Json(v) => Some(v),
         _ => None,

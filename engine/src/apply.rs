@@ -469,14 +469,22 @@ fn update(
         }
     }
     let body = body.as_ref();
-    let mut updated = entity.clone();
+    // One copy of the entity's fields, updated in place; the views' own
+    // values are dropped, not copied.
+    let mut updated = Entity {
+        type_name: entity.type_name.clone(),
+        collection: entity.collection.clone(),
+        id: entity.id.clone(),
+        fields: Map::new(),
+        view_fields: Default::default(),
+        record_ordinals: entity.record_ordinals.clone(),
+    };
     let mut fields = entity.fields.clone();
     let now = gen.now_ms();
     apply_update_rules(plan, &mut fields, body, now, merge);
     let answer = answer_with(engine, plan, Some(&fields));
     world.remove(&type_name, &collection, &id);
     updated.fields = fields;
-    updated.view_fields.clear();
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
         let existing = world

@@ -204,6 +204,8 @@ pub struct Engine {
     /// The inferred list semantics (`rea-derivation`'s `model::lists`),
     /// when the caller supplied them: lists are then served from them.
     pub lists: Option<lists::ListSemantics>,
+    /// Where each recording's ETag sits in its body, found once.
+    etag_members: answer_headers::EtagMembers,
 }
 
 impl Engine {
@@ -280,6 +282,7 @@ impl Engine {
             writes,
             tools,
             lists: None,
+            etag_members: Default::default(),
         };
         engine.entity_documents = generalize::entity_documents(&engine);
         Ok(engine)

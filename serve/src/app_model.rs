@@ -148,7 +148,7 @@ impl<M: Model> Model for WithAppModel<M> {
             return self.inner.answer(&mut world.inner, request, generator);
         };
         let a = self.call_inner(world, call, request, generator);
-        if std::env::var_os("REA_MODEL_TRACE").is_some() {
+        if tracing_model() {
             eprintln!(
                 "trace {} {} -> {} {:?} {:?}",
                 call.method, call.path, a.status, a.error_code, a.applied
@@ -330,9 +330,16 @@ fn refused_as_contradicted(answer: &Answer) -> bool {
 }
 
 fn trace(what: &str) {
-    if std::env::var_os("REA_MODEL_TRACE").is_some() {
+    if tracing_model() {
         eprintln!("trace: {what}");
     }
+}
+
+/// `REA_MODEL_TRACE` is set (read once: the process environment is not
+/// looked up on every request).
+fn tracing_model() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("REA_MODEL_TRACE").is_some())
 }
 
 #[cfg(test)]

@@ -187,10 +187,21 @@ fn read_key(request: &Request) -> Option<String> {
     if !read || call.body.is_some() {
         return None;
     }
-    let mut key = format!("{} {}", call.method, call.line());
+    // Built by pushing (no formatting machinery): this runs on every read.
+    let mut key = String::with_capacity(call.method.len() + call.path.len() + 64);
+    key.push_str(&call.method);
+    key.push(' ');
+    key.push_str(&call.path);
+    if let Some(q) = &call.query {
+        key.push('?');
+        key.push_str(q);
+    }
     for name in KEYED_HEADERS {
         if let Some(v) = call.header(name) {
-            key.push_str(&format!("\n{name}: {v}"));
+            key.push('\n');
+            key.push_str(name);
+            key.push_str(": ");
+            key.push_str(v);
         }
     }
     Some(key)

@@ -48,7 +48,7 @@ pub(crate) async fn fallback(
         None => env.call_in(crate::episodes::named(&headers).as_deref(), &request),
         Some(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
     };
-    crate::admin::journal_http(&env, &request, &reply, started);
+    crate::admin::journal_http(&env, request, &reply, started);
     let mut response = if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
         method_not_allowed(&env, uri.path())
     } else {

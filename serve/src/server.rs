@@ -217,7 +217,7 @@ pub async fn run(
             },
             _ = ct.cancelled() => break,
         };
-        let (stream, peer) = tokio::select! {
+        let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -238,7 +238,7 @@ pub async fn run(
         let idle = limits.idle_timeout;
         let first = limits.header_read_timeout;
         tokio::spawn(async move {
-            serve_connection(stream, peer, router, http, (first, idle), stop).await;
+            serve_connection(stream, router, http, (first, idle), stop).await;
             drop(permit);
         });
     }
@@ -263,7 +263,6 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 /// down gracefully when `stop` is cancelled.
 async fn serve_connection(
     stream: TcpStream,
-    peer: std::net::SocketAddr,
     router: Router,
     http: hyper_util::server::conn::auto::Builder<TokioExecutor>,
     // The first byte must come within the header-read timeout (the protocol
@@ -284,11 +283,7 @@ async fn serve_connection(
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let router = router.clone();
-            let mut request = request.map(axum::body::Body::new);
-            // As `axum::serve` with connect info: handlers may ask for the peer.
-            request
-                .extensions_mut()
-                .insert(axum::extract::ConnectInfo(peer));
+            let request = request.map(axum::body::Body::new);
             async move { router.oneshot(request).await }
         });
     let conn = http.serve_connection_with_upgrades(TokioIo::new(io), service);

@@ -2,9 +2,231 @@
 //! documents elsewhere). `RUST_LOG` wins when set; otherwise rea's own
 //! targets log at info (`-v` debug, `-vv` trace, `-q` warn, `-qq` error)
 //! and other crates at warn. `--log-format json` writes one JSON object a line.
+//!
+//! Lines are not written one system call each (a busy server logs one per
+//! request): they gather in a buffer that a background thread writes out
+//! every `FLUSH_EVERY`, that the line filling it writes out at once, and that
+//! `flush` writes out before rea's own stderr lines and at exit.
 
-use std::io::IsTerminal;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields, Writer};
+use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
+use tracing_subscriber::fmt::{FmtContext, MakeWriter};
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::EnvFilter;
+
+/// How long a log line may wait in the buffer.
+const FLUSH_EVERY: Duration = Duration::from_millis(10);
+/// A buffer this full is written out by the line that filled it.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// The log lines not yet on stderr.
+static PENDING: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+fn pending() -> MutexGuard<'static, Vec<u8>> {
+    PENDING.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Writes the buffered log lines to stderr (under the buffer's lock, so
+/// lines keep their order).
+pub(crate) fn flush() {
+    write_out(&mut pending());
+}
+
+fn write_out(buffer: &mut Vec<u8>) {
+    if buffer.is_empty() {
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(buffer);
+    let _ = err.flush();
+    buffer.clear();
+}
+
+/// The subscriber's writer: appends a formatted line to the buffer.
+struct Buffered;
+
+impl Write for Buffered {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let mut buffer = pending();
+        buffer.extend_from_slice(data);
+        if buffer.len() >= FLUSH_AT {
+            write_out(&mut buffer);
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct MakeBuffered;
+
+impl<'a> MakeWriter<'a> for MakeBuffered {
+    type Writer = Buffered;
+    fn make_writer(&'a self) -> Buffered {
+        Buffered
+    }
+}
+
+/// The text line format: the same line as tracing-subscriber's default
+/// (`Full`) format writes, built without its per-character `Debug`
+/// escaping (most of a request line's cost). Anything the short path does
+/// not write exactly as the default would (colours, spans, a value that
+/// needs escaping, an error value) is handed to the default format.
+struct TextLine {
+    default: format::Format<format::Full, SystemTime>,
+}
+
+impl<S, N> FormatEvent<S, N> for TextLine
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> std::fmt::Result {
+        if !writer.has_ansi_escapes() && ctx.lookup_current().is_none() {
+            if let Some(line) = plain_line(event) {
+                return writer.write_str(&line);
+            }
+        }
+        self.default.format_event(ctx, writer, event)
+    }
+}
+
+/// The default format's line for `event`, or `None` when some part of it
+/// needs what only the default format writes.
+fn plain_line(event: &Event<'_>) -> Option<String> {
+    let meta = event.metadata();
+    let mut line = String::with_capacity(256);
+    SystemTime.format_time(&mut Writer::new(&mut line)).ok()?;
+    let level = match *meta.level() {
+        Level::TRACE => "TRACE",
+        Level::DEBUG => "DEBUG",
+        Level::INFO => " INFO",
+        Level::WARN => " WARN",
+        Level::ERROR => "ERROR",
+    };
+    let _ = write!(line, " {level} {}: ", meta.target());
+    let mut fields = PlainFields {
+        line,
+        first: true,
+        failed: false,
+    };
+    event.record(&mut fields);
+    if fields.failed {
+        return None;
+    }
+    fields.line.push('\n');
+    Some(fields.line)
+}
+
+/// Printable ASCII other than `"` and `\`: text whose `Debug` form is
+/// itself in quotes.
+fn plain(text: &str) -> bool {
+    text.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// Writes fields as the default visitor does: the message bare, then
+/// `name=value` with `Debug` values, separated by spaces.
+struct PlainFields {
+    line: String,
+    first: bool,
+    failed: bool,
+}
+
+impl PlainFields {
+    /// Starts field `name` (`None`: the message); false when the default
+    /// format must write the line.
+    fn start(&mut self, field: &Field) -> bool {
+        let name = field.name();
+        if self.failed || name.starts_with("r#") || name.starts_with("log.") {
+            self.failed = true;
+            return false;
+        }
+        if !self.first {
+            self.line.push(' ');
+        }
+        self.first = false;
+        if name != "message" {
+            self.line.push_str(name);
+            self.line.push('=');
+        }
+        true
+    }
+}
+
+impl Visit for PlainFields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if !plain(value) {
+            self.failed = true;
+        } else if self.start(field) {
+            if field.name() == "message" {
+                self.line.push_str(value);
+            } else {
+                self.line.push('"');
+                self.line.push_str(value);
+                self.line.push('"');
+            }
+        }
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if self.start(field) {
+            let _ = write!(self.line, "{value}");
+        }
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if self.start(field) {
+            let _ = write!(self.line, "{value}");
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        if self.start(field) {
+            let _ = write!(self.line, "{value}");
+        }
+    }
+
+    fn record_error(&mut self, _field: &Field, _value: &(dyn std::error::Error + 'static)) {
+        self.failed = true;
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if !self.start(field) {
+            return;
+        }
+        let at = self.line.len();
+        let _ = write!(self.line, "{value:?}");
+        // The default escapes what a message holds beyond printable text;
+        // other values are written as their `Debug` form either way.
+        if field.name() == "message" && !self.line[at..].bytes().all(|b| (b' '..=b'~').contains(&b))
+        {
+            self.failed = true;
+        }
+    }
+}
+
+/// Writes the last buffered lines when dropped (held by `main`).
+pub(crate) struct Flush;
+
+impl Drop for Flush {
+    fn drop(&mut self) {
+        flush();
+    }
+}
 
 /// The global log flags.
 #[derive(Debug, clap::Args)]
@@ -51,19 +273,33 @@ fn filter(args: &LogArgs) -> EnvFilter {
     EnvFilter::new(format!("warn,rea={level}"))
 }
 
-/// Installs the subscriber (once, at start).
-pub(crate) fn init(args: &LogArgs) {
+/// Installs the subscriber (once, at start) and starts the thread that
+/// writes buffered lines; the returned guard writes the rest when dropped.
+pub(crate) fn init(args: &LogArgs) -> Flush {
+    let _ = std::thread::Builder::new()
+        .name("rea-log".into())
+        .spawn(|| loop {
+            std::thread::sleep(FLUSH_EVERY);
+            flush();
+        });
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter(args))
-        .with_writer(std::io::stderr);
+        .with_writer(MakeBuffered);
     let _ = match args.log_format {
         LogFormat::Json => builder
             .json()
             .flatten_event(true)
             .with_current_span(false)
             .try_init(),
-        LogFormat::Text => builder
-            .with_ansi(std::io::stderr().is_terminal())
-            .try_init(),
+        LogFormat::Text => {
+            let ansi = std::io::stderr().is_terminal();
+            builder
+                .with_ansi(ansi)
+                .event_format(TextLine {
+                    default: format::Format::default().with_ansi(ansi),
+                })
+                .try_init()
+        }
     };
+    Flush
 }

@@ -553,6 +553,8 @@ fn started_json(cfg: &Resolved, addr: Option<SocketAddr>, left_out: &[LeftOutEnt
 
 /// One line on stderr (stdout stays free for MCP messages under --stdio).
 pub(crate) fn log(line: &str) {
+    // After the log lines still buffered, so stderr keeps its order.
+    crate::cli::logging::flush();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
 }

@@ -583,6 +583,10 @@ impl ServingModel {
     /// World holds them now (in key order), or `None` for other calls.
     /// The list semantics narrow them (`rea_engine::lists::serve::answer_over`).
     pub fn list_items(&self, world: &ModelWorld, method: &str, path: &str) -> Option<Vec<Value>> {
+        // Asked on every HTTP request: no resolving when no resource is RPC.
+        if !self.model.resources.iter().any(|r| r.addressing == "rpc") {
+            return None;
+        }
         let r = self.resolve(method, path, None, None)?;
         if r.resource.addressing != "rpc" || !matches!(r.role.as_str(), "list" | "query") {
             return None;
@@ -608,6 +612,10 @@ impl ServingModel {
         method: &str,
         path: &str,
     ) -> Option<(Vec<Value>, Vec<String>)> {
+        // Asked on every HTTP request: nothing changed through the model yet.
+        if world.dirty.is_empty() {
+            return None;
+        }
         let r = self.resolve(method, path, None, None)?;
         if r.resource.addressing != "path" || r.role != "list" {
             return None;

@@ -62,10 +62,10 @@ fn line(entry: &Entry) -> String {
         Surface::Http => {
             let mut line = format!(
                 "{} {}",
-                r["method"].as_str().unwrap_or(""),
-                r["path"].as_str().unwrap_or("")
+                r.text("method").unwrap_or(""),
+                r.text("path").unwrap_or("")
             );
-            if let Some(q) = r["query"].as_str() {
+            if let Some(q) = r.text("query") {
                 line.push('?');
                 line.push_str(q);
             }
@@ -73,10 +73,10 @@ fn line(entry: &Entry) -> String {
         }
         Surface::Mcp => format!(
             "tools/call {} {}",
-            r["tool"].as_str().unwrap_or(""),
-            r["arguments"]
+            r.text("tool").unwrap_or(""),
+            r.get("arguments").unwrap_or(Value::Null)
         ),
-        Surface::DataPlane => r["operation"].as_str().unwrap_or("").to_string(),
+        Surface::DataPlane => r.text("operation").unwrap_or("").to_string(),
     }
 }
 

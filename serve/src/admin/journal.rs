@@ -65,18 +65,123 @@ impl Source {
     }
 }
 
+/// When a call arrived: kept as a clock value, written as RFC 3339 (UTC,
+/// milliseconds) only when the entry is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp(chrono::DateTime<chrono::Utc>);
+
+impl Stamp {
+    pub fn now() -> Stamp {
+        Stamp(chrono::Utc::now())
+    }
+}
+
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+    }
+}
+
+impl Serialize for Stamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// An HTTP request as the journal keeps it: credentials already redacted
+/// (header values, query parameters, JSON members), a large body already
+/// replaced by its size; its JSON view is built only when it is read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpShown {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Value>,
+}
+
+/// The request of an entry, as received, credentials redacted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shown {
+    /// On the app's own paths (the hot path: no JSON is built to record it).
+    Http(Box<HttpShown>),
+    /// Any other surface, as its JSON.
+    Json(Value),
+}
+
+impl Shown {
+    /// The JSON the journal serves: `method`, `path`, `query`, `headers`,
+    /// `body` (HTTP); `tool`, `arguments` (MCP); `operation` (data plane).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Shown::Json(v) => v.clone(),
+            Shown::Http(h) => {
+                let headers: serde_json::Map<String, Value> = h
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+                    .collect();
+                serde_json::json!({
+                    "method": h.method,
+                    "path": h.path,
+                    "query": h.query,
+                    "headers": headers,
+                    "body": h.body,
+                })
+            }
+        }
+    }
+
+    /// A top-level text member of the JSON view (`method`, `path`, `query`,
+    /// `tool`, `operation`), without building the view.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match self {
+            Shown::Json(v) => v.get(key).and_then(Value::as_str),
+            Shown::Http(h) => match key {
+                "method" => Some(&h.method),
+                "path" => Some(&h.path),
+                "query" => h.query.as_deref(),
+                _ => None,
+            },
+        }
+    }
+
+    /// A top-level member of the JSON view.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        match self {
+            Shown::Json(v) => v.get(key).cloned(),
+            Shown::Http(_) => self.to_value().get(key).cloned(),
+        }
+    }
+}
+
+impl From<Value> for Shown {
+    fn from(value: Value) -> Shown {
+        Shown::Json(value)
+    }
+}
+
+impl Serialize for Shown {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Shown::Json(v) => v.serialize(s),
+            Shown::Http(_) => self.to_value().serialize(s),
+        }
+    }
+}
+
 /// One journal entry, as served at `/_rea/requests`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Entry {
     /// Increasing from 1 for the life of the process (not reset by DELETE).
     pub id: u64,
     /// When the call arrived (RFC 3339, UTC).
-    pub time: String,
+    pub time: Stamp,
     pub surface: Surface,
     /// The request as received, credentials redacted: `method`, `path`,
     /// `query`, `headers`, `body` (HTTP); `tool`, `arguments` (MCP);
     /// `operation` (data plane).
-    pub request: Value,
+    pub request: Shown,
     pub status: u16,
     /// Bytes of the answer's body.
     pub size: usize,
@@ -258,35 +363,63 @@ impl Journal {
 }
 
 /// The request as the journal keeps it: an HTTP request line with its
-/// headers and JSON body, credentials redacted.
-pub(super) fn http_request(
-    method: &str,
-    path: &str,
-    query: Option<&str>,
-    headers: &[(String, String)],
-    body: Option<&Value>,
-) -> Value {
-    let headers: serde_json::Map<String, Value> = headers
-        .iter()
-        .map(|(n, v)| (n.clone(), Value::String(redact::header_value(n, v))))
-        .collect();
-    serde_json::json!({
-        "method": method,
-        "path": path,
-        "query": query.map(redact::query),
-        "headers": headers,
-        "body": body.map(bounded_body),
-    })
+/// headers and JSON body, credentials redacted in place (the call is the
+/// journal's now: nothing is copied).
+pub(super) fn http_request(call: rea_engine::Call) -> Shown {
+    let rea_engine::Call {
+        method,
+        path,
+        query,
+        mut headers,
+        body,
+    } = call;
+    for (name, value) in headers.iter_mut() {
+        if redact::credential_name(name) {
+            *value = redact::REDACTED.to_string();
+        }
+    }
+    let query = query.map(|q| if q.is_empty() { q } else { redact::query(&q) });
+    Shown::Http(Box::new(HttpShown {
+        method,
+        path,
+        query,
+        headers,
+        body: body.map(bounded_owned),
+    }))
 }
 
 /// A JSON body with credential members redacted, or its size when large.
 pub(super) fn bounded_body(body: &Value) -> Value {
-    let redacted = redact::json(body);
-    let chars = serde_json::to_string(&redacted).map_or(0, |t| t.len());
+    bounded_owned(body.clone())
+}
+
+/// `bounded_body`, redacting in place.
+fn bounded_owned(mut body: Value) -> Value {
+    redact::json_in_place(&mut body);
+    let chars = json_len(&body);
     if chars > MAX_BODY_CHARS {
         serde_json::json!({"omitted": format!("{chars} characters of JSON")})
     } else {
-        redacted
+        body
+    }
+}
+
+/// The length of `value` as compact JSON text, counted without writing it.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
     }
 }
 
@@ -295,11 +428,11 @@ fn log_line(entry: &Entry) {
     let req = &entry.request;
     let (method, path) = match entry.surface {
         Surface::Http => (
-            req["method"].as_str().unwrap_or(""),
-            req["path"].as_str().unwrap_or(""),
+            req.text("method").unwrap_or(""),
+            req.text("path").unwrap_or(""),
         ),
         Surface::Mcp => ("tools/call", "mcp"),
-        Surface::DataPlane => (req["operation"].as_str().unwrap_or(""), "/agentenv"),
+        Surface::DataPlane => (req.text("operation").unwrap_or(""), "/agentenv"),
     };
     tracing::info!(
         target: "rea::request",

@@ -21,7 +21,9 @@ mod routes;
 #[cfg(test)]
 mod tests;
 
-pub use journal::{Entry, Filter, Journal, Source, Surface, DEFAULT_CAPACITY};
+pub use journal::{
+    Entry, Filter, HttpShown, Journal, Shown, Source, Stamp, Surface, DEFAULT_CAPACITY,
+};
 pub use nearest::Near;
 pub(crate) use routes::{log_layer, router, Journaled};
 
@@ -176,8 +178,8 @@ pub fn source_of(answer: &Answer) -> Source {
     }
 }
 
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+fn now() -> journal::Stamp {
+    journal::Stamp::now()
 }
 
 fn elapsed_ms(started: Instant) -> f64 {
@@ -198,7 +200,7 @@ fn reason_of(env: &Environment, answer: &Answer) -> Option<String> {
 fn entry_for(
     env: &Environment,
     surface: Surface,
-    request: Value,
+    request: journal::Shown,
     reply: &Reply,
     started: Instant,
 ) -> Entry {
@@ -222,21 +224,16 @@ fn entry_for(
 }
 
 /// Journals one call on the recorded API's own paths (and logs its line).
-pub(crate) fn journal_http(env: &Environment, request: &Request, reply: &Reply, started: Instant) {
+/// The request is the journal's: it is kept as it is, not copied.
+pub(crate) fn journal_http(env: &Environment, request: Request, reply: &Reply, started: Instant) {
     let Request::Http(call) = request else {
         return;
     };
-    let shown = journal::http_request(
-        &call.method,
-        &call.path,
-        call.query.as_deref(),
-        &call.headers,
-        call.body.as_ref(),
-    );
+    let nearest = (reply.answer.error_code.as_deref() == Some("no_matching_tool"))
+        .then(|| nearest::nearest_to_path(env.all_tools(), &call.method, &call.path));
+    let shown = journal::http_request(call);
     let mut entry = entry_for(env, Surface::Http, shown, reply, started);
-    if entry.code.as_deref() == Some("no_matching_tool") {
-        entry.nearest = nearest::nearest_to_path(env.all_tools(), &call.method, &call.path);
-    }
+    entry.nearest = nearest.unwrap_or_default();
     env.ops().journal().record(entry);
 }
 
@@ -248,10 +245,10 @@ pub(crate) fn journal_tool(
     reply: Option<&Reply>,
     started: Instant,
 ) {
-    let shown = json!({
+    let shown = journal::Shown::Json(json!({
         "tool": name,
         "arguments": journal::bounded_body(&Value::Object(arguments.clone())),
-    });
+    }));
     let entry = match reply {
         Some(reply) => entry_for(env, Surface::Mcp, shown, reply, started),
         None => Entry {
@@ -311,7 +308,8 @@ pub(crate) fn journal_recorded_tool(
         request: json!({
             "tool": name,
             "arguments": journal::bounded_body(&Value::Object(arguments.clone())),
-        }),
+        })
+        .into(),
         status,
         size,
         content_type: Some("application/json".to_string()),
@@ -358,7 +356,7 @@ pub(crate) fn journal_data_plane(
         id: 0,
         time: now(),
         surface: Surface::DataPlane,
-        request: json!({"method": "POST", "path": "/agentenv", "operation": operation}),
+        request: json!({"method": "POST", "path": "/agentenv", "operation": operation}).into(),
         status: if error.is_some() { 400 } else { 200 },
         size,
         content_type: Some("application/json".to_string()),

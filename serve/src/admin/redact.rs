@@ -10,8 +10,12 @@ pub(super) const REDACTED: &str = "redacted";
 
 /// Whether a header, parameter or member name says its value is a credential.
 pub(super) fn credential_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    if rea_core::redact::CREDENTIAL_HEADERS.contains(&n.as_str()) {
+    // Checked without lowering a copy: this runs for every header of every
+    // journaled request.
+    if rea_core::redact::CREDENTIAL_HEADERS
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(name))
+    {
         return true;
     }
     const PARTS: [&str; 14] = [
@@ -30,16 +34,15 @@ pub(super) fn credential_name(name: &str) -> bool {
         "signature",
         "credential",
     ];
-    PARTS.iter().any(|p| n.contains(p))
+    PARTS.iter().any(|p| contains_ignore_ascii_case(name, p))
 }
 
-/// A header's value as the journal keeps it.
-pub(super) fn header_value(name: &str, value: &str) -> String {
-    if credential_name(name) {
-        REDACTED.to_string()
-    } else {
-        value.to_string()
-    }
+/// Whether `haystack` contains `needle` (lower-case ASCII), ignoring ASCII case.
+fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    n.len() <= h.len()
+        && h.windows(n.len())
+            .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
 }
 
 /// A query string with credential parameters' values redacted (the rest
@@ -61,23 +64,20 @@ fn decoded(name: &str) -> String {
         .into_owned()
 }
 
-/// A JSON value with every credential member's value redacted, at any depth.
-pub(super) fn json(value: &Value) -> Value {
+/// Redacts every credential member's value of `value` in place, at any depth.
+pub(super) fn json_in_place(value: &mut Value) {
     match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| {
-                    let v = if credential_name(k) && !v.is_null() {
-                        Value::String(REDACTED.to_string())
-                    } else {
-                        json(v)
-                    };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(json).collect()),
-        other => other.clone(),
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                if credential_name(k) && !v.is_null() {
+                    *v = Value::String(REDACTED.to_string());
+                } else {
+                    json_in_place(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(json_in_place),
+        _ => {}
     }
 }
 
@@ -88,19 +88,28 @@ mod tests {
 
     #[test]
     fn credentials_are_redacted_by_name() {
-        assert_eq!(header_value("Authorization", "Basic abc"), REDACTED);
-        assert_eq!(header_value("Cookie", "sid=1"), REDACTED);
-        assert_eq!(header_value("X-Auth-Token", "t"), REDACTED);
-        assert_eq!(header_value("Accept", "*/*"), "*/*");
+        for name in ["Authorization", "Cookie", "X-Auth-Token"] {
+            assert!(credential_name(name), "{name}");
+        }
+        assert!(!credential_name("Accept"));
         assert_eq!(
             query("a=1&access_token=xyz&api%5Fkey=k&b"),
             "a=1&access_token=redacted&api%5Fkey=redacted&b"
         );
+        let mut body =
+            json!({"user": "u", "password": "p", "nested": [{"token": "t"}], "session": null});
+        json_in_place(&mut body);
         assert_eq!(
-            json(
-                &json!({"user": "u", "password": "p", "nested": [{"token": "t"}], "session": null})
-            ),
+            body,
             json!({"user": "u", "password": "redacted", "nested": [{"token": "redacted"}], "session": null})
         );
+        let mut body = json!({"User": "u", "X-API-KEY": "k", "list": [{"Refresh_Token": 1}]});
+        json_in_place(&mut body);
+        assert_eq!(
+            body,
+            json!({"User": "u", "X-API-KEY": "redacted", "list": [{"Refresh_Token": "redacted"}]})
+        );
+        assert!(credential_name("Set-Cookie") && credential_name("X-CSRFToken"));
+        assert!(!credential_name("accept") && !credential_name("au"));
     }
 }

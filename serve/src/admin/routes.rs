@@ -207,12 +207,15 @@ async fn openapi(State(admin): State<Admin>) -> Response {
 /// the card, MCP transport requests at debug: their tool calls are journaled).
 pub(crate) async fn log_layer(request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().as_str().to_string();
-    let path = request.uri().path().to_string();
+    // Cheap handles (no text copied): most answers are journaled, and their
+    // line was written by the journal.
+    let method = request.method().clone();
+    let uri = request.uri().clone();
     let response = next.run(request).await;
     if response.extensions().get::<Journaled>().is_some() {
         return response;
     }
+    let (method, path) = (method.as_str(), uri.path());
     let status = response.status().as_u16();
     let duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     if path == "/mcp" || path.starts_with("/mcp/") {
