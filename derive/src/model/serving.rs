@@ -2279,11 +2279,22 @@ fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
     {
         return None;
     }
-    let shortest = o
+    let Some(shortest) = o
         .values()
         .filter_map(Value::as_str)
         .filter(|t| !t.is_empty())
-        .min_by_key(|t| t.len())?;
+        .min_by_key(|t| t.len())
+    else {
+        // Every text empty: each shows the sent text (renderings refine it).
+        let out: Map<String, Value> = o
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(_) => (k.clone(), Value::String(new.to_string())),
+                other => (k.clone(), other.clone()),
+            })
+            .collect();
+        return Some(Value::Object(out));
+    };
     let out: Map<String, Value> = o
         .iter()
         .map(|(k, v)| match v.as_str() {
@@ -2382,7 +2393,9 @@ fn rerender(
             if !req.contains_key(m)
                 && (o.contains_key(m) || !holds_member(&Value::Object(o.clone()), m))
             {
-                o.insert(m.clone(), v.clone());
+                // A text into the example's object of texts (`{raw, rendered}`).
+                let into = o.get(m).and_then(|old| echo_into(old, v));
+                o.insert(m.clone(), into.unwrap_or_else(|| v.clone()));
             }
         }
         for (m, v) in req {
