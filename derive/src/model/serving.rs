@@ -251,7 +251,7 @@ impl ServingModel {
             {
                 // An item read with a query may show another representation
                 // (`context=edit`, `_embed`): not the read shape.
-                let plain = !(t.role == "read" && !x.query.is_empty());
+                let plain = t.role != "read" || x.query.is_empty();
                 for e in found.iter().filter(|_| plain) {
                     shapes
                         .entry(t.resource)
