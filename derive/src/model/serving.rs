@@ -119,6 +119,10 @@ pub struct ServingModel {
     draws: BTreeMap<(String, String), super::revisions::Draw>,
     /// Texts the server renders from sent texts (`content.rendered`).
     renderings: Vec<super::renderings::Rendering>,
+    /// Per resource, the query parameter its recorded 2xx reads used as a
+    /// field selection: its value a comma list of member names, and every
+    /// entity answered has exactly those members.
+    selections: BTreeMap<usize, String>,
 }
 
 /// Decoded query pairs, in order.
@@ -155,6 +159,7 @@ impl ServingModel {
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let mut read_nested: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
+        let mut selections: BTreeMap<usize, String> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -248,6 +253,19 @@ impl ServingModel {
                 }
                 _ => found.extend(entity_at(answer, r)),
             }
+            // A field selection: a query value naming exactly the members
+            // of every answered entity.
+            for (k, v) in &x.query {
+                let names: BTreeSet<&str> = v.split(',').map(str::trim).collect();
+                if names.len() >= 2
+                    && !found.is_empty()
+                    && found
+                        .iter()
+                        .all(|e| e.keys().map(String::as_str).collect::<BTreeSet<_>>() == names)
+                {
+                    selections.entry(t.resource).or_insert_with(|| k.clone());
+                }
+            }
             {
                 // An item read with a query may show another representation
                 // (`context=edit`, `_embed`): not the read shape.
@@ -294,6 +312,7 @@ impl ServingModel {
             replayed_writes: BTreeSet::new(),
             draws: BTreeMap::new(),
             renderings: super::renderings::infer(exchanges),
+            selections,
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
@@ -772,6 +791,12 @@ impl ServingModel {
         e
     }
 
+    /// The query parameter a recorded read of the resource used as a field
+    /// selection (`_fields`), when any.
+    fn fields_param(&self, index: usize) -> Option<String> {
+        self.selections.get(&index).cloned()
+    }
+
     fn write_of(&self, method: &str, route: &str) -> Option<&WriteSemantics> {
         self.model
             .writes
@@ -987,8 +1012,23 @@ impl ServingModel {
                         let mut e = e;
                         // A plain read shows only members some recorded read
                         // showed (a write's answer may show more).
-                        if res.addressing == "path" && pairs.is_empty() {
+                        // A field selection the collection's list semantics
+                        // kept (`_fields=id,title`) selects on item reads too.
+                        let select = self.fields_param(r.index);
+                        let selected: Option<Vec<String>> = select.as_ref().and_then(|n| {
+                            pairs.iter().find(|(k, _)| k == n).map(|(_, v)| {
+                                v.split(',')
+                                    .map(|f| f.split('.').next().unwrap_or(f).trim().to_string())
+                                    .filter(|f| !f.is_empty())
+                                    .collect()
+                            })
+                        });
+                        let only_selection = pairs.iter().all(|(k, _)| Some(k) == select.as_ref());
+                        if res.addressing == "path" && only_selection {
                             e = self.read_shaped(r.index, e);
+                            if let Some(keep) = &selected {
+                                e.retain(|k, _| keep.contains(k));
+                            }
                         }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
