@@ -9,12 +9,17 @@
 
 use serde_json::{Map, Value};
 
+/// The item a URL or path reads: (resource index, scope, id).
+pub(crate) type ItemOf<'a> = &'a dyn Fn(&str) -> Option<(usize, String, String)>;
+/// An entity the World holds, by (resource index, scope, id).
+pub(crate) type Held<'a> = &'a dyn Fn(usize, &str, &str) -> Option<Map<String, Value>>;
+
 /// What following references needs from the serving model.
 pub(crate) struct Follow<'a> {
     /// The item a URL or path reads: (resource index, scope, id).
-    pub item_of: &'a dyn Fn(&str) -> Option<(usize, String, String)>,
+    pub item_of: ItemOf<'a>,
     /// An entity the World holds, by (resource index, scope, id).
-    pub entity: &'a dyn Fn(usize, &str, &str) -> Option<Map<String, Value>>,
+    pub entity: Held<'a>,
     /// The resource's recorded entities (what conditional links are learnt from).
     pub peers: &'a [Map<String, Value>],
 }

@@ -195,7 +195,7 @@ pub(crate) fn infer(
                             }
                         }
                         drawn_before.reverse();
-                        drawn_before.extend(group.supported_by.drain(..));
+                        drawn_before.append(&mut group.supported_by);
                         group.supported_by = drawn_before;
                         groups.push(group);
                     }

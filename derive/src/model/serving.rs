@@ -119,6 +119,10 @@ pub struct ServingModel {
     draws: BTreeMap<(String, String), super::revisions::Draw>,
     /// Texts the server renders from sent texts (`content.rendered`).
     renderings: Vec<super::renderings::Rendering>,
+    /// Per resource, the query parameter its recorded 2xx reads used as a
+    /// field selection: its value a comma list of member names, and every
+    /// entity answered has exactly those members.
+    selections: BTreeMap<usize, String>,
 }
 
 /// Decoded query pairs, in order.
@@ -155,6 +159,7 @@ impl ServingModel {
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let mut read_nested: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
+        let mut selections: BTreeMap<usize, String> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -248,10 +253,23 @@ impl ServingModel {
                 }
                 _ => found.extend(entity_at(answer, r)),
             }
+            // A field selection: a query value naming exactly the members
+            // of every answered entity.
+            for (k, v) in &x.query {
+                let names: BTreeSet<&str> = v.split(',').map(str::trim).collect();
+                if names.len() >= 2
+                    && !found.is_empty()
+                    && found
+                        .iter()
+                        .all(|e| e.keys().map(String::as_str).collect::<BTreeSet<_>>() == names)
+                {
+                    selections.entry(t.resource).or_insert_with(|| k.clone());
+                }
+            }
             {
                 // An item read with a query may show another representation
                 // (`context=edit`, `_embed`): not the read shape.
-                let plain = !(t.role == "read" && !x.query.is_empty());
+                let plain = t.role != "read" || x.query.is_empty();
                 for e in found.iter().filter(|_| plain) {
                     shapes
                         .entry(t.resource)
@@ -294,6 +312,7 @@ impl ServingModel {
             replayed_writes: BTreeSet::new(),
             draws: BTreeMap::new(),
             renderings: super::renderings::infer(exchanges),
+            selections,
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
@@ -780,6 +799,12 @@ impl ServingModel {
         e
     }
 
+    /// The query parameter a recorded read of the resource used as a field
+    /// selection (`_fields`), when any.
+    fn fields_param(&self, index: usize) -> Option<String> {
+        self.selections.get(&index).cloned()
+    }
+
     fn write_of(&self, method: &str, route: &str) -> Option<&WriteSemantics> {
         self.model
             .writes
@@ -1036,8 +1061,23 @@ impl ServingModel {
                         let mut e = e;
                         // A plain read shows only members some recorded read
                         // showed (a write's answer may show more).
-                        if res.addressing == "path" && pairs.is_empty() {
+                        // A field selection the collection's list semantics
+                        // kept (`_fields=id,title`) selects on item reads too.
+                        let select = self.fields_param(r.index);
+                        let selected: Option<Vec<String>> = select.as_ref().and_then(|n| {
+                            pairs.iter().find(|(k, _)| k == n).map(|(_, v)| {
+                                v.split(',')
+                                    .map(|f| f.split('.').next().unwrap_or(f).trim().to_string())
+                                    .filter(|f| !f.is_empty())
+                                    .collect()
+                            })
+                        });
+                        let only_selection = pairs.iter().all(|(k, _)| Some(k) == select.as_ref());
+                        if res.addressing == "path" && only_selection {
                             e = self.read_shaped(r.index, e);
+                            if let Some(keep) = &selected {
+                                e.retain(|k, _| keep.contains(k));
+                            }
                         }
                         // RPC reads show empty containers a create's answer omits.
                         if res.addressing != "rpc" {
@@ -2572,11 +2612,22 @@ fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
     {
         return None;
     }
-    let shortest = o
+    let Some(shortest) = o
         .values()
         .filter_map(Value::as_str)
         .filter(|t| !t.is_empty())
-        .min_by_key(|t| t.len())?;
+        .min_by_key(|t| t.len())
+    else {
+        // Every text empty: each shows the sent text (renderings refine it).
+        let out: Map<String, Value> = o
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(_) => (k.clone(), Value::String(new.to_string())),
+                other => (k.clone(), other.clone()),
+            })
+            .collect();
+        return Some(Value::Object(out));
+    };
     let out: Map<String, Value> = o
         .iter()
         .map(|(k, v)| match v.as_str() {
@@ -2675,7 +2726,9 @@ fn rerender(
             if !req.contains_key(m)
                 && (o.contains_key(m) || !holds_member(&Value::Object(o.clone()), m))
             {
-                o.insert(m.clone(), v.clone());
+                // A text into the example's object of texts (`{raw, rendered}`).
+                let into = o.get(m).and_then(|old| echo_into(old, v));
+                o.insert(m.clone(), into.unwrap_or_else(|| v.clone()));
             }
         }
         for (m, v) in req {

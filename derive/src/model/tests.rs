@@ -1408,3 +1408,41 @@ fn a_create_lent_by_a_sibling_renders_one_of_the_collections_own_entities_and_th
     );
     assert_eq!(r.status, 201);
 }
+
+#[test]
+fn an_item_read_of_a_model_held_entity_honours_the_recorded_field_selection() {
+    // WordPress dev-b lists posts with `_fields=id,title,status` and every
+    // item shows exactly those members: `_fields` is a field selection. A
+    // post the model created, read with `_fields`, shows only the named
+    // members, in the read shape (no `title.raw`).
+    let s = serving::serving_model(&fixture("wordpress/dev-b.har")).unwrap();
+    let mut w = s.initial_world();
+    let post = ask(
+        &s,
+        &mut w,
+        "POST",
+        "/wp-json/wp/v2/posts",
+        None,
+        Some(json!({"title": "Roast Day Diary", "status": "draft"})),
+    );
+    let id = post.body.unwrap()["id"].clone();
+    let read = ask(
+        &s,
+        &mut w,
+        "GET",
+        &format!("/wp-json/wp/v2/posts/{id}"),
+        Some("_fields=id,title,modified"),
+        None,
+    );
+    assert_eq!(read.status, 200);
+    let body = read.body.unwrap();
+    let keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert!(keys.contains(&"title") && keys.contains(&"modified"));
+    assert!(body["title"].get("raw").is_none(), "{body}");
+}
