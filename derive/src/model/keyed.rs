@@ -334,13 +334,14 @@ pub(crate) fn lands(sent: &[Value], items: &[Value]) -> bool {
 }
 
 /// Puts `item` in the array at `pointer` of `target`: it replaces the item
-/// with the same `key` value when there is one, else it is appended.
+/// with the same `key` value when there is one (then true), else it is
+/// appended.
 pub(crate) fn upsert(
     target: &mut Value,
     pointer: &str,
     item: &Map<String, Value>,
     key: Option<&str>,
-) {
+) -> bool {
     if target.pointer(pointer).is_none() {
         let mut cur = &mut *target;
         for t in pointer.split('/').skip(1) {
@@ -348,13 +349,13 @@ pub(crate) fn upsert(
             if !cur.is_object() {
                 *cur = Value::Object(Map::new());
             }
-            let Value::Object(m) = cur else { return };
+            let Value::Object(m) = cur else { return false };
             cur = m.entry(t).or_insert(Value::Null);
         }
         *cur = Value::Array(Vec::new());
     }
     let Some(Value::Array(items)) = target.pointer_mut(pointer) else {
-        return;
+        return false;
     };
     let same = key.and_then(|k| {
         let v = item.get(k)?;
@@ -365,7 +366,11 @@ pub(crate) fn upsert(
             for (k, v) in item {
                 old.insert(k.clone(), v.clone());
             }
+            true
         }
-        _ => items.push(Value::Object(item.clone())),
+        _ => {
+            items.push(Value::Object(item.clone()));
+            false
+        }
     }
 }

@@ -1414,6 +1414,8 @@ impl ServingModel {
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 let mut value = Value::Object(entity);
+                // An item replaced under a key no write confirmed.
+                let mut lent = false;
                 for e in &w.effects {
                     match (e.how.as_str(), &e.member) {
                         ("sets", Some(m)) => {
@@ -1426,13 +1428,15 @@ impl ServingModel {
                             {
                                 if let Some(o) = item.as_object() {
                                     let k = self.array_key(r.index, &e.pointer);
-                                    super::keyed::upsert(&mut value, &e.pointer, o, k);
+                                    lent |= super::keyed::upsert(&mut value, &e.pointer, o, k)
+                                        && self.key_by_convention(r.index, &e.pointer);
                                 }
                             }
                         }
                         ("appends", None) => {
                             let k = self.array_key(r.index, &e.pointer);
-                            super::keyed::upsert(&mut value, &e.pointer, &rest, k)
+                            lent |= super::keyed::upsert(&mut value, &e.pointer, &rest, k)
+                                && self.key_by_convention(r.index, &e.pointer);
                         }
                         _ => {}
                     }
@@ -1441,7 +1445,7 @@ impl ServingModel {
                 world.entities.insert(key.clone(), entity.clone());
                 world.dirty.insert(key);
                 self.cascade(world, w, &id);
-                match w.answer.body.as_str() {
+                let answered = (|| match w.answer.body.as_str() {
                     "empty-object" => {
                         Some(self.json(200, Value::Object(Map::new()), true, "rpc-action"))
                     }
@@ -1473,7 +1477,8 @@ impl ServingModel {
                         Some(self.json(200, Value::Object(out), true, "rpc-action"))
                     }
                     _ => None,
-                }
+                })();
+                answered.map(|a| a.by_convention(lent))
             }
             // A verb the recording never used beside actions answered `{}`.
             None if !r.known_route && empty_answers => {
@@ -1488,7 +1493,7 @@ impl ServingModel {
                             .collect();
                         let mut value = Value::Object(entity);
                         let k = self.array_key(r.index, &pointer);
-                        super::keyed::upsert(&mut value, &pointer, &rest, k);
+                        let _ = super::keyed::upsert(&mut value, &pointer, &rest, k);
                         entity = value.as_object().cloned().unwrap_or_default();
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
@@ -1519,7 +1524,8 @@ impl ServingModel {
                             .map(|(k, v)| (k.clone(), v.clone()))
                             .collect();
                         let mut value = Value::Object(entity);
-                        super::keyed::upsert(&mut value, &pointer, &rest, item_key.as_deref());
+                        let _ =
+                            super::keyed::upsert(&mut value, &pointer, &rest, item_key.as_deref());
                         entity = value.as_object().cloned().unwrap_or_default();
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
@@ -1544,6 +1550,19 @@ impl ServingModel {
             .find(|a| a.resource == r.name && a.collection == r.collection && a.pointer == pointer)?
             .key
             .as_deref()
+    }
+
+    /// True when the key of that array is a convention (no write confirmed it).
+    fn key_by_convention(&self, resource: usize, pointer: &str) -> bool {
+        let Some(r) = self.model.resources.get(resource) else {
+            return false;
+        };
+        self.model.arrays.iter().any(|a| {
+            a.resource == r.name
+                && a.collection == r.collection
+                && a.pointer == pointer
+                && a.basis == "convention"
+        })
     }
 
     /// A verb the recording never used whose body, without the keys, has the
