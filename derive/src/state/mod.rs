@@ -10,7 +10,7 @@ pub use model::{
     Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine,
     ListPlan, RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
 };
-pub use model::{Generated, Rule, SequenceScope, ValueKind};
+pub use model::{Generated, Rule, SequenceScope, Unserved, ValueKind};
 pub mod derive;
 pub mod entities;
 pub mod identity;
