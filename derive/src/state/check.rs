@@ -58,7 +58,11 @@ struct Outcome {
 }
 
 /// Runs the replay check over built plans and returns the final plans.
-pub fn check(engine: &Engine, timeline: &[TimelineRecord], built: &[Built]) -> Vec<WritePlan> {
+pub(crate) fn check(
+    engine: &Engine,
+    timeline: &[TimelineRecord],
+    built: &[Built],
+) -> Vec<WritePlan> {
     let mut replay = Replay::new(engine, built);
     // With no plan to model there is nothing to confirm: every plan keeps
     // its build reason, so the replay is skipped.

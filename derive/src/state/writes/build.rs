@@ -29,7 +29,7 @@ type OwnedObservation = (
 
 /// What the plan builder reads.
 #[derive(Debug, Clone, Copy)]
-pub struct BuildInput<'a> {
+pub(crate) struct BuildInput<'a> {
     pub tools: &'a [Tool],
     pub types: &'a [EntityType],
     /// The initial entities, in state order.
@@ -42,7 +42,7 @@ pub struct BuildInput<'a> {
 
 /// A built plan and what the replay check needs besides it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Built {
+pub(crate) struct Built {
     pub plan: WritePlan,
     /// True when the plan answers with the entity but no initial entity
     /// holds every field that answer takes from the stored entity.
@@ -67,7 +67,7 @@ struct CallObs {
 }
 
 /// Builds the plans of every write tool, in tool order.
-pub fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
+pub(crate) fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
     let shapes = TypeShape::all(input.types, input.views);
     let collections: Vec<&str> = input
         .types
