@@ -6,7 +6,7 @@ use crate::error::DeriveError;
 use serde_json::Value;
 
 /// The fixed budget of every public projection: 96 MiB.
-pub const PROJECTION_BUDGET: u64 = 96 * 1024 * 1024;
+pub(crate) const PROJECTION_BUDGET: u64 = 96 * 1024 * 1024;
 
 /// Fixed charge for one retained JSON value, map entry or set slot.
 pub(crate) const SLOT: u64 = 32;
@@ -55,14 +55,14 @@ impl Budget {
 
 /// Worst-case JSON-escaped size of a string: every byte could become a
 /// six-byte `\u00XX` escape, plus the quotes.
-pub fn escaped_size(text: &str) -> u64 {
+pub(crate) fn escaped_size(text: &str) -> u64 {
     (text.len() as u64).saturating_mul(6).saturating_add(2)
 }
 
 /// The charge for holding a parsed copy of a document whose strings are
 /// shared: one slot per value, strings not charged per character. This is
 /// the capture clone of a retained (file) source.
-pub fn clone_charge(value: &Value) -> u64 {
+pub(crate) fn clone_charge(value: &Value) -> u64 {
     let mut total = 0u64;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
@@ -81,7 +81,7 @@ pub fn clone_charge(value: &Value) -> u64 {
 
 /// The charge for admitting an inline envelope as text: every string and
 /// key at its worst-case escaped size plus one slot per value.
-pub fn inline_charge(value: &Value) -> u64 {
+pub(crate) fn inline_charge(value: &Value) -> u64 {
     let mut total = 0u64;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {

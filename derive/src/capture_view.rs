@@ -9,7 +9,7 @@ use crate::view::{CaptureView, Detail};
 use serde_json::{json, Map, Value};
 
 /// One page of the parent's records.
-pub fn capture_page(evidence: &Value, view: &CaptureView) -> Result<Value, DeriveError> {
+pub(crate) fn capture_page(evidence: &Value, view: &CaptureView) -> Result<Value, DeriveError> {
     capture_page_budgeted(evidence, view, &mut Budget::new(PROJECTION_BUDGET))
 }
 

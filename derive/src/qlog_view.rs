@@ -70,7 +70,7 @@ pub struct QlogView {
 }
 
 /// The default page size of every qlog facet.
-pub const DEFAULT_LIMIT: usize = 64;
+pub(crate) const DEFAULT_LIMIT: usize = 64;
 
 /// Parses a `qlog` view object (its `kind` already read). Every selector
 /// the facet needs is required and no other is accepted: the view never
@@ -164,7 +164,7 @@ pub(crate) fn parse(obj: &Map<String, Value>) -> Result<QlogView, DeriveError> {
 }
 
 /// One page of a qlog facet.
-pub fn qlog_page(evidence: &Value, view: &QlogView) -> Result<Value, DeriveError> {
+pub(crate) fn qlog_page(evidence: &Value, view: &QlogView) -> Result<Value, DeriveError> {
     qlog_page_budgeted(evidence, view, &mut Budget::new(PROJECTION_BUDGET))
 }
 

@@ -170,8 +170,7 @@ impl Engine {
                     template: tool.path_template.clone(),
                     reason: plan
                         .reason
-                        .clone()
-                        .unwrap_or_else(|| "unserved".to_string()),
+                        .map_or_else(|| "unserved".to_string(), |r| r.to_string()),
                 });
             }
             return Plan::Write(plan);

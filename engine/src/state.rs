@@ -247,7 +247,7 @@ pub struct WritePlan {
     /// Why the plan is not served: `no-state-target`, `no-call`,
     /// `body-unusable`, `no-observation`, `unexplained-change`,
     /// `contradicted`, `side-effect`, `unconfirmed`, `incomplete-entities`.
-    pub reason: Option<String>,
+    pub reason: Option<Unserved>,
     /// The reads that contradicted the plan.
     pub contradicted_by: Vec<u64>,
     /// The reads that confirmed the plan.
@@ -481,6 +481,22 @@ spelled!(
 spelled!(
     /// Whether the replay check confirmed a write plan.
     PlanStatus, "lowercase", { Served => "served", Unserved => "unserved" }
+);
+
+spelled!(
+    /// Why a write plan is not served: its build reason, or what the replay
+    /// check found.
+    Unserved, "kebab-case", {
+        NoStateTarget => "no-state-target",
+        NoCall => "no-call",
+        BodyUnusable => "body-unusable",
+        NoObservation => "no-observation",
+        UnexplainedChange => "unexplained-change",
+        Contradicted => "contradicted",
+        SideEffect => "side-effect",
+        Unconfirmed => "unconfirmed",
+        IncompleteEntities => "incomplete-entities",
+    }
 );
 
 spelled!(

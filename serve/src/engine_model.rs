@@ -39,8 +39,7 @@ fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
             plan: plan.effect.as_str().to_string(),
             reason: (!served).then(|| {
                 plan.reason
-                    .clone()
-                    .unwrap_or_else(|| "unserved".to_string())
+                    .map_or_else(|| "unserved".to_string(), |r| r.to_string())
             }),
             served,
             list_arguments,

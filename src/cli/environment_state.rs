@@ -119,11 +119,7 @@ pub(crate) fn summary(state: &State) -> String {
         let _ = writeln!(out, "  -");
     }
     for w in &state.writes {
-        let reason = w
-            .reason
-            .as_deref()
-            .map(|r| format!(" ({r})"))
-            .unwrap_or_default();
+        let reason = w.reason.map(|r| format!(" ({r})")).unwrap_or_default();
         let _ = writeln!(out, "  {}: {} {}{reason}", w.tool, w.effect, w.status);
     }
     out.trim_end().to_string()

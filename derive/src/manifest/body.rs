@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 /// JSON type name of a value.
-pub fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -21,7 +21,7 @@ pub fn type_name(value: &Value) -> &'static str {
 }
 
 /// `application/json` or `application/*+json`.
-pub fn is_json_request_type(essence: &str) -> bool {
+pub(crate) fn is_json_request_type(essence: &str) -> bool {
     essence == "application/json"
         || essence
             .strip_prefix("application/")

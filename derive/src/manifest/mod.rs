@@ -7,10 +7,10 @@
 //! - `naming`: tool names.
 //! - `body`: request-body shapes.
 
-pub mod body;
-pub mod model;
-pub mod naming;
-pub mod origin;
+pub(crate) mod body;
+pub(crate) mod model;
+pub(crate) mod naming;
+pub(crate) mod origin;
 
 pub use model::{ExcludedGroup, Manifest, Param, QueryParameterName, RecordPointer, Tool};
 

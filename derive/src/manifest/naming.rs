@@ -6,14 +6,14 @@ use crate::template_rules::TSeg;
 use std::collections::BTreeSet;
 
 /// The longest tool name.
-pub const MAX_NAME: usize = 60;
+pub(crate) const MAX_NAME: usize = 60;
 
 /// Literals never used in names.
 const DROPPED: &[&str] = &["api", "apis", "namespaces", "default"];
 
 /// Lowercases and maps every character outside `[a-z0-9_]` to `_`,
 /// collapsing runs of `_` and trimming them at both ends.
-pub fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let c = c.to_ascii_lowercase();

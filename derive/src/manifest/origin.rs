@@ -5,7 +5,7 @@ use crate::surface::group::{Group, Seg};
 
 /// JSON-like response types: `application/json`, `application/*+json`,
 /// `text/plain`, `text/markdown`.
-pub fn is_json_like(essence: &str) -> bool {
+pub(crate) fn is_json_like(essence: &str) -> bool {
     crate::manifest::body::is_json_request_type(essence)
         || essence == "text/plain"
         || essence == "text/markdown"
@@ -31,7 +31,7 @@ pub(crate) fn primary_origin(groups: &[Group], json_like_counts: &[u64]) -> Opti
 
 /// The environment name: the primary host with its port, `.` and `:`
 /// replaced by `-`, lowercase (`grafana-example`, `localhost-3000`).
-pub fn environment_name(origin: &str) -> String {
+pub(crate) fn environment_name(origin: &str) -> String {
     let host_port = origin.split_once("://").map_or(origin, |(_, rest)| rest);
     let mut out = String::with_capacity(host_port.len());
     for c in host_port.chars() {

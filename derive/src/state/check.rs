@@ -7,7 +7,7 @@
 
 use crate::engine::same_id;
 use crate::engine::{AnswerBody, Call, Engine, Generator, Params, World};
-use crate::state::model::{Effect, PlanStatus, ViewPlan, WritePlan};
+use crate::state::model::{Effect, PlanStatus, Unserved, ViewPlan, WritePlan};
 use crate::state::writes::build::Built;
 use crate::state::writes::classify::may_change_state;
 use crate::state::writes::input::{
@@ -58,7 +58,11 @@ struct Outcome {
 }
 
 /// Runs the replay check over built plans and returns the final plans.
-pub fn check(engine: &Engine, timeline: &[TimelineRecord], built: &[Built]) -> Vec<WritePlan> {
+pub(crate) fn check(
+    engine: &Engine,
+    timeline: &[TimelineRecord],
+    built: &[Built],
+) -> Vec<WritePlan> {
     let mut replay = Replay::new(engine, built);
     // With no plan to model there is nothing to confirm: every plan keeps
     // its build reason, so the replay is skipped.
@@ -80,13 +84,13 @@ pub fn check(engine: &Engine, timeline: &[TimelineRecord], built: &[Built]) -> V
             plan.contradicted_by = o.contradicted.clone();
             if plan.reason.is_none() {
                 plan.reason = if !o.contradicted.is_empty() {
-                    Some("contradicted".into())
+                    Some(Unserved::Contradicted)
                 } else if o.side_effect {
-                    Some("side-effect".into())
+                    Some(Unserved::SideEffect)
                 } else if o.confirmed.is_empty() {
-                    Some("unconfirmed".into())
+                    Some(Unserved::Unconfirmed)
                 } else if b.incomplete_entities {
-                    Some("incomplete-entities".into())
+                    Some(Unserved::IncompleteEntities)
                 } else {
                     None
                 };

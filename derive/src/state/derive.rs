@@ -26,7 +26,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// The three facts the state never establishes.
-pub const UNKNOWNS: [&str; 3] = [
+pub(crate) const UNKNOWNS: [&str; 3] = [
     "The state establishes no authorization model: every call is answered as the recorded user saw it.",
     "The state does not establish how the application computes responses or derived values; it holds recorded values.",
     "Write effects are known only as far as the write plans model them from recorded calls.",
@@ -527,18 +527,12 @@ fn derive_from_records(
             "{redacted_writes} state-changing request(s) had a redacted URL; their target is unknown, so each ends the initial state of every type"
         ));
     }
-    let write_clock = ctx
-        .timeline
-        .order
-        .iter()
-        .filter_map(|&i| records[i].ended_ms())
-        .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))))
-        // Saturating: a recorded `time` of 1e300 ms must not overflow the clock.
-        .map(|ms| {
-            ((ms / 1000.0).floor() as i64)
-                .saturating_add(1)
-                .saturating_mul(1000)
-        });
+    let write_clock = crate::state::writes::insert::write_clock(
+        ctx.timeline
+            .order
+            .iter()
+            .filter_map(|&i| records[i].ended_ms()),
+    );
 
     let mut state = State {
         view: "environment-state".to_string(),

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 /// One entity object seen in one response.
 #[derive(Debug, Clone)]
-pub struct Sighting<'a> {
+pub(crate) struct Sighting<'a> {
     pub tool: &'a str,
     pub is_item: bool,
     /// The request line (`path?query`).
@@ -25,7 +25,7 @@ pub struct Sighting<'a> {
 
 /// One list response: the identities it listed, in order.
 #[derive(Debug, Clone)]
-pub struct Listing {
+pub(crate) struct Listing {
     pub line: String,
     pub pos: usize,
     pub ids: Vec<Value>,
@@ -33,7 +33,7 @@ pub struct Listing {
 
 /// The merged entities of one type and what merging found.
 #[derive(Debug, Clone, Default)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// In state order: collection, then first sighting.
     pub entities: Vec<Entity>,
     pub volatile_fields: Vec<String>,
@@ -42,7 +42,7 @@ pub struct Merged {
 }
 
 /// A stable key for an identity value.
-pub fn id_key(v: &Value) -> String {
+pub(crate) fn id_key(v: &Value) -> String {
     match v {
         Value::String(s) => format!("s:{s}"),
         Value::Number(n) => format!("n:{n}"),
@@ -52,7 +52,7 @@ pub fn id_key(v: &Value) -> String {
 
 /// Merges sightings (in any order; they are sorted by position) into entities.
 /// `writes_between(a, b)` says whether a state write lies strictly between two positions.
-pub fn merge(
+pub(crate) fn merge(
     type_name: &str,
     id_field: &str,
     sightings: &[Sighting<'_>],

@@ -6,12 +6,12 @@ use crate::engine::id_matches;
 use serde_json::{Map, Value};
 
 /// Identity names, in the order they are tried.
-pub const IDENTITY_NAMES: &[&str] = &[
+pub(crate) const IDENTITY_NAMES: &[&str] = &[
     "id", "uid", "uuid", "_id", "ID", "UID", "Id", "guid", "key", "slug", "name",
 ];
 
 /// True for a field name ending in `Id` or `_id`.
-pub fn is_suffix_name(name: &str) -> bool {
+pub(crate) fn is_suffix_name(name: &str) -> bool {
     (name.ends_with("Id") && name.len() > 2) || (name.ends_with("_id") && name.len() > 3)
 }
 
@@ -24,7 +24,7 @@ fn is_id_value(v: &Value) -> bool {
 /// then each object member in its order, then (failing both) a
 /// one-element array at the root or in one member, whose field must be an
 /// identity name. Fields are tried in identity-name order, then key order.
-pub fn item_candidates(response: &Value, requested: &str) -> Vec<(String, String)> {
+pub(crate) fn item_candidates(response: &Value, requested: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let push_object = |pointer: String,
                        obj: &Map<String, Value>,
@@ -82,13 +82,13 @@ fn matching_fields(obj: &Map<String, Value>, requested: &str, identity_only: boo
 }
 
 /// Escapes a member name for a JSON pointer.
-pub fn escape(name: &str) -> String {
+pub(crate) fn escape(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
 }
 
 /// The `(pointer, field)` every response holds its requested value at, in
 /// preference order of the first response; `None` when none is shared.
-pub fn prove_item(responses: &[(&Value, &str)]) -> Option<(String, String)> {
+pub(crate) fn prove_item(responses: &[(&Value, &str)]) -> Option<(String, String)> {
     let mut iter = responses.iter();
     let (first, requested) = iter.next()?;
     let mut shared = item_candidates(first, requested);
@@ -102,7 +102,7 @@ pub fn prove_item(responses: &[(&Value, &str)]) -> Option<(String, String)> {
 /// The array candidates of one response: `""` for a root array, else each
 /// member holding an array of objects (or an empty array) when the root
 /// object is not itself an entity (it carries no identity name).
-pub fn list_candidates(response: &Value) -> Vec<String> {
+pub(crate) fn list_candidates(response: &Value) -> Vec<String> {
     match response {
         Value::Array(_) => vec![String::new()],
         Value::Object(root) => {
@@ -124,14 +124,17 @@ pub fn list_candidates(response: &Value) -> Vec<String> {
 }
 
 /// The objects of the array at `pointer` (`None` when it is no array of objects).
-pub fn list_at<'a>(response: &'a Value, pointer: &str) -> Option<Vec<&'a Map<String, Value>>> {
+pub(crate) fn list_at<'a>(
+    response: &'a Value,
+    pointer: &str,
+) -> Option<Vec<&'a Map<String, Value>>> {
     let items = response.pointer(pointer)?.as_array()?;
     items.iter().map(Value::as_object).collect()
 }
 
 /// The first identity name every listed item carries as a string or
 /// number, distinct within each list. Empty lists constrain nothing.
-pub fn identity_name_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String> {
+pub(crate) fn identity_name_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String> {
     if lists.iter().all(Vec::is_empty) {
         return None;
     }
@@ -144,7 +147,7 @@ pub fn identity_name_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String>
 /// The first key of the first listed item ending in `Id` or `_id` that
 /// every item carries as a distinct string or number, and that at least
 /// one list shows with two or more distinct values.
-pub fn suffix_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String> {
+pub(crate) fn suffix_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String> {
     let first = lists.iter().find_map(|l| l.first())?;
     first
         .keys()
@@ -155,7 +158,7 @@ pub fn suffix_field(lists: &[Vec<&Map<String, Value>>]) -> Option<String> {
 
 /// True when every item of every list carries `field` as a string or
 /// number, distinct within its list.
-pub fn identifies(lists: &[Vec<&Map<String, Value>>], field: &str) -> bool {
+pub(crate) fn identifies(lists: &[Vec<&Map<String, Value>>], field: &str) -> bool {
     lists.iter().all(|list| {
         let mut seen: Vec<&Value> = Vec::with_capacity(list.len());
         list.iter().all(|item| match item.get(field) {
@@ -176,7 +179,7 @@ pub fn identifies(lists: &[Vec<&Map<String, Value>>], field: &str) -> bool {
 /// response holds an array of objects at; among several, one an identity
 /// name identifies, then one of two or more items a suffix-named field
 /// identifies; a single candidate is taken as it is.
-pub fn choose_list_pointer(responses: &[&Value]) -> Option<String> {
+pub(crate) fn choose_list_pointer(responses: &[&Value]) -> Option<String> {
     let mut candidates: Vec<String> = Vec::new();
     for r in responses {
         for c in list_candidates(r) {

@@ -2,22 +2,22 @@
 //! observed (types, entities, documents), a render plan per read tool and a
 //! write plan per state-changing tool.
 
-pub mod check;
-pub mod model;
-pub mod writes;
+pub(crate) mod check;
+pub(crate) mod model;
+pub(crate) mod writes;
 
 pub use model::{
     Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine,
     ListPlan, RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
 };
-pub use model::{Generated, Rule, SequenceScope, ValueKind};
-pub mod derive;
-pub mod entities;
-pub mod identity;
-pub mod records;
-pub mod timeline;
-pub mod usable;
-pub mod views;
+pub use model::{Generated, Rule, SequenceScope, Unserved, ValueKind};
+pub(crate) mod derive;
+pub(crate) mod entities;
+pub(crate) mod identity;
+pub(crate) mod records;
+pub(crate) mod timeline;
+pub(crate) mod usable;
+pub(crate) mod views;
 
 pub use derive::{
     environment_state, environment_state_budgeted, environment_state_for, environment_state_view,

@@ -1,4 +1,4 @@
 //! The record model the state reads, owned by `rea-engine` (the engine
 //! replays it) and re-exported here.
 
-pub use rea_engine::records::*;
+pub(crate) use rea_engine::records::*;

@@ -11,22 +11,23 @@ use std::collections::HashMap;
 /// The list is closed; a segment matches when it equals one of these
 /// words exactly, ignoring ASCII case (`Search` matches, `searches` and
 /// `_search` do not).
-pub const QUERY_SEGMENTS: &[&str] = &["search", "query", "list", "find", "fuzzy", "count", "stats"];
+pub(crate) const QUERY_SEGMENTS: &[&str] =
+    &["search", "query", "list", "find", "fuzzy", "count", "stats"];
 
 /// True when a path segment names a query.
-pub fn is_query_segment(segment: &str) -> bool {
+pub(crate) fn is_query_segment(segment: &str) -> bool {
     QUERY_SEGMENTS
         .iter()
         .any(|q| q.eq_ignore_ascii_case(segment))
 }
 
 /// True for a `POST` whose path has a query segment.
-pub fn is_query_post(method: &str, path: &str) -> bool {
+pub(crate) fn is_query_post(method: &str, path: &str) -> bool {
     method.eq_ignore_ascii_case("POST") && path_segments(path).into_iter().any(is_query_segment)
 }
 
 /// True for a method that may change state.
-pub fn is_mutating_method(method: &str) -> bool {
+pub(crate) fn is_mutating_method(method: &str) -> bool {
     matches!(
         method.to_ascii_uppercase().as_str(),
         "POST" | "PUT" | "PATCH" | "DELETE"
@@ -35,13 +36,13 @@ pub fn is_mutating_method(method: &str) -> bool {
 
 /// True when a tool's requests may change state (a write tool): a
 /// mutating method that is not a query `POST`.
-pub fn is_write_tool(tool: &Tool) -> bool {
+pub(crate) fn is_write_tool(tool: &Tool) -> bool {
     is_mutating_method(&tool.method) && !is_query_post(&tool.method, &tool.path_template)
 }
 
 /// True when a recorded request may change state: a mutating method, a
 /// 2xx or 3xx status or none, and not a query `POST`.
-pub fn is_state_write(rec: &Record) -> bool {
+pub(crate) fn is_state_write(rec: &Record) -> bool {
     if !is_mutating_method(&rec.method) {
         return false;
     }
@@ -56,7 +57,7 @@ pub fn is_state_write(rec: &Record) -> bool {
 
 /// A `v1`-style version segment: `v` followed by a digit, then letters or digits
 /// (`v1`, `v2beta1`).
-pub fn is_version_segment(segment: &str) -> bool {
+pub(crate) fn is_version_segment(segment: &str) -> bool {
     let mut chars = segment.chars();
     chars.next() == Some('v')
         && chars.next().is_some_and(|c| c.is_ascii_digit())
@@ -65,7 +66,7 @@ pub fn is_version_segment(segment: &str) -> bool {
 
 /// The primary-origin timeline.
 #[derive(Debug, Clone)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// Indexes into the records slice, in timeline order.
     pub order: Vec<usize>,
     /// True when ordered by start time.
@@ -76,7 +77,7 @@ pub struct Timeline {
 
 impl Timeline {
     /// Orders the records on `origin` (and those whose URL was redacted).
-    pub fn new(records: &[Record], origin: &str) -> Timeline {
+    pub(crate) fn new(records: &[Record], origin: &str) -> Timeline {
         let mut order: Vec<usize> = records
             .iter()
             .enumerate()
@@ -109,12 +110,12 @@ impl Timeline {
 /// Roots: per first path segment, the API base (the literal segments every
 /// tool sharing that first segment has).
 #[derive(Debug, Clone, Default)]
-pub struct Roots {
+pub(crate) struct Roots {
     bases: HashMap<String, Vec<String>>,
 }
 
 impl Roots {
-    pub fn new(tools: &[Tool]) -> Roots {
+    pub(crate) fn new(tools: &[Tool]) -> Roots {
         let mut bases: HashMap<String, Vec<String>> = HashMap::new();
         for t in tools {
             let literals: Vec<String> = compile(&t.path_template)
@@ -146,7 +147,7 @@ impl Roots {
 
     /// The root of a path: its API base, then any version segments, then one
     /// more segment (fewer when the path is shorter).
-    pub fn root_of(&self, path: &str) -> String {
+    pub(crate) fn root_of(&self, path: &str) -> String {
         let segs = path_segments(path);
         let Some(first) = segs.first() else {
             return "/".to_string();
@@ -168,7 +169,7 @@ impl Roots {
 
 /// True when one root is at or under the other (segment-wise prefix), so a
 /// write under one may change what the other holds.
-pub fn roots_related(a: &str, b: &str) -> bool {
+pub(crate) fn roots_related(a: &str, b: &str) -> bool {
     let x = path_segments(a);
     let y = path_segments(b);
     let n = x.len().min(y.len());

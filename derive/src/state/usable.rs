@@ -1,3 +1,3 @@
 //! The body usability test, owned by `rea-engine` and re-exported here.
 
-pub use rea_engine::usable::*;
+pub(crate) use rea_engine::usable::*;

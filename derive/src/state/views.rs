@@ -4,7 +4,6 @@
 //! of the tool's request lines.
 
 use crate::budget::Budget;
-use crate::engine::id_matches;
 use crate::engine::normalize_path;
 use crate::engine::{AnswerBody, Call, Engine, World};
 use crate::error::DeriveError;
@@ -61,7 +60,7 @@ pub(crate) struct ReadTool {
 }
 
 /// Query parameters that only page through a list.
-pub const PAGING_PARAMETERS: &[&str] = &[
+pub(crate) const PAGING_PARAMETERS: &[&str] = &[
     "limit",
     "offset",
     "page",
@@ -76,7 +75,7 @@ pub const PAGING_PARAMETERS: &[&str] = &[
 ];
 
 /// Envelope members that give a list's item total.
-pub const ITEM_TOTAL_MEMBERS: &[&str] = &[
+pub(crate) const ITEM_TOTAL_MEMBERS: &[&str] = &[
     "total",
     "count",
     "totalCount",
@@ -532,9 +531,4 @@ fn strip_volatile(value: &mut Value, pointer: &str, is_list: bool, volatile: &[S
     } else {
         strip(target);
     }
-}
-
-/// True when `id` is one of the identities listed (used by tests and the summary).
-pub fn lists_id(listed: &[Value], id: &str) -> bool {
-    listed.iter().any(|v| id_matches(v, id))
 }

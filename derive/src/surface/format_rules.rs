@@ -3,7 +3,7 @@
 
 /// One of the four format rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum FormatRule {
+pub(crate) enum FormatRule {
     Numeric,
     Uuid,
     Hex,
@@ -12,7 +12,7 @@ pub enum FormatRule {
 
 impl FormatRule {
     /// The rule's name as reported in views.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FormatRule::Numeric => "numeric",
             FormatRule::Uuid => "uuid",
@@ -22,7 +22,7 @@ impl FormatRule {
     }
 
     /// The api-surface placeholder, e.g. `{numeric}`.
-    pub fn placeholder(self) -> &'static str {
+    pub(crate) fn placeholder(self) -> &'static str {
         match self {
             FormatRule::Numeric => "{numeric}",
             FormatRule::Uuid => "{uuid}",
@@ -32,7 +32,7 @@ impl FormatRule {
     }
 
     /// The manifest parameter name: `id`, `uuid`, `hash`, `date`.
-    pub fn param_name(self) -> &'static str {
+    pub(crate) fn param_name(self) -> &'static str {
         match self {
             FormatRule::Numeric => "id",
             FormatRule::Uuid => "uuid",
@@ -43,7 +43,7 @@ impl FormatRule {
 }
 
 /// The first rule (in table order) that matches `segment` exactly.
-pub fn classify(segment: &str) -> Option<FormatRule> {
+pub(crate) fn classify(segment: &str) -> Option<FormatRule> {
     if is_numeric(segment) {
         Some(FormatRule::Numeric)
     } else if is_uuid(segment) {

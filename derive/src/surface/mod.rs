@@ -6,9 +6,9 @@
 //! - `query`: `URLSearchParams`-style query name decoding.
 //! - `group`: the budgeted grouping accumulator shared with the manifest.
 
-pub mod format_rules;
+pub(crate) mod format_rules;
 pub(crate) mod group;
-pub mod query;
+pub(crate) mod query;
 pub(crate) mod records;
 
 use crate::budget::{clone_charge, inline_charge, Budget, PROJECTION_BUDGET};
@@ -25,7 +25,10 @@ pub fn api_surface(evidence: &Value, view: &ApiSurfaceView) -> Result<Value, Der
 
 /// The api-surface view of Evidence given inline: its whole envelope is
 /// admitted as text first.
-pub fn api_surface_inline(evidence: &Value, view: &ApiSurfaceView) -> Result<Value, DeriveError> {
+pub(crate) fn api_surface_inline(
+    evidence: &Value,
+    view: &ApiSurfaceView,
+) -> Result<Value, DeriveError> {
     api_surface_budgeted(evidence, view, true, &mut Budget::new(PROJECTION_BUDGET))
 }
 

@@ -3,7 +3,7 @@
 
 /// Distinct names of a raw query string, in first-seen order. Empty pairs
 /// contribute nothing; empty names are kept.
-pub fn names(query: &str) -> Vec<String> {
+pub(crate) fn names(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for pair in query.split('&') {
         if pair.is_empty() {
@@ -20,7 +20,7 @@ pub fn names(query: &str) -> Vec<String> {
 
 /// `+` becomes a space, then percent escapes decode as UTF-8 (invalid
 /// sequences become U+FFFD, as in the URL Standard).
-pub fn form_decode(text: &str) -> String {
+pub(crate) fn form_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

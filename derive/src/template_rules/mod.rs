@@ -13,13 +13,13 @@ pub(crate) mod prefix;
 pub(crate) mod route;
 pub(crate) mod segment;
 pub(crate) mod sibling;
-pub mod words;
+pub(crate) mod words;
 
 use crate::error::DeriveError;
 pub(crate) use route::{Route, TSeg};
 
 /// The longest route the comparison rules look at.
-pub const MAX_COMPARED_SEGMENTS: usize = 32;
+pub(crate) const MAX_COMPARED_SEGMENTS: usize = 32;
 
 /// One opt-in template rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

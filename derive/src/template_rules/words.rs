@@ -4,7 +4,7 @@
 
 /// Route words that name an action or a fixed resource rather than an
 /// identifier; no opt-in rule ever templates them.
-pub const STOP_WORDS: &[&str] = &[
+pub(crate) const STOP_WORDS: &[&str] = &[
     "actions",
     "admin",
     "all",
@@ -59,14 +59,14 @@ pub const STOP_WORDS: &[&str] = &[
 ];
 
 /// True for a stop word (compared ASCII-case-insensitively).
-pub fn is_stop_word(segment: &str) -> bool {
+pub(crate) fn is_stop_word(segment: &str) -> bool {
     let lower = segment.to_ascii_lowercase();
     STOP_WORDS.binary_search(&lower.as_str()).is_ok()
 }
 
 /// A `v1`-style version: `v` or `V`, one or more digits, then optionally a
 /// lowercase stage word and more digits (`v2`, `v10`, `v1beta1`, `v2alpha`).
-pub fn is_version(segment: &str) -> bool {
+pub(crate) fn is_version(segment: &str) -> bool {
     let Some(rest) = segment.strip_prefix(['v', 'V']) else {
         return false;
     };
@@ -83,7 +83,7 @@ pub fn is_version(segment: &str) -> bool {
 /// The singular of a plural literal, or `None` when the literal is not an
 /// English-looking plural (`repos` → `repo`, `categories` → `category`,
 /// `boxes` → `box`; `status`, `class`, `analysis` are not plurals).
-pub fn singular(segment: &str) -> Option<String> {
+pub(crate) fn singular(segment: &str) -> Option<String> {
     let s = segment;
     if s.len() < 3
         || !s

@@ -14,8 +14,8 @@ use super::shapes::clock_near;
 use super::updated::{explain_update, UpdateObservation};
 use crate::manifest::Tool;
 use crate::state::model::{
-    Document, Entity, EntityType, FieldRule, Insert, InsertPosition, PlanStatus, Rule, ValueKind,
-    ViewPlan, WriteAnswer, WritePlan,
+    Document, Entity, EntityType, FieldRule, Insert, InsertPosition, PlanStatus, Rule, Unserved,
+    ValueKind, ViewPlan, WriteAnswer, WritePlan,
 };
 use serde_json::{Map, Value};
 
@@ -29,7 +29,7 @@ type OwnedObservation = (
 
 /// What the plan builder reads.
 #[derive(Debug, Clone, Copy)]
-pub struct BuildInput<'a> {
+pub(crate) struct BuildInput<'a> {
     pub tools: &'a [Tool],
     pub types: &'a [EntityType],
     /// The initial entities, in state order.
@@ -42,7 +42,7 @@ pub struct BuildInput<'a> {
 
 /// A built plan and what the replay check needs besides it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Built {
+pub(crate) struct Built {
     pub plan: WritePlan,
     /// True when the plan answers with the entity but no initial entity
     /// holds every field that answer takes from the stored entity.
@@ -67,7 +67,7 @@ struct CallObs {
 }
 
 /// Builds the plans of every write tool, in tool order.
-pub fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
+pub(crate) fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
     let shapes = TypeShape::all(input.types, input.views);
     let collections: Vec<&str> = input
         .types
@@ -85,7 +85,7 @@ pub fn build_plans(input: &BuildInput<'_>) -> Vec<Built> {
             let mut plan = empty_plan(tool, effect);
             match (effect, target) {
                 (Effect::None, _) | (_, None) => {
-                    plan.reason = Some("no-state-target".into());
+                    plan.reason = Some(Unserved::NoStateTarget);
                     Built {
                         plan,
                         incomplete_entities: false,
@@ -337,7 +337,7 @@ fn build_entity_plan(
 ) -> Built {
     let calls = observe_calls(input, tool, effect, shape);
     let Some(first) = calls.first() else {
-        plan.reason = Some("no-call".into());
+        plan.reason = Some(Unserved::NoCall);
         return Built {
             plan,
             incomplete_entities: false,
@@ -353,7 +353,7 @@ fn build_entity_plan(
         .filter(|_| needs_body)
         .or(if needs_body { None } else { Some(&empty) })
     else {
-        plan.reason = Some("body-unusable".into());
+        plan.reason = Some(Unserved::BodyUnusable);
         return Built {
             plan,
             incomplete_entities: false,
@@ -369,7 +369,7 @@ fn build_entity_plan(
         _ => first.after.is_some(),
     };
     if !observed {
-        plan.reason = Some("no-observation".into());
+        plan.reason = Some(Unserved::NoObservation);
         return Built {
             plan,
             incomplete_entities: false,
@@ -431,7 +431,7 @@ fn build_entity_plan(
                     plan.body_fixed = rules.fixed;
                 }
                 Err(field) => {
-                    plan.reason = Some("unexplained-change".into());
+                    plan.reason = Some(Unserved::UnexplainedChange);
                     plan.field_rules = vec![FieldRule::new(field, Rule::Unexplained)];
                     return Built {
                         plan,
@@ -571,7 +571,7 @@ fn build_document(
     }
     let current = current.unwrap_or_else(|| document.value.clone());
     let Some(i) = first else {
-        plan.reason = Some("no-call".into());
+        plan.reason = Some(Unserved::NoCall);
         return Built {
             plan,
             incomplete_entities: false,
@@ -580,7 +580,7 @@ fn build_document(
     let rec = &input.timeline[i];
     plan.example_ordinal = Some(rec.ordinal);
     let Some(body) = rec.request_body.json().and_then(Value::as_object) else {
-        plan.reason = Some("body-unusable".into());
+        plan.reason = Some(Unserved::BodyUnusable);
         return Built {
             plan,
             incomplete_entities: false,
@@ -607,7 +607,7 @@ fn build_document(
             })
         });
     let Some(after) = after else {
-        plan.reason = Some("no-observation".into());
+        plan.reason = Some(Unserved::NoObservation);
         return Built {
             plan,
             incomplete_entities: false,
@@ -625,7 +625,7 @@ fn build_document(
             plan.body_fixed = rules.fixed;
         }
         Err(field) => {
-            plan.reason = Some("unexplained-change".into());
+            plan.reason = Some(Unserved::UnexplainedChange);
             plan.field_rules = vec![FieldRule::new(field, Rule::Unexplained)];
         }
     }

@@ -2,15 +2,15 @@
 //! template has on the state (create, update, delete, document or none).
 
 /// The methods that may change state.
-pub const WRITE_METHODS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
+pub(crate) const WRITE_METHODS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 
 // One definition of query `POST`s for the whole state: the timeline's
 // (a closed segment list, whole segments, ASCII case ignored).
-pub use crate::state::timeline::{is_query_post, QUERY_SEGMENTS};
+pub(crate) use crate::state::timeline::is_query_post;
 
 /// True when a status (none for an unanswered request) lets a write happen:
 /// 2xx, 3xx or absent. A HAR status of 0 means no response and counts as absent.
-pub fn status_may_write(status: Option<u16>) -> bool {
+pub(crate) fn status_may_write(status: Option<u16>) -> bool {
     match status {
         None | Some(0) => true,
         Some(s) => (200..400).contains(&s),
@@ -19,17 +19,17 @@ pub fn status_may_write(status: Option<u16>) -> bool {
 
 /// True when a recorded request may change state: a write method with a
 /// 2xx/3xx/absent status that is not a query `POST`.
-pub fn may_change_state(method: &str, path: &str, status: Option<u16>) -> bool {
+pub(crate) fn may_change_state(method: &str, path: &str, status: Option<u16>) -> bool {
     WRITE_METHODS.contains(&method) && status_may_write(status) && !is_query_post(method, path)
 }
 
 /// True when a tool's requests may change state: a write method that is not
 /// a query `POST` (its recorded statuses decide which calls count).
-pub fn is_write_tool(method: &str, path_template: &str) -> bool {
+pub(crate) fn is_write_tool(method: &str, path_template: &str) -> bool {
     WRITE_METHODS.contains(&method) && !is_query_post(method, path_template)
 }
 
-pub use crate::state::model::Effect;
+pub(crate) use crate::state::model::Effect;
 
 /// One segment of a path template: a literal or a parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,12 +56,12 @@ fn segments(template: &str) -> Vec<Seg<'_>> {
 
 /// True when two templates have the same shape: equal literals, parameters
 /// at the same positions (parameter names may differ between tools).
-pub fn same_template(a: &str, b: &str) -> bool {
+pub(crate) fn same_template(a: &str, b: &str) -> bool {
     segments(a) == segments(b)
 }
 
 /// True when `template` is `collection` plus exactly one trailing parameter.
-pub fn is_item_of(template: &str, collection: &str) -> bool {
+pub(crate) fn is_item_of(template: &str, collection: &str) -> bool {
     let t = segments(template);
     let c = segments(collection);
     t.len() == c.len() + 1 && t.last() == Some(&Seg::Param) && t[..c.len()] == c[..]
@@ -69,7 +69,7 @@ pub fn is_item_of(template: &str, collection: &str) -> bool {
 
 /// True when a template can name this concrete path (parameters match any
 /// one non-empty segment).
-pub fn template_matches_path(template: &str, path: &str) -> bool {
+pub(crate) fn template_matches_path(template: &str, path: &str) -> bool {
     let t = segments(template);
     let p: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     t.len() == p.len()
@@ -84,7 +84,7 @@ pub fn template_matches_path(template: &str, path: &str) -> bool {
 /// trailing parameter, `delete` for a `DELETE` there, `document` for
 /// `PUT`/`PATCH`/`POST` to a document's path, else `none`. Collections are
 /// tried before documents; the first collection that fits wins.
-pub fn classify_effect(
+pub(crate) fn classify_effect(
     method: &str,
     template: &str,
     collection_templates: &[&str],
@@ -116,6 +116,7 @@ pub fn classify_effect(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::timeline::QUERY_SEGMENTS;
 
     #[test]
     fn write_status_counts_2xx_3xx_and_absent() {

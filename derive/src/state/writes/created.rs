@@ -9,11 +9,11 @@ use crate::state::model::{FieldRule, Generated, Rule, SequenceScope, ValueKind};
 use serde_json::{Map, Value};
 
 /// A copied body string must have at least this many characters.
-pub const COPY_MIN_CHARS: usize = 8;
+pub(crate) const COPY_MIN_CHARS: usize = 8;
 
 /// What the created-field rules look at besides the entity itself.
 #[derive(Debug, Clone, Copy)]
-pub struct CreateContext<'a> {
+pub(crate) struct CreateContext<'a> {
     /// The body's entity object (see `body_entity`).
     pub body: &'a Map<String, Value>,
     /// The call's path parameter values, by name, percent-decoded.
@@ -29,7 +29,7 @@ pub struct CreateContext<'a> {
 }
 
 /// Builds a rule.
-pub fn rule(field: &str, rule: Rule) -> FieldRule {
+pub(crate) fn rule(field: &str, rule: Rule) -> FieldRule {
     FieldRule::new(field, rule)
 }
 
@@ -43,7 +43,10 @@ fn kind_of(value: &Value) -> ValueKind {
 }
 
 /// One rule per field of the created entity, in the entity's field order.
-pub fn explain_created(entity: &Map<String, Value>, ctx: &CreateContext<'_>) -> Vec<FieldRule> {
+pub(crate) fn explain_created(
+    entity: &Map<String, Value>,
+    ctx: &CreateContext<'_>,
+) -> Vec<FieldRule> {
     let mut rules: Vec<FieldRule> = Vec::with_capacity(entity.len());
     for (field, value) in entity {
         let explained = identity(field, value, ctx)

@@ -3,7 +3,7 @@
 //! usability test. The state builder fills it once; the plan builder and
 //! the replay check only read it.
 
-pub use rea_engine::codec::{
+pub(crate) use rea_engine::codec::{
     at_pointer, body_entity, id_text, normalize_path, object_at, parent_path, path_params,
     percent_decode,
 };
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// A request or response body after the usability test.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub enum Body {
+pub(crate) enum Body {
     /// No body was recorded (or it was empty).
     #[default]
     Absent,
@@ -24,7 +24,7 @@ pub enum Body {
 
 impl Body {
     /// The JSON value, when usable.
-    pub fn json(&self) -> Option<&Value> {
+    pub(crate) fn json(&self) -> Option<&Value> {
         match self {
             Body::Json(v) => Some(v),
             _ => None,
@@ -34,7 +34,7 @@ impl Body {
 
 /// One timeline record.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TimelineRecord {
+pub(crate) struct TimelineRecord {
     pub ordinal: u64,
     pub method: String,
     /// Raw recorded path; `None` when a scenario redacted the URL.
@@ -56,23 +56,13 @@ pub struct TimelineRecord {
 }
 
 impl TimelineRecord {
-    /// The path's non-empty segments.
-    pub fn segments(&self) -> Vec<&str> {
-        self.path
-            .as_deref()
-            .unwrap_or("")
-            .split('/')
-            .filter(|s| !s.is_empty())
-            .collect()
-    }
-
     /// True for a 2xx answer.
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         self.status.is_some_and(|s| (200..300).contains(&s))
     }
 
     /// True for an answer that agrees with absence: 400, 404, 410 or a `null` body.
-    pub fn shows_absence(&self) -> bool {
+    pub(crate) fn shows_absence(&self) -> bool {
         matches!(self.status, Some(400 | 404 | 410))
             || (self.succeeded() && self.response_body.json() == Some(&Value::Null))
     }

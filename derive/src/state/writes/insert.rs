@@ -2,7 +2,7 @@
 //! recorded order reveals, else last) and the state's `write_clock`.
 
 use crate::state::model::{FieldRule, Insert, InsertPosition, SortOrder};
-pub use rea_engine::insert::{compare, insert_index};
+pub(crate) use rea_engine::insert::compare;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -26,7 +26,10 @@ fn direction(values: &[&Value]) -> Option<Ordering> {
 /// strictly one way, the same way in each. Fields the create generates in
 /// order (`clock`, `sequence`, a sequence `identity`) are preferred, then
 /// the other qualifying fields in the created entity's field order.
-pub fn choose_insert(collections: &[Vec<&Map<String, Value>>], rules: &[FieldRule]) -> Insert {
+pub(crate) fn choose_insert(
+    collections: &[Vec<&Map<String, Value>>],
+    rules: &[FieldRule],
+) -> Insert {
     let generated_in_order = |r: &FieldRule| r.rule.generated_in_order();
     let preferred = rules.iter().filter(|r| generated_in_order(r));
     let others = rules
@@ -65,16 +68,18 @@ fn field_direction(collections: &[Vec<&Map<String, Value>>], field: &str) -> Opt
     dir
 }
 
-/// The end of the last timed record (start ms + duration ms), moved to the
-/// next whole second (an end exactly on a second still moves on, matching
-/// the state's own `write_clock`); `None` when no record is timed.
-pub fn write_clock(records: impl IntoIterator<Item = (i64, f64)>) -> Option<i64> {
-    let end = records
-        .into_iter()
-        .filter(|(_, time)| time.is_finite() && *time >= 0.0)
-        .map(|(start, time)| start + time.ceil() as i64)
-        .max()?;
-    Some(end.div_euclid(1000) * 1000 + 1000)
+/// The state's `write_clock`: the end of the last timed record (ms since
+/// the epoch), moved to the next whole second (an end exactly on a second
+/// still moves on); `None` when no record is timed. Saturating: a recorded
+/// `time` of 1e300 ms must not overflow the clock.
+pub(crate) fn write_clock(ends: impl IntoIterator<Item = f64>) -> Option<i64> {
+    ends.into_iter()
+        .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))))
+        .map(|ms| {
+            ((ms / 1000.0).floor() as i64)
+                .saturating_add(1)
+                .saturating_mul(1000)
+        })
 }
 
 #[cfg(test)]
@@ -82,6 +87,7 @@ mod tests {
     use super::*;
     use crate::state::model::{Generated, Rule, SequenceScope, ValueKind};
     use crate::state::writes::created::rule;
+    use rea_engine::insert::insert_index;
     use rea_engine::shapes::ClockFormat;
     use serde_json::json;
 
@@ -188,12 +194,14 @@ mod tests {
     fn write_clock_rounds_up_to_the_next_second() {
         // CHECK-16: last record ends 12:00:03.200 → 12:00:04.
         let start = 1_714_564_803_000i64; // 2024-05-01T12:00:03Z
+        let ms = start as f64;
         assert_eq!(
-            write_clock([(start - 5000, 10.0), (start, 200.0)]),
+            write_clock([ms - 5000.0 + 10.0, ms + 200.0]),
             Some(start + 1000)
         );
-        assert_eq!(write_clock([(start, 0.0)]), Some(start + 1000));
-        assert_eq!(write_clock([(start, 0.4)]), Some(start + 1000));
-        assert_eq!(write_clock(Vec::<(i64, f64)>::new()), None);
+        assert_eq!(write_clock([ms]), Some(start + 1000));
+        assert_eq!(write_clock([ms + 0.4]), Some(start + 1000));
+        assert_eq!(write_clock(Vec::<f64>::new()), None);
+        assert_eq!(write_clock([1e300]), Some(i64::MAX));
     }
 }

@@ -18,7 +18,7 @@ fn outcome(plans: &[WritePlan], tool: &str) -> (String, Option<String>, Vec<u64>
         .unwrap_or_else(|| panic!("no plan {tool}"));
     (
         p.status.as_str().to_string(),
-        p.reason.clone(),
+        p.reason.map(|r| r.to_string()),
         p.checked_record_ordinals.clone(),
         p.contradicted_by.clone(),
     )
@@ -34,12 +34,12 @@ fn dev_a_every_write_a_later_read_shows_is_served() {
             // One PATCH of one literal record: its template is neither a
             // collection's item template nor a document path.
             assert_eq!(
-                (p.effect.as_str(), p.reason.as_deref()),
+                (p.effect.as_str(), p.reason.map(|r| r.as_str())),
                 ("none", Some("no-state-target"))
             );
         } else {
             assert_eq!(
-                (p.status.as_str(), p.reason.as_deref()),
+                (p.status.as_str(), p.reason.map(|r| r.as_str())),
                 ("served", None),
                 "{p:#?}"
             );

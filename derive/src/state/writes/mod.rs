@@ -13,23 +13,23 @@
 //! - `build`: one plan per write tool.
 //! - `replay_gen`: the check's generator of recorded values.
 
-pub mod build;
-pub mod classify;
-pub mod created;
-pub mod input;
-pub mod insert;
+pub(crate) mod build;
+pub(crate) mod classify;
+pub(crate) mod created;
+pub(crate) mod input;
+pub(crate) mod insert;
 #[cfg(test)]
 mod kinto;
-pub mod observe;
-pub mod replay_gen;
-pub mod shapes;
+pub(crate) mod observe;
+pub(crate) mod replay_gen;
+pub(crate) mod shapes;
 #[cfg(test)]
 pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
-pub mod updated;
+pub(crate) mod updated;
 
-use crate::budget::{Budget, PROJECTION_BUDGET};
+use crate::budget::Budget;
 use crate::engine::Engine;
 use crate::error::DeriveError;
 use crate::manifest::Manifest;
@@ -45,7 +45,7 @@ use std::collections::HashMap;
 /// Only records for which `needs_bodies(path)` holds have their bodies
 /// read; the others keep `Body::Absent` (the write side never looks at
 /// them: they are neither writes to a modelled target nor reads of one).
-pub fn timeline_of(
+pub(crate) fn timeline_of(
     manifest: &Manifest,
     records: &HashMap<u64, Record>,
     timeline: &[u64],
@@ -105,7 +105,8 @@ pub fn timeline_of(
 ///
 /// Fails only when the state names a tool the manifest lacks (the two were
 /// derived with different template rules).
-pub fn derive_writes(
+#[cfg(test)]
+pub(crate) fn derive_writes(
     manifest: &Manifest,
     records: &[Record],
     state: &State,
@@ -114,14 +115,14 @@ pub fn derive_writes(
         manifest,
         records,
         state,
-        &mut Budget::new(PROJECTION_BUDGET),
+        &mut Budget::new(crate::budget::PROJECTION_BUDGET),
     )
 }
 
 /// `derive_writes` within the state's budget: the engine's copy of the
 /// records and every body read are charged as temporary bytes (given back
 /// when the check ends) and the plans kept at their JSON size.
-pub fn derive_writes_budgeted(
+pub(crate) fn derive_writes_budgeted(
     manifest: &Manifest,
     records: &[Record],
     state: &State,

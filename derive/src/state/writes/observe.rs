@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 /// How one type's entities sit in responses.
 #[derive(Debug, Clone)]
-pub struct TypeShape<'a> {
+pub(crate) struct TypeShape<'a> {
     pub entity_type: &'a EntityType,
     /// The item view's entity pointer, when the item view is a plan.
     pub item_pointer: Option<String>,
@@ -19,7 +19,7 @@ pub struct TypeShape<'a> {
 
 impl<'a> TypeShape<'a> {
     /// Collects the shape of every type from the read views.
-    pub fn all(types: &'a [EntityType], views: &[ViewPlan]) -> Vec<TypeShape<'a>> {
+    pub(crate) fn all(types: &'a [EntityType], views: &[ViewPlan]) -> Vec<TypeShape<'a>> {
         types
             .iter()
             .map(|t| {
@@ -46,13 +46,16 @@ impl<'a> TypeShape<'a> {
             .collect()
     }
 
-    pub fn id_field(&self) -> &str {
+    pub(crate) fn id_field(&self) -> &str {
         &self.entity_type.id_field
     }
 
     /// The entity object of a single-entity response: at the item pointer,
     /// else the root, else the one wrapper member holding the id field.
-    pub fn entity_in<'v>(&self, value: &'v Value) -> Option<(String, &'v Map<String, Value>)> {
+    pub(crate) fn entity_in<'v>(
+        &self,
+        value: &'v Value,
+    ) -> Option<(String, &'v Map<String, Value>)> {
         let id = self.id_field();
         let holds = |m: &Map<String, Value>| m.get(id).is_some_and(|v| id_text(v).is_some());
         if let Some(p) = &self.item_pointer {
@@ -76,7 +79,11 @@ impl<'a> TypeShape<'a> {
     }
 
     /// The listed entities of a list response of `tool`.
-    pub fn list_in<'v>(&self, tool: &str, value: &'v Value) -> Option<Vec<&'v Map<String, Value>>> {
+    pub(crate) fn list_in<'v>(
+        &self,
+        tool: &str,
+        value: &'v Value,
+    ) -> Option<Vec<&'v Map<String, Value>>> {
         let pointer = self.list_pointers.get(tool)?;
         let items = super::input::at_pointer(value, pointer)?.as_array()?;
         Some(
@@ -89,7 +96,7 @@ impl<'a> TypeShape<'a> {
     }
 
     /// True when `tool` is this type's item tool.
-    pub fn is_item_tool(&self, tool: &str) -> bool {
+    pub(crate) fn is_item_tool(&self, tool: &str) -> bool {
         self.entity_type.item_tool.as_deref() == Some(tool)
     }
 }
@@ -99,11 +106,11 @@ fn escape(member: &str) -> String {
 }
 
 /// The key of one entity: its collection path and its identity as text.
-pub type EntityKey = (String, String);
+pub(crate) type EntityKey = (String, String);
 
 /// The last observed values of every entity, as the timeline goes.
 #[derive(Debug, Clone, Default)]
-pub struct LastSeen {
+pub(crate) struct LastSeen {
     pub entities: HashMap<EntityKey, Map<String, Value>>,
     /// Collection path → identities in first-seen order.
     pub order: HashMap<String, Vec<String>>,
@@ -112,7 +119,7 @@ pub struct LastSeen {
 impl LastSeen {
     /// Records one observed entity (later values replace earlier ones
     /// member by member, so sparse views keep what others supplied).
-    pub fn see(&mut self, collection: &str, entity: &Map<String, Value>, id_field: &str) {
+    pub(crate) fn see(&mut self, collection: &str, entity: &Map<String, Value>, id_field: &str) {
         let Some(id) = entity.get(id_field).and_then(id_text) else {
             return;
         };
@@ -131,7 +138,12 @@ impl LastSeen {
 
     /// Replaces an entity's values wholesale (a write answer or item read
     /// shows the whole entity).
-    pub fn replace(&mut self, collection: &str, entity: &Map<String, Value>, id_field: &str) {
+    pub(crate) fn replace(
+        &mut self,
+        collection: &str,
+        entity: &Map<String, Value>,
+        id_field: &str,
+    ) {
         let Some(id) = entity.get(id_field).and_then(id_text) else {
             return;
         };
@@ -148,12 +160,12 @@ impl LastSeen {
             .insert((collection.to_string(), id), entity.clone());
     }
 
-    pub fn get(&self, collection: &str, id: &str) -> Option<&Map<String, Value>> {
+    pub(crate) fn get(&self, collection: &str, id: &str) -> Option<&Map<String, Value>> {
         self.entities.get(&(collection.to_string(), id.to_string()))
     }
 
     /// Entities of one collection in first-seen order.
-    pub fn collection(&self, collection: &str) -> Vec<&Map<String, Value>> {
+    pub(crate) fn collection(&self, collection: &str) -> Vec<&Map<String, Value>> {
         self.order
             .get(collection)
             .map(|ids| {
@@ -165,7 +177,7 @@ impl LastSeen {
     }
 
     /// Entities of every collection of the type (collections listed).
-    pub fn all(&self, collections: &[String]) -> Vec<&Map<String, Value>> {
+    pub(crate) fn all(&self, collections: &[String]) -> Vec<&Map<String, Value>> {
         collections
             .iter()
             .flat_map(|c| self.collection(c))
@@ -173,7 +185,7 @@ impl LastSeen {
     }
 
     /// Takes in what a successful record shows about `shape`'s type.
-    pub fn observe(&mut self, shape: &TypeShape<'_>, rec: &TimelineRecord) {
+    pub(crate) fn observe(&mut self, shape: &TypeShape<'_>, rec: &TimelineRecord) {
         let (Some(path), Some(tool), Some(body)) = (
             rec.path.as_deref(),
             rec.tool.as_deref(),
@@ -206,7 +218,7 @@ impl LastSeen {
 }
 
 /// True when the path's last segment is the entity's identity.
-pub fn path_names_entity(path: &str, entity: &Map<String, Value>, id_field: &str) -> bool {
+pub(crate) fn path_names_entity(path: &str, entity: &Map<String, Value>, id_field: &str) -> bool {
     let last = path
         .split('/')
         .rfind(|s| !s.is_empty())

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 /// Recorded generated values for one call.
 #[derive(Debug, Clone, Default)]
-pub struct RecordedGenerator {
+pub(crate) struct RecordedGenerator {
     uuids: VecDeque<String>,
     tokens: VecDeque<String>,
     now_ms: i64,
@@ -23,7 +23,7 @@ impl RecordedGenerator {
     /// Reads the generated values a write's recorded answer shows, in the
     /// plan's field order; the clock is the first clock field's recorded
     /// instant, else the request's start time.
-    pub fn for_call(plan: &WritePlan, rec: &TimelineRecord, seed: u64) -> RecordedGenerator {
+    pub(crate) fn for_call(plan: &WritePlan, rec: &TimelineRecord, seed: u64) -> RecordedGenerator {
         let mut gen = RecordedGenerator {
             now_ms: rec.start_ms.unwrap_or(0),
             counter: seed,

@@ -1,4 +1,4 @@
 //! Value shapes (uuids, tokens, sequences, slugs, clocks), owned by
 //! `rea-engine` (writes generate them) and re-exported for plan building.
 
-pub use rea_engine::shapes::*;
+pub(crate) use rea_engine::shapes::*;

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 /// observation, if any) and the entity after (the call's answer or a later
 /// read before the next write).
 #[derive(Debug, Clone, Copy)]
-pub struct UpdateObservation<'a> {
+pub(crate) struct UpdateObservation<'a> {
     pub body: &'a Map<String, Value>,
     pub before: Option<&'a Map<String, Value>>,
     pub after: &'a Map<String, Value>,
@@ -21,7 +21,7 @@ pub struct UpdateObservation<'a> {
 
 /// The explained update: per-field rules and the fixed members.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct UpdateRules {
+pub(crate) struct UpdateRules {
     pub rules: Vec<FieldRule>,
     pub fixed: Vec<FixedMember>,
 }
@@ -29,7 +29,7 @@ pub struct UpdateRules {
 /// Explains the first call; `others` are the tool's later successful calls
 /// with observations, against which increments and slugs are verified.
 /// `Err(field)` names the first field no rule explains (`unexplained-change`).
-pub fn explain_update(
+pub(crate) fn explain_update(
     first: &UpdateObservation<'_>,
     others: &[UpdateObservation<'_>],
 ) -> Result<UpdateRules, String> {
