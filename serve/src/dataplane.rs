@@ -15,6 +15,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -154,6 +155,11 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
             let started = std::time::Instant::now();
             let text = rpc(&plane, episode.as_deref(), &body);
             crate::admin::journal_data_plane(&plane.env, &body, text.as_deref(), started);
+            if body.len() >= 1 << 20 {
+                // A large load's body and its parse are garbage now: freed
+                // memory goes back to the system, off the request path.
+                crate::environment::retire(body);
+            }
             text
         })
         .await
@@ -331,11 +337,17 @@ fn call(
         "data/get" => {
             // `write_namespace` (an upload grant) is accepted and ignored: the
             // export is always returned inline.
-            let data = to_tables(
-                &plane.env.export_in(episode),
+            let data = into_tables(
+                plane.env.export_in(episode),
                 &documents_table_name(&plane.env),
             );
-            Ok(json!({"parts": [{"kind": "data", "data": data}]}))
+            // Built as is: `json!` would copy every row through `to_value`.
+            let mut part = Map::new();
+            part.insert("kind".to_string(), Value::String("data".to_string()));
+            part.insert("data".to_string(), data);
+            let mut result = Map::new();
+            result.insert("parts".to_string(), Value::Array(vec![Value::Object(part)]));
+            Ok(Value::Object(result))
         }
         "data/add" => match data_add(plane, episode, params) {
             Ok(()) => Ok(json!({})),
@@ -521,17 +533,35 @@ pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Val
             let Value::Array(existing) = slot else {
                 continue;
             };
+            // The first held row of each identity, so a load is linear.
+            let mut held: HashMap<Vec<String>, usize> = HashMap::new();
+            for (i, r) in existing.iter().enumerate() {
+                if let Some(key) = identity_key(r, &identity) {
+                    held.entry(key).or_insert(i);
+                }
+            }
             for row in rows.as_array().into_iter().flatten() {
-                let same = |other: &Value| {
-                    !identity.is_empty()
-                        && identity.iter().all(|k| match (other.get(k), row.get(k)) {
-                            (Some(a), Some(b)) => a == b || rea_engine::same_id(a, b),
-                            _ => false,
-                        })
+                let key = identity_key(row, &identity);
+                let found = match &key {
+                    Some(key) => held.get(key).copied(),
+                    // An identity that is not all strings and numbers: as
+                    // the rows compare, one by one.
+                    None => existing.iter().position(|other| {
+                        !identity.is_empty()
+                            && identity.iter().all(|k| match (other.get(k), row.get(k)) {
+                                (Some(a), Some(b)) => a == b || rea_engine::same_id(a, b),
+                                _ => false,
+                            })
+                    }),
                 };
-                match existing.iter_mut().find(|r| same(r)) {
-                    Some(found) => *found = row.clone(),
-                    None => existing.push(row.clone()),
+                match found {
+                    Some(i) => existing[i] = row.clone(),
+                    None => {
+                        if let Some(key) = key {
+                            held.entry(key).or_insert(existing.len());
+                        }
+                        existing.push(row.clone());
+                    }
                 }
             }
         }
@@ -547,6 +577,24 @@ pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Val
         }
     }
     current
+}
+
+/// A row's identity as text (its `identity` members, each a string or a
+/// number: two rows are the same row exactly when these are equal, as
+/// `same_id` compares them); `None` when a member is missing or of another
+/// kind, or there is no identity.
+fn identity_key(row: &Value, identity: &[String]) -> Option<Vec<String>> {
+    if identity.is_empty() {
+        return None;
+    }
+    identity
+        .iter()
+        .map(|k| match row.get(k)? {
+            Value::String(s) => Some(format!("s{s}")),
+            Value::Number(n) => Some(format!("n{n}")),
+            _ => None,
+        })
+        .collect()
 }
 
 fn file_part(plane: &Plane, at: &str, file: Option<&Value>) -> Result<Value, String> {
@@ -636,18 +684,23 @@ pub(crate) fn read_file_uri(data_root: Option<&Path>, uri: &str) -> Result<Vec<u
     std::fs::read(&real).map_err(|e| format!("parts[0].file.uri: {e}"))
 }
 
-/// The engine's `{"collections", "documents"}` → the flat table shape.
-pub(crate) fn to_tables(world: &Value, documents_table: &str) -> Value {
+/// The engine's `{"collections", "documents"}` → the flat table shape,
+/// taking the World: its rows move into the tables, no copy.
+pub(crate) fn into_tables(world: Value, documents_table: &str) -> Value {
+    let Value::Object(mut world) = world else {
+        return into_tables(Value::Object(Map::new()), documents_table);
+    };
     let mut out = Map::new();
-    if let Some(Value::Object(collections)) = world.get("collections") {
-        for (name, rows) in collections {
-            out.insert(name.clone(), rows.clone());
-        }
+    if let Some(Value::Object(collections)) = world.shift_remove("collections") {
+        out.extend(collections);
     }
     let mut documents = Vec::new();
-    if let Some(Value::Object(docs)) = world.get("documents") {
+    if let Some(Value::Object(docs)) = world.shift_remove("documents") {
         for (path, value) in docs {
-            documents.push(json!({"path": path, "value": value}));
+            let mut row = Map::new();
+            row.insert("path".to_string(), Value::String(path));
+            row.insert("value".to_string(), value);
+            documents.push(Value::Object(row));
         }
     }
     out.insert(documents_table.to_string(), Value::Array(documents));
@@ -715,7 +768,16 @@ pub(crate) fn world_from_tables(env: &Environment, data: Value) -> Result<Value,
         }
         collections.insert(name, Value::Array(rows));
     }
-    Ok(json!({"collections": collections, "documents": documents}))
+    // Built as is: `json!` would copy every row through `to_value`.
+    Ok(world_value(collections, documents))
+}
+
+/// The engine's `{"collections", "documents"}` shape, taking both maps.
+fn world_value(collections: Map<String, Value>, documents: Map<String, Value>) -> Value {
+    let mut world = Map::new();
+    world.insert("collections".to_string(), Value::Object(collections));
+    world.insert("documents".to_string(), Value::Object(documents));
+    Value::Object(world)
 }
 
 /// `"x" is a required property` → `x`.
@@ -797,7 +859,7 @@ mod tests {
     fn tables_shape_round_trips_documents() {
         let world =
             json!({"collections": {"records": [{"id": "a"}]}, "documents": {"/v1/": {"x": 1}}});
-        let flat = to_tables(&world, "documents");
+        let flat = into_tables(world.clone(), "documents");
         assert_eq!(
             flat,
             json!({"records": [{"id": "a"}], "documents": [{"path": "/v1/", "value": {"x": 1}}]})

@@ -199,7 +199,7 @@ fn read_key(request: &Request) -> Option<String> {
 /// Drops a replaced World (and the replies cached for it) off the caller's
 /// path: a large World takes time to free, and `data/reset` should not wait.
 /// Then hands the freed memory back to the system.
-fn retire<T: Send + 'static>(old: T) {
+pub(crate) fn retire<T: Send + 'static>(old: T) {
     let spawned = std::thread::Builder::new()
         .name("rea-retire".into())
         .spawn(move || {
