@@ -291,8 +291,8 @@ startup() { # label bin
   start "$bin" "$large"; t1=$(date +%s.%N)
   local hwm; hwm="$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")"
   local mib=$(( $(stat -c %s "$large") / 1048576 ))
-  printf '%-8s start-up on large.har (%s MiB): ready in %.2f s; RSS %s MiB (%sx the capture), peak %s MiB\n' \
-    "$label" "$mib" "$(echo "$t1 - $t0" | bc)" "$(rss_mib "$pid")" "$(ratio "$(rss_mib "$pid")" "$mib")" "$hwm"
+  printf '%-8s start-up on large.har (%s MiB): ready in %.2f s (%s s of CPU); RSS %s MiB (%sx the capture), peak %s MiB\n' \
+    "$label" "$mib" "$(echo "$t1 - $t0" | bc)" "$(cpu_s "$pid")" "$(rss_mib "$pid")" "$(ratio "$(rss_mib "$pid")" "$mib")" "$hwm"
   stop "$pid"
 }
 

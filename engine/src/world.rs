@@ -721,6 +721,10 @@ impl World {
         for t in &state.types {
             world.collections.entry(t.name.clone()).or_default();
         }
+        // The parsed rows, freed together once every row is held as text:
+        // freed one by one, the texts would land in their holes and keep
+        // the heap's pages from going back to the system.
+        let mut parsed: Vec<Map<String, Value>> = Vec::new();
         match root.shift_remove("collections") {
             None | Some(Value::Null) => {}
             Some(Value::Object(collections)) => {
@@ -772,6 +776,7 @@ impl World {
                             place = Arc::new((entity.type_name.clone(), entity.collection.clone()));
                         }
                         list.insert_held(Held::row(entity.id, &entity.fields, &place), None);
+                        parsed.push(entity.fields);
                     }
                 }
             }
