@@ -867,6 +867,35 @@ mod tests {
     }
 
     #[test]
+    fn identity_keys_compare_as_same_id_does() {
+        let ids = ["id".to_string()];
+        let key = |v: Value| identity_key(&json!({"id": v}), &ids);
+        for (a, b) in [
+            (json!("1"), json!(1)),
+            (json!(1), json!(1.0)),
+            (json!("a"), json!("b")),
+            (json!(7), json!(7)),
+            (json!("x"), json!("x")),
+        ] {
+            assert_eq!(
+                key(a.clone()) == key(b.clone()),
+                rea_engine::same_id(&a, &b),
+                "{a} {b}"
+            );
+        }
+        // Not strings or numbers, or missing: compared row by row instead.
+        assert_eq!(key(json!(true)), None);
+        assert_eq!(identity_key(&json!({"name": "a"}), &ids), None);
+        assert_eq!(identity_key(&json!({"id": "a"}), &[]), None);
+        // Every member of a compound identity counts.
+        let both = ["id".to_string(), "_collection".to_string()];
+        assert_ne!(
+            identity_key(&json!({"id": "a", "_collection": "/x"}), &both),
+            identity_key(&json!({"id": "a", "_collection": "/y"}), &both)
+        );
+    }
+
+    #[test]
     fn pointers_read_as_fields() {
         assert_eq!(pointer_to_dots("/a/b~1c"), ".a.b/c");
         assert_eq!(missing_field("\"id\" is a required property"), Some("id"));
