@@ -156,9 +156,12 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
             let text = rpc(&plane, episode.as_deref(), &body);
             crate::admin::journal_data_plane(&plane.env, &body, text.as_deref(), started);
             if body.len() >= 1 << 20 {
-                // A large load's body and its parse are garbage now: freed
-                // memory goes back to the system, off the request path.
-                crate::environment::retire(body);
+                // A large load's body and its parse are garbage now: the
+                // freed memory goes back to the system before the reply (a
+                // trim left to a background thread could wait behind busy
+                // cores, and stall the next call on the allocator's lock).
+                drop(body);
+                crate::environment::give_back_memory();
             }
             text
         })

@@ -199,7 +199,7 @@ fn read_key(request: &Request) -> Option<String> {
 /// Drops a replaced World (and the replies cached for it) off the caller's
 /// path: a large World takes time to free, and `data/reset` should not wait.
 /// Then hands the freed memory back to the system.
-pub(crate) fn retire<T: Send + 'static>(old: T) {
+fn retire<T: Send + 'static>(old: T) {
     let spawned = std::thread::Builder::new()
         .name("rea-retire".into())
         .spawn(move || {
@@ -226,7 +226,7 @@ fn lower_priority() {
 
 /// Returns freed heap pages to the system (glibc keeps them otherwise, so
 /// RSS after a reset would stay at its peak).
-fn give_back_memory() {
+pub(crate) fn give_back_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only releases free memory of the allocator.
     unsafe {
