@@ -60,6 +60,7 @@ wait_port() {
   done
   echo "nothing listens on $1" >&2; return 1
 }
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($14 + $15) / hz}' "/proc/$1/stat"; } # a process's CPU seconds
 rss_mib() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 # start BIN CAPTURE [FLAGS...]: starts rea on core 0; sets $port and $pid.
 start() {
@@ -85,8 +86,10 @@ rpc() { # port method [params-file]   (a data/add is given ADD_SECONDS, default 
   fi
 }
 # wrk_run URL [SCRIPT] [CONNS] [PID]: prints "req/s mean-latency-us non2xx
-# cpu-us-per-request" (the server's user+system CPU time per answered
-# request, read from /proc/PID/stat: steadier than req/s on a shared machine)
+# cpu-us-per-request median-latency-us" (the server's user+system CPU time
+# per answered request, read from /proc/PID/stat: steadier than req/s on a
+# shared machine; the median is steadier than the mean, which a shared
+# machine's stalls dominate)
 wrk_run() {
   local target="$1" script="${2:-}" c="${3:-$conns}" spid="${4:-}" out t0=0 t1=0
   [ -n "$spid" ] && t0="$(awk '{print $14 + $15}' "/proc/$spid/stat")"
@@ -98,7 +101,21 @@ wrk_run() {
     /Non-2xx or 3xx responses/ {bad=$5}
     $1=="Latency" && !lat {v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
       lat = (u=="ms") ? v*1000 : (u=="s") ? v*1000000 : v}
-    END {printf "%s %s %s %.1f\n", rps, lat, bad+0, n ? ticks * 1000000 / hz / n : 0}' <<<"$out"
+    $1=="50%" {v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
+      p50 = (u=="ms") ? v*1000 : (u=="s") ? v*1000000 : v}
+    END {printf "%s %s %s %.1f %s\n", rps, lat, bad+0, n ? ticks * 1000000 / hz / n : 0, p50+0}' <<<"$out"
+}
+# server_ms PORT OPERATION: the server's own time for the last data-plane
+# call of OPERATION (the journal's duration_ms: from the body read to the
+# reply text, without the HTTP round trip)
+server_ms() {
+  curl -s "http://127.0.0.1:$1/_rea/requests?surface=data-plane&limit=1000" | python3 -c '
+import json, sys
+op = sys.argv[1]
+entries = json.load(sys.stdin)
+entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
+hits = [e for e in entries if e.get("request", {}).get("operation") == op]
+print(max(hits, key=lambda e: e["id"])["duration_ms"] if hits else "n/a")' "$2" 2>/dev/null || echo n/a
 }
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else 'n/a')" "$1" "$2"; }
 mean() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print(f'{sum(v)/len(v):.0f}')" "$@"; }
@@ -220,27 +237,31 @@ data_plane() { # label bin
   local fresh; fresh="$(rss_mib "$rpid")"
   curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
     -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' -o "$work/export.json"
-  printf '%-8s %-10s %10s %12s %10s %14s\n' "" rows "data/add" "payload" "RSS" "create mean"
-  local n t size c1
+  printf '%-8s %-10s %10s %10s %12s %10s %14s %14s\n' "" rows "data/add" "(CPU)" "payload" "RSS" "create mean" "create p50"
+  local n t size c1 p50s=()
   for n in 1000 10000 100000; do
     [ -f "$work/add-$n.json" ] || rows "$n" "$work/add-$n.json"
     size="$(stat -c %s "$work/add-$n.json")"
+    local c0; c0="$(cpu_s "$rpid")"
     t="$(rpc "$rport" data/add "$work/add-$n.json")"
+    local cpu; cpu="$(python3 -c "print(f'{$(cpu_s "$rpid") - $c0:.3f}')")"
     if [ "${t##*timeout}" != "$t" ]; then
       printf '%-8s %-10s %10s %10s MiB  (data/add took longer than %s s: stopped here)\n' "$label" "$n" "timeout" "$((size / 1048576))" "${ADD_SECONDS:-60}"
       stop "$rpid"; return
     fi
     grep -q '"error"' "$work/rpc.out" && echo "# data/add $n: $(head -c 300 "$work/rpc.out")" >&2
     c1=($(wrk_run "http://127.0.0.1:$rport$base" "$work/post.lua" 1))
-    printf '%-8s %-10s %9.3fs %10s MiB %6s MiB %12sus\n' "$label" "$n" "$t" "$((size / 1048576))" "$(rss_mib "$rpid")" "${c1[1]}"
+    printf '%-8s %-10s %9.3fs %9ss %10s MiB %6s MiB %12sus %12sus\n' "$label" "$n" "$t" "$cpu" "$((size / 1048576))" "$(rss_mib "$rpid")" "${c1[1]}" "${c1[4]}"
+    p50s+=("${c1[4]}")
   done
+  printf '%-8s create latency at 100k entities / at 1k (median): %sx\n' "$label" "$(ratio "${p50s[2]}" "${p50s[0]}")"
   rpc "$rport" data/reset >/dev/null
   t="$(rpc "$rport" data/add "$work/add-100000.json")"
   local r0; r0="$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$rport/agentenv")"
   t="$(rpc "$rport" data/reset)"
   sleep 3 # the replaced World is freed in the background
-  printf '%-8s data/reset at 100k entities: %.2f ms (an HTTP round trip: %.2f ms); RSS fresh %s MiB, after the reset %s MiB\n' \
-    "$label" "$(python3 -c "print($t*1000)")" "$(python3 -c "print($r0*1000)")" "$fresh" "$(rss_mib "$rpid")"
+  printf '%-8s data/reset at 100k entities: %.2f ms (an HTTP round trip: %.2f ms; in the server: %s ms); RSS fresh %s MiB, after the reset %s MiB\n' \
+    "$label" "$(python3 -c "print($t*1000)")" "$(python3 -c "print($r0*1000)")" "$(server_ms "$rport" data/reset)" "$fresh" "$(rss_mib "$rpid")"
   stop "$rpid"
 }
 
@@ -257,7 +278,7 @@ memory() { # label bin
   local after; after="$(rss_mib "$rpid")"
   local rt; rt="$(rpc "$rport" data/reset)"
   sleep 3 # the replaced World is freed in the background
-  printf '%-8s data/reset at %s entities: %.2f ms\n' "$label" "$count" "$(python3 -c "print($rt*1000)")"
+  printf '%-8s data/reset at %s entities: %.2f ms (in the server: %s ms)\n' "$label" "$count" "$(python3 -c "print($rt*1000)")" "$(server_ms "$rport" data/reset)"
   printf '%-8s RSS fresh %s MiB; after %s creates (%s rows, %.1f s) %s MiB; after data/reset %s MiB (%sx fresh)\n' \
     "$label" "$fresh" "$creates" "$count" "$(echo "$t1 - $t0" | bc)" "$after" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$fresh")"
   stop "$rpid"
@@ -270,8 +291,8 @@ startup() { # label bin
   start "$bin" "$large"; t1=$(date +%s.%N)
   local hwm; hwm="$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")"
   local mib=$(( $(stat -c %s "$large") / 1048576 ))
-  printf '%-8s start-up on large.har (%s MiB): ready in %.2f s; RSS %s MiB (%sx the capture), peak %s MiB\n' \
-    "$label" "$mib" "$(echo "$t1 - $t0" | bc)" "$(rss_mib "$pid")" "$(ratio "$(rss_mib "$pid")" "$mib")" "$hwm"
+  printf '%-8s start-up on large.har (%s MiB): ready in %.2f s (%s s of CPU); RSS %s MiB (%sx the capture), peak %s MiB\n' \
+    "$label" "$mib" "$(echo "$t1 - $t0" | bc)" "$(cpu_s "$pid")" "$(rss_mib "$pid")" "$(ratio "$(rss_mib "$pid")" "$mib")" "$hwm"
   stop "$pid"
 }
 

@@ -81,12 +81,99 @@ pub fn same_id(a: &Value, b: &Value) -> bool {
 /// collection is renumbered.
 const GAP: u64 = 1 << 32;
 
+/// One held entity. A row loaded through the data plane is kept as the
+/// JSON text of its fields (a tenth of the memory of parsed members) and
+/// parsed once, when the entity is first read; others are held built.
+#[derive(Clone)]
+struct Held {
+    /// The identity (`Entity::id`), for the index without parsing.
+    id: Value,
+    built: std::sync::OnceLock<Box<Entity>>,
+    /// The fields' JSON text, until built (`None` once built).
+    text: Option<Box<str>>,
+    /// The type and collection path, shared by the rows of one load.
+    place: Arc<(String, String)>,
+}
+
+impl Held {
+    fn built(entity: Entity) -> Held {
+        Held {
+            id: entity.id.clone(),
+            built: std::sync::OnceLock::from(Box::new(entity)),
+            text: None,
+            place: Arc::default(),
+        }
+    }
+
+    fn row(id: Value, fields: &Map<String, Value>, place: &Arc<(String, String)>) -> Held {
+        let text = serde_json::to_string(fields).unwrap_or_else(|_| "{}".to_string());
+        Held {
+            id,
+            built: std::sync::OnceLock::new(),
+            text: Some(text.into_boxed_str()),
+            place: place.clone(),
+        }
+    }
+
+    /// The fields of a row held as text (`None` once built).
+    fn fields_of_text(&self) -> Option<Map<String, Value>> {
+        let text = self.text.as_deref()?;
+        Some(serde_json::from_str(text).unwrap_or_default())
+    }
+
+    /// The entity a row's text describes.
+    fn build(&self) -> Box<Entity> {
+        Box::new(Entity {
+            type_name: self.place.0.clone(),
+            collection: self.place.1.clone(),
+            id: self.id.clone(),
+            fields: self.fields_of_text().unwrap_or_default(),
+            view_fields: IndexMap::new(),
+            record_ordinals: Vec::new(),
+        })
+    }
+
+    fn entity(&self) -> &Entity {
+        self.built.get_or_init(|| self.build())
+    }
+
+    fn entity_mut(&mut self) -> Option<&mut Entity> {
+        if self.built.get().is_none() {
+            let entity = self.build();
+            let _ = self.built.set(entity);
+        }
+        self.text = None;
+        self.built.get_mut().map(|e| &mut **e)
+    }
+
+    fn into_entity(self) -> Entity {
+        let Held {
+            id,
+            built,
+            text,
+            place,
+        } = self;
+        match built.into_inner() {
+            Some(e) => *e,
+            None => {
+                let unbuilt = Held {
+                    id,
+                    built: std::sync::OnceLock::new(),
+                    text,
+                    place,
+                };
+                *unbuilt.build()
+            }
+        }
+    }
+}
+
 /// One collection path's entities: in list order (by an order key, so an
 /// insert anywhere costs O(log n) once its neighbours are known) with an
 /// index from identity to order key. Persistent: a clone shares every node.
 #[derive(Clone, Default)]
 pub struct Collection {
-    order: imbl::OrdMap<u64, Arc<Entity>>,
+    order: imbl::OrdMap<u64, Arc<Held>>,
     /// String identities, then numeric ones by their text (`id_matches`).
     strings: imbl::HashMap<Box<str>, u64>,
     numbers: imbl::HashMap<Box<str>, u64>,
@@ -137,12 +224,12 @@ impl Collection {
 
     /// The entities in list order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Entity> + ExactSizeIterator {
-        self.order.values().map(|e| &**e)
+        self.order.values().map(|e| e.entity())
     }
 
     /// The first entity in list order.
     pub fn first(&self) -> Option<&Entity> {
-        self.order.get_min().map(|(_, e)| &**e)
+        self.order.get_min().map(|(_, e)| e.entity())
     }
 
     /// The order key of the first entity whose identity is the path value `id`.
@@ -162,7 +249,7 @@ impl Collection {
 
     /// The entity whose identity is the path value `id`.
     pub fn get(&self, id: &str) -> Option<&Entity> {
-        self.order.get(&self.key_of(id)?).map(|e| &**e)
+        self.order.get(&self.key_of(id)?).map(|e| e.entity())
     }
 
     /// True when an entity with the same identity as `id` is held.
@@ -183,12 +270,14 @@ impl Collection {
             IdKey::Str(s) => self.strings.get(s),
             IdKey::Num(n) => self.numbers.get(n.as_str()),
         }?;
-        self.order.get(key).map(|e| &**e)
+        self.order.get(key).map(|e| e.entity())
     }
 
     fn get_mut(&mut self, id: &str) -> Option<&mut Entity> {
         let key = self.key_of(id)?;
-        self.order.get_mut(&key).map(Arc::make_mut)
+        self.order
+            .get_mut(&key)
+            .and_then(|e| Arc::make_mut(e).entity_mut())
     }
 
     /// The largest sequence value among the identities held.
@@ -245,6 +334,10 @@ impl Collection {
 
     /// Inserts at `index` of the list (clamped; `None`: last).
     fn insert(&mut self, entity: Entity, index: Option<usize>) {
+        self.insert_held(Held::built(entity), index);
+    }
+
+    fn insert_held(&mut self, held: Held, index: Option<usize>) {
         let len = self.len();
         let at = index.unwrap_or(len).min(len);
         let key = match self.key_at(at) {
@@ -254,8 +347,8 @@ impl Collection {
                 self.key_at(at).unwrap_or(u64::MAX / 2)
             }
         };
-        self.index(&entity.id, key);
-        self.order.insert(key, Arc::new(entity));
+        self.index(&held.id, key);
+        self.order.insert(key, Arc::new(held));
     }
 
     /// A free order key between the entities at `at - 1` and `at`, or
@@ -285,7 +378,7 @@ impl Collection {
 
     /// Lays the order keys out afresh, `GAP` apart around the middle.
     fn renumber(&mut self) {
-        let entities: Vec<Arc<Entity>> = self.order.values().cloned().collect();
+        let entities: Vec<Arc<Held>> = self.order.values().cloned().collect();
         *self = Collection::default();
         let start = u64::MAX / 2 - (entities.len() as u64 / 2).saturating_mul(GAP);
         for (i, e) in entities.into_iter().enumerate() {
@@ -305,7 +398,7 @@ impl Collection {
         } else {
             self.unindex(&entity.id);
         }
-        Some(Arc::unwrap_or_clone(entity))
+        Some(Arc::unwrap_or_clone(entity).into_entity())
     }
 }
 
@@ -564,16 +657,22 @@ impl World {
                 .find(|t| &t.name == type_name)
                 .map(|t| template_has_param(&t.collection_template))
                 .unwrap_or(true);
+            // A row held as text is read for the export, not built.
             let rows: Vec<Value> = by_path
                 .iter()
-                .flat_map(|(path, entities)| entities.iter().map(move |e| (path, e)))
-                .map(|(path, e)| {
+                .flat_map(|(path, entities)| entities.order.values().map(move |e| (path, e)))
+                .map(|(path, held)| {
                     let mut row = Map::new();
                     if spans {
                         row.insert(COLLECTION_MEMBER.to_string(), Value::String(path.clone()));
                     }
-                    for (k, v) in &e.fields {
-                        row.insert(k.clone(), v.clone());
+                    match held.built.get() {
+                        Some(e) => {
+                            for (k, v) in &e.fields {
+                                row.insert(k.clone(), v.clone());
+                            }
+                        }
+                        None => row.extend(held.fields_of_text().unwrap_or_default()),
                     }
                     Value::Object(row)
                 })
@@ -585,7 +684,11 @@ impl World {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        json!({"collections": collections, "documents": documents})
+        // Built as is: `json!` would copy every row through `to_value`.
+        let mut world = Map::new();
+        world.insert("collections".to_string(), Value::Object(collections));
+        world.insert("documents".to_string(), Value::Object(documents));
+        Value::Object(world)
     }
 
     /// Builds a World from the data-plane shape, validated against the
@@ -618,6 +721,10 @@ impl World {
         for t in &state.types {
             world.collections.entry(t.name.clone()).or_default();
         }
+        // The parsed rows, freed together once every row is held as text:
+        // freed one by one, the texts would land in their holes and keep
+        // the heap's pages from going back to the system.
+        let mut parsed: Vec<Map<String, Value>> = Vec::new();
         match root.shift_remove("collections") {
             None | Some(Value::Null) => {}
             Some(Value::Object(collections)) => {
@@ -640,9 +747,12 @@ impl World {
                         ));
                     };
                     let template = compile(&t.collection_template);
+                    let spans = template.iter().any(|s| matches!(s, Segment::Param(_)));
+                    let fixed = (!spans).then(|| normalize_path(&t.collection_template));
                     let by_path = world.collections.entry(t.name.clone()).or_default();
+                    let mut place: Arc<(String, String)> = Arc::default();
                     for (i, row) in rows.into_iter().enumerate() {
-                        let entity = import_row(t, &template, i, row)?;
+                        let entity = import_row(t, &template, fixed.as_deref(), i, row)?;
                         if !by_path.contains_key(&entity.collection) {
                             by_path.insert(entity.collection.clone(), Collection::default());
                         }
@@ -660,7 +770,13 @@ impl World {
                                 Some(&t.id_field),
                             ));
                         }
-                        list.push(entity);
+                        // Held as text until read: the row's parsed members
+                        // are freed here.
+                        if place.0 != entity.type_name || place.1 != entity.collection {
+                            place = Arc::new((entity.type_name.clone(), entity.collection.clone()));
+                        }
+                        list.insert_held(Held::row(entity.id, &entity.fields, &place), None);
+                        parsed.push(entity.fields);
                     }
                 }
             }
@@ -712,9 +828,12 @@ pub fn path_fits_template(path: &str, template: &str) -> bool {
     crate::route::fits(&compile(template), &path_segments(path))
 }
 
+/// One row → its entity. `fixed`: the one collection path of a type whose
+/// template has no parameter (rows then need no `_collection`).
 fn import_row(
     t: &EntityType,
     template: &[Segment],
+    fixed: Option<&str>,
     i: usize,
     row: Value,
 ) -> Result<Entity, ErrorReport> {
@@ -727,9 +846,8 @@ fn import_row(
             None,
         ));
     };
-    let spans = template.iter().any(|s| matches!(s, Segment::Param(_)));
-    let collection = match obj.get(COLLECTION_MEMBER) {
-        Some(Value::String(p)) => {
+    let collection = match (obj.get(COLLECTION_MEMBER), fixed) {
+        (Some(Value::String(p)), _) => {
             let p = normalize_path(p);
             if !crate::route::fits(template, &path_segments(&p)) {
                 return Err(invalid(
@@ -741,7 +859,7 @@ fn import_row(
             }
             p
         }
-        None if !spans => normalize_path(&t.collection_template),
+        (None, Some(fixed)) => fixed.to_string(),
         _ => {
             return Err(invalid(
                 &format!("collection `{name}` row {i}: missing required field `{COLLECTION_MEMBER}` (a collection path)"),
@@ -1006,6 +1124,117 @@ mod tests {
         assert_eq!(n(&world), Some(json!(1)));
         world.remove("items", "/api/items", "x");
         assert_eq!(n(&world), None);
+    }
+
+    /// A state with one type, `items`, at `/api/items` (identity `id`).
+    fn items_state() -> State {
+        State {
+            view: "environment-state".into(),
+            basis: "inferred".into(),
+            origin: "http://127.0.0.1".into(),
+            name: "test".into(),
+            template_rules: Vec::new(),
+            timeline_order: "record-order".into(),
+            timeline: Vec::new(),
+            state_writes: Vec::new(),
+            types: vec![EntityType {
+                name: "items".into(),
+                collection_template: "/api/items".into(),
+                root: "/api/items".into(),
+                id_field: "id".into(),
+                id_basis: "field-name".into(),
+                volatile_fields: Vec::new(),
+                fields: vec!["id".into()],
+                item_tool: None,
+                list_tools: Vec::new(),
+                recorded_reason: None,
+            }],
+            entities: Vec::new(),
+            documents: Vec::new(),
+            views: Vec::new(),
+            writes: Vec::new(),
+            write_clock: None,
+            unknowns: Vec::new(),
+            limitations: Vec::new(),
+        }
+    }
+
+    fn rows(n: usize) -> Value {
+        let rows: Vec<Value> = (0..n)
+            .map(|i| json!({"id": format!("r{i}"), "n": i, "price": 1.25, "tags": ["a"], "nested": {"b": null}}))
+            .collect();
+        json!({"collections": {"items": rows}})
+    }
+
+    #[test]
+    fn loaded_rows_keep_their_order_ids_and_members_and_export_as_loaded() {
+        let state = items_state();
+        let world = World::import_owned(rows(50), &state).unwrap();
+        let list = world.list("items", "/api/items");
+        assert_eq!(list.len(), 50);
+        let expected: Vec<Value> = (0..50).map(|i| json!(format!("r{i}"))).collect();
+        assert_eq!(ids(&world), expected);
+        let e = world.entity("items", "/api/items", "r7").unwrap();
+        assert_eq!(e.type_name, "items");
+        assert_eq!(e.collection, "/api/items");
+        assert_eq!(
+            Value::Object(e.fields.clone()),
+            json!({"id": "r7", "n": 7, "price": 1.25, "tags": ["a"], "nested": {"b": null}})
+        );
+        // Members keep their order, rows are exported as they were loaded
+        // (read or not).
+        let keys: Vec<&String> = e.fields.keys().collect();
+        assert_eq!(keys, ["id", "n", "price", "tags", "nested"]);
+        let exported = world.export(&state.types);
+        assert_eq!(exported["collections"], rows(50)["collections"]);
+        assert_eq!(World::import_owned(exported, &state).unwrap(), world);
+    }
+
+    #[test]
+    fn loaded_rows_are_written_and_removed_like_built_ones() {
+        let state = items_state();
+        let start = World::import_owned(rows(10), &state).unwrap();
+        let mut world = start.clone();
+        world
+            .entity_mut("items", "/api/items", "r3")
+            .unwrap()
+            .fields
+            .insert("changed".into(), json!(true));
+        let removed = world.remove("items", "/api/items", "r4").unwrap();
+        assert_eq!(removed.fields["n"], json!(4));
+        world.insert(entity("/api/items", json!("new")), Some(0));
+        assert_eq!(ids(&world)[0], json!("new"));
+        assert_eq!(world.list("items", "/api/items").len(), 10);
+        let three = world.entity("items", "/api/items", "r3").unwrap();
+        assert_eq!(three.fields["changed"], json!(true));
+        // The World it came from is as loaded.
+        assert!(!start
+            .entity("items", "/api/items", "r3")
+            .unwrap()
+            .fields
+            .contains_key("changed"));
+        assert!(start.entity("items", "/api/items", "r4").is_some());
+        let exported = world.export(&state.types);
+        assert_eq!(exported["collections"]["items"][0], json!({"id": "new"}));
+        assert_eq!(exported["collections"]["items"][4]["changed"], json!(true));
+    }
+
+    #[test]
+    fn a_bad_row_refuses_the_whole_load() {
+        let state = items_state();
+        let mut value = rows(5);
+        value["collections"]["items"][3] = json!({"id": "r1"});
+        let e = World::import_owned(value, &state).unwrap_err();
+        assert!(e.message.contains("row 3: duplicate `id`"), "{}", e.message);
+        let mut value = rows(5);
+        value["collections"]["items"][2] = json!({"id": {"x": 1}});
+        let e = World::import_owned(value, &state).unwrap_err();
+        assert!(
+            e.message
+                .contains("row 2: `id` must be a string or a number"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use rea_core::json::NumericLiteral;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -157,6 +158,14 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
             let started = std::time::Instant::now();
             let text = rpc(&plane, episode.as_deref(), &body);
             crate::admin::journal_data_plane(&plane.env, &body, text.as_deref(), started);
+            if body.len() >= 1 << 20 {
+                // A large load's body and its parse are garbage now: the
+                // freed memory goes back to the system before the reply (a
+                // trim left to a background thread could wait behind busy
+                // cores, and stall the next call on the allocator's lock).
+                drop(body);
+                crate::environment::give_back_memory();
+            }
             text
         })
         .await
@@ -309,11 +318,17 @@ fn call(
         "data/get" => {
             // `write_namespace` (an upload grant) is accepted and ignored: the
             // export is always returned inline.
-            let data = to_tables(
-                &plane.env.export_in(episode),
+            let data = into_tables(
+                plane.env.export_in(episode),
                 &documents_table_name(&plane.env),
             );
-            Ok(json!({"parts": [{"kind": "data", "data": data}]}))
+            // Built as is: `json!` would copy every row through `to_value`.
+            let mut part = Map::new();
+            part.insert("kind".to_string(), Value::String("data".to_string()));
+            part.insert("data".to_string(), data);
+            let mut result = Map::new();
+            result.insert("parts".to_string(), Value::Array(vec![Value::Object(part)]));
+            Ok(Value::Object(result))
         }
         "data/add" => match data_add(plane, episode, params) {
             Ok(()) => Ok(json!({})),
@@ -503,17 +518,35 @@ pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Val
             let Value::Array(existing) = slot else {
                 continue;
             };
+            // The first held row of each identity, so a load is linear.
+            let mut held: HashMap<Vec<String>, usize> = HashMap::new();
+            for (i, r) in existing.iter().enumerate() {
+                if let Some(key) = identity_key(r, &identity) {
+                    held.entry(key).or_insert(i);
+                }
+            }
             for row in rows.as_array().into_iter().flatten() {
-                let same = |other: &Value| {
-                    !identity.is_empty()
-                        && identity.iter().all(|k| match (other.get(k), row.get(k)) {
-                            (Some(a), Some(b)) => a == b || rea_engine::same_id(a, b),
-                            _ => false,
-                        })
+                let key = identity_key(row, &identity);
+                let found = match &key {
+                    Some(key) => held.get(key).copied(),
+                    // An identity that is not all strings and numbers: as
+                    // the rows compare, one by one.
+                    None => existing.iter().position(|other| {
+                        !identity.is_empty()
+                            && identity.iter().all(|k| match (other.get(k), row.get(k)) {
+                                (Some(a), Some(b)) => a == b || rea_engine::same_id(a, b),
+                                _ => false,
+                            })
+                    }),
                 };
-                match existing.iter_mut().find(|r| same(r)) {
-                    Some(found) => *found = row.clone(),
-                    None => existing.push(row.clone()),
+                match found {
+                    Some(i) => existing[i] = row.clone(),
+                    None => {
+                        if let Some(key) = key {
+                            held.entry(key).or_insert(existing.len());
+                        }
+                        existing.push(row.clone());
+                    }
                 }
             }
         }
@@ -529,6 +562,24 @@ pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Val
         }
     }
     current
+}
+
+/// A row's identity as text (its `identity` members, each a string or a
+/// number: two rows are the same row exactly when these are equal, as
+/// `same_id` compares them); `None` when a member is missing or of another
+/// kind, or there is no identity.
+fn identity_key(row: &Value, identity: &[String]) -> Option<Vec<String>> {
+    if identity.is_empty() {
+        return None;
+    }
+    identity
+        .iter()
+        .map(|k| match row.get(k)? {
+            Value::String(s) => Some(format!("s{s}")),
+            Value::Number(n) => Some(format!("n{n}")),
+            _ => None,
+        })
+        .collect()
 }
 
 fn file_part(plane: &Plane, at: &str, file: Option<&Value>) -> Result<Value, String> {
@@ -618,18 +669,23 @@ pub(crate) fn read_file_uri(data_root: Option<&Path>, uri: &str) -> Result<Vec<u
     std::fs::read(&real).map_err(|e| format!("parts[0].file.uri: {e}"))
 }
 
-/// The engine's `{"collections", "documents"}` → the flat table shape.
-pub(crate) fn to_tables(world: &Value, documents_table: &str) -> Value {
+/// The engine's `{"collections", "documents"}` → the flat table shape,
+/// taking the World: its rows move into the tables, no copy.
+pub(crate) fn into_tables(world: Value, documents_table: &str) -> Value {
+    let Value::Object(mut world) = world else {
+        return into_tables(Value::Object(Map::new()), documents_table);
+    };
     let mut out = Map::new();
-    if let Some(Value::Object(collections)) = world.get("collections") {
-        for (name, rows) in collections {
-            out.insert(name.clone(), rows.clone());
-        }
+    if let Some(Value::Object(collections)) = world.shift_remove("collections") {
+        out.extend(collections);
     }
     let mut documents = Vec::new();
-    if let Some(Value::Object(docs)) = world.get("documents") {
+    if let Some(Value::Object(docs)) = world.shift_remove("documents") {
         for (path, value) in docs {
-            documents.push(json!({"path": path, "value": value}));
+            let mut row = Map::new();
+            row.insert("path".to_string(), Value::String(path));
+            row.insert("value".to_string(), value);
+            documents.push(Value::Object(row));
         }
     }
     out.insert(documents_table.to_string(), Value::Array(documents));
@@ -697,7 +753,16 @@ pub(crate) fn world_from_tables(env: &Environment, data: Value) -> Result<Value,
         }
         collections.insert(name, Value::Array(rows));
     }
-    Ok(json!({"collections": collections, "documents": documents}))
+    // Built as is: `json!` would copy every row through `to_value`.
+    Ok(world_value(collections, documents))
+}
+
+/// The engine's `{"collections", "documents"}` shape, taking both maps.
+fn world_value(collections: Map<String, Value>, documents: Map<String, Value>) -> Value {
+    let mut world = Map::new();
+    world.insert("collections".to_string(), Value::Object(collections));
+    world.insert("documents".to_string(), Value::Object(documents));
+    Value::Object(world)
 }
 
 /// `"x" is a required property` → `x`.
@@ -771,10 +836,39 @@ mod tests {
     fn tables_shape_round_trips_documents() {
         let world =
             json!({"collections": {"records": [{"id": "a"}]}, "documents": {"/v1/": {"x": 1}}});
-        let flat = to_tables(&world, "documents");
+        let flat = into_tables(world.clone(), "documents");
         assert_eq!(
             flat,
             json!({"records": [{"id": "a"}], "documents": [{"path": "/v1/", "value": {"x": 1}}]})
+        );
+    }
+
+    #[test]
+    fn identity_keys_compare_as_same_id_does() {
+        let ids = ["id".to_string()];
+        let key = |v: Value| identity_key(&json!({"id": v}), &ids);
+        for (a, b) in [
+            (json!("1"), json!(1)),
+            (json!(1), json!(1.0)),
+            (json!("a"), json!("b")),
+            (json!(7), json!(7)),
+            (json!("x"), json!("x")),
+        ] {
+            assert_eq!(
+                key(a.clone()) == key(b.clone()),
+                rea_engine::same_id(&a, &b),
+                "{a} {b}"
+            );
+        }
+        // Not strings or numbers, or missing: compared row by row instead.
+        assert_eq!(key(json!(true)), None);
+        assert_eq!(identity_key(&json!({"name": "a"}), &ids), None);
+        assert_eq!(identity_key(&json!({"id": "a"}), &[]), None);
+        // Every member of a compound identity counts.
+        let both = ["id".to_string(), "_collection".to_string()];
+        assert_ne!(
+            identity_key(&json!({"id": "a", "_collection": "/x"}), &both),
+            identity_key(&json!({"id": "a", "_collection": "/y"}), &both)
         );
     }
 

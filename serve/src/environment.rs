@@ -237,7 +237,7 @@ fn lower_priority() {
 
 /// Returns freed heap pages to the system (glibc keeps them otherwise, so
 /// RSS after a reset would stay at its peak).
-fn give_back_memory() {
+pub(crate) fn give_back_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only releases free memory of the allocator.
     unsafe {

@@ -94,6 +94,38 @@ pub(crate) fn split_around(segment: &str, id: &str) -> Option<(String, String)> 
     (!bad_prefix && !bad_suffix).then(|| (prefix.to_string(), suffix.to_string()))
 }
 
+/// The listed ids `split_around` can find in `segment`. A parent may list
+/// thousands of ids: past a few, only the segment's substrings it could
+/// accept (starting at its start or after a character that is not a letter
+/// or digit, ending at its end or before one) are looked up.
+fn listed_in<'a>(
+    segment: &str,
+    ids: &'a BTreeMap<String, BTreeSet<u64>>,
+) -> Vec<(&'a String, &'a BTreeSet<u64>)> {
+    if ids.len() <= 64 {
+        return ids.iter().collect();
+    }
+    let cut = |c: char| !c.is_ascii_alphanumeric();
+    let mut starts = vec![0];
+    let mut ends = Vec::new();
+    for (i, c) in segment.char_indices() {
+        if cut(c) {
+            ends.push(i);
+            starts.push(i + c.len_utf8());
+        }
+    }
+    ends.push(segment.len());
+    let mut found: BTreeMap<&'a String, &'a BTreeSet<u64>> = BTreeMap::new();
+    for &a in &starts {
+        for &b in ends.iter().filter(|&&b| b > a) {
+            if let Some((id, ords)) = ids.get_key_value(&segment[a..b]) {
+                found.insert(id, ords);
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
 impl Templates {
     /// Infers the parametric positions of every recorded path.
     pub(crate) fn infer(exchanges: &[Exchange]) -> Templates {
@@ -144,7 +176,7 @@ impl Templates {
             let concrete_parent = join(&x.segments[..i]);
             // Listed by the parent's list answer.
             if let Some(ids) = listed.get(&concrete_parent) {
-                for (id, ords) in ids {
+                for (id, ords) in listed_in(seg, ids) {
                     if let Some((prefix, suffix)) = split_around(seg, id) {
                         let pos = Position {
                             parent: parent_t.clone(),

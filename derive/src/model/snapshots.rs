@@ -102,8 +102,7 @@ impl Snapshots {
             }
             _ => {
                 if let Some(entity) = entity_at(answer, r) {
-                    let id = Value::Object(entity.clone())
-                        .pointer(&key_ptr)
+                    let id = member_at(&entity, &key_ptr)
                         .and_then(scalar_text)
                         .or_else(|| t.id.clone());
                     if let Some(id) = id {
@@ -122,7 +121,15 @@ impl Snapshots {
             .entry(key)
             .or_insert_with(|| (Map::new(), ordinal));
         for (k, v) in o {
-            e.0.insert(k.clone(), v.clone());
+            // A member seen again unchanged (a list read many times) is
+            // compared, not copied.
+            match e.0.get_mut(k) {
+                Some(held) if held == v => {}
+                Some(held) => *held = v.clone(),
+                None => {
+                    e.0.insert(k.clone(), v.clone());
+                }
+            }
         }
         e.1 = ordinal;
     }
@@ -130,6 +137,22 @@ impl Snapshots {
     pub(crate) fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
         self.values
             .get(&(t.resource, t.scope.clone(), t.id.clone()?))
+    }
+}
+
+/// `Value::pointer` on an object's members, without wrapping (copying) it.
+fn member_at<'a>(o: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
+    let rest = pointer.strip_prefix('/')?;
+    let (first, tail) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, ""),
+    };
+    let first = first.replace("~1", "/").replace("~0", "~");
+    let member = o.get(&first)?;
+    if tail.is_empty() {
+        Some(member)
+    } else {
+        member.pointer(tail)
     }
 }
 
