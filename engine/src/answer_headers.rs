@@ -111,9 +111,10 @@ const MAX_ETAG_MEMBERS: usize = 4096;
 /// recording's ordinal and the ETag's value: found once per pair (it
 /// parses the recorded body), not on every rendered answer.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct EtagMembers(
-    std::sync::Arc<std::sync::Mutex<HashMap<(u64, String), Option<String>>>>,
-);
+pub(crate) struct EtagMembers(std::sync::Arc<std::sync::Mutex<MemberPointers>>);
+
+/// (recording ordinal, ETag value) → the pointer of the member it repeats.
+type MemberPointers = HashMap<(u64, String), Option<String>>;
 
 impl EtagMembers {
     fn of(&self, record: &Record, inner: &str) -> Option<String> {

@@ -626,6 +626,29 @@ fn document(
     answer
 }
 
+/// Recorded answers by recording ordinal, as `answer_from_record` reads
+/// them: each recorded body is parsed once, not on every write.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WriteAnswers(
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Answer>>>,
+);
+
+impl WriteAnswers {
+    /// `answer_from_record(rec, tool)`.
+    fn of(&self, rec: &crate::records::Record, tool: &str) -> Answer {
+        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut answer = held
+            .entry(rec.ordinal)
+            .or_insert_with(|| answer_from_record(rec, tool))
+            .clone();
+        drop(held);
+        if answer.tool.as_deref() != Some(tool) {
+            answer.tool = Some(tool.to_string());
+        }
+        answer
+    }
+}
+
 /// The example's recorded answer with `entity` at the answer pointer
 /// (members in the recorded entity's order, then the rest), `applied: Yes`.
 fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Value>>) -> Answer {
@@ -647,7 +670,7 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
     let Some(rec) = engine.record(spec.envelope_ordinal) else {
         return empty(spec.status);
     };
-    let mut answer = answer_from_record(rec, &plan.tool);
+    let mut answer = engine.write_answers.of(rec, &plan.tool);
     answer.status = spec.status;
     answer.rendered = Some(rec.ordinal);
     if let (Some(pointer), Some(entity), AnswerBody::Json(envelope)) =

@@ -206,6 +206,8 @@ pub struct Engine {
     pub lists: Option<lists::ListSemantics>,
     /// Where each recording's ETag sits in its body, found once.
     etag_members: answer_headers::EtagMembers,
+    /// The recorded answers writes answer from, each parsed once.
+    write_answers: apply::WriteAnswers,
 }
 
 impl Engine {
@@ -283,6 +285,7 @@ impl Engine {
             tools,
             lists: None,
             etag_members: Default::default(),
+            write_answers: Default::default(),
         };
         engine.entity_documents = generalize::entity_documents(&engine);
         Ok(engine)

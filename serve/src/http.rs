@@ -9,8 +9,8 @@ use crate::environment::{Environment, Reply, Request};
 use crate::outcome::content_type;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
-use axum::response::Response;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
 use rea_engine::replayable;
 use rea_engine::{Answer, Call, Refusal};
 use std::sync::Arc;
@@ -18,12 +18,23 @@ use std::sync::Arc;
 /// The fallback handler: every request no other route took.
 pub(crate) async fn fallback(
     State(env): State<Arc<Environment>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+    mut request: axum::extract::Request,
 ) -> Response {
     let started = std::time::Instant::now();
+    // The request's parts are taken, not copied; a request without a body
+    // (most reads) is not collected.
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let headers = std::mem::take(request.headers_mut());
+    let body = if http_body::Body::size_hint(request.body()).exact() == Some(0) {
+        Bytes::new()
+    } else {
+        // Read as the `Bytes` extractor reads it: within the body limit.
+        match <Bytes as axum::extract::FromRequest<_>>::from_request(request, &env).await {
+            Ok(body) => body,
+            Err(rejection) => return rejection.into_response(),
+        }
+    };
     let head = method == Method::HEAD;
     let routed = if head && !env.routes("HEAD", uri.path()) {
         "GET"

@@ -109,7 +109,9 @@ where
 fn plain_line(event: &Event<'_>) -> Option<String> {
     let meta = event.metadata();
     let mut line = String::with_capacity(256);
-    SystemTime.format_time(&mut Writer::new(&mut line)).ok()?;
+    if !timestamp(std::time::SystemTime::now(), &mut line) {
+        SystemTime.format_time(&mut Writer::new(&mut line)).ok()?;
+    }
     let level = match *meta.level() {
         Level::TRACE => "TRACE",
         Level::DEBUG => "DEBUG",
@@ -131,11 +133,65 @@ fn plain_line(event: &Event<'_>) -> Option<String> {
     Some(fields.line)
 }
 
+/// Writes `at` as the default format's timer does
+/// (`2026-01-01T00:00:00.000000Z`); false (nothing written) outside the
+/// years 1970 to 9999.
+fn timestamp(at: std::time::SystemTime, line: &mut String) -> bool {
+    let Ok(since) = at.duration_since(std::time::UNIX_EPOCH) else {
+        return false;
+    };
+    let secs = since.as_secs();
+    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
+    if year > 9999 {
+        return false;
+    }
+    let of_day = secs % 86_400;
+    let digits = |n: u64, width: usize, line: &mut String| {
+        let mut buf = [b'0'; 6];
+        let mut n = n;
+        for slot in buf[..width].iter_mut().rev() {
+            *slot = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        line.extend(buf[..width].iter().map(|&b| b as char));
+    };
+    digits(year as u64, 4, line);
+    line.push('-');
+    digits(u64::from(month), 2, line);
+    line.push('-');
+    digits(u64::from(day), 2, line);
+    line.push('T');
+    digits(of_day / 3600, 2, line);
+    line.push(':');
+    digits(of_day / 60 % 60, 2, line);
+    line.push(':');
+    digits(of_day % 60, 2, line);
+    line.push('.');
+    digits(u64::from(since.subsec_micros()), 6, line);
+    line.push('Z');
+    true
+}
+
+/// The proleptic Gregorian date of a count of days since 1970-01-01
+/// (H. Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Printable ASCII other than `"` and `\`: text whose `Debug` form is
 /// itself in quotes.
 fn plain(text: &str) -> bool {
     text.bytes()
-        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+        .all(|b| b.wrapping_sub(b' ') < 95 && b != b'"' && b != b'\\')
 }
 
 /// Writes fields as the default visitor does: the message bare, then
@@ -302,4 +358,37 @@ pub(crate) fn init(args: &LogArgs) -> Flush {
         }
     };
     Flush
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn timestamps_are_written_as_the_default_timer_writes_them() {
+        for (secs, micros, text) in [
+            (0, 0, "1970-01-01T00:00:00.000000Z"),
+            (951_782_400, 7, "2000-02-29T00:00:00.000007Z"),
+            (1_709_164_800, 999_999, "2024-02-29T00:00:00.999999Z"),
+            (1_764_624_553, 120_000, "2025-12-01T21:29:13.120000Z"),
+            (4_102_444_799, 1, "2099-12-31T23:59:59.000001Z"),
+        ] {
+            let at = UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_micros(micros);
+            let mut line = String::new();
+            assert!(timestamp(at, &mut line));
+            assert_eq!(line, text);
+        }
+        let mut line = String::new();
+        assert!(!timestamp(UNIX_EPOCH - Duration::from_secs(1), &mut line));
+        assert!(line.is_empty());
+    }
+
+    #[test]
+    fn only_plain_text_is_written_without_escaping() {
+        assert!(plain("/v1/buckets/shop?x=1&y=%20~"));
+        for text in ["a\"b", "a\\b", "tab\t", "é", "\u{7f}"] {
+            assert!(!plain(text), "{text:?}");
+        }
+    }
 }
