@@ -91,19 +91,23 @@ pub struct Model {
 
 /// The app model of decoded Evidence.
 pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
-    let (mut model, _) = model_and_exchanges(evidence)?;
-    model.list_semantics = Some(list_semantics_of(evidence)?);
+    let (mut model, exchanges) = model_and_exchanges(evidence)?;
+    let serving = serving::serving_model_of(model.clone(), &exchanges);
+    drop(exchanges);
+    model.list_semantics = Some(list_semantics_of(evidence, &serving)?);
     Ok(model)
 }
 
 /// The list-semantics section, inferred over the manifest and state that
 /// `environment-serve` serves (every opt-in template rule).
-fn list_semantics_of(evidence: &Value) -> Result<Value, DeriveError> {
+fn list_semantics_of(
+    evidence: &Value,
+    serving: &serving::ServingModel,
+) -> Result<Value, DeriveError> {
     let manifest = crate::manifest::environment_manifest(evidence, &TemplateRule::ALL, true)?;
     let records = crate::state::records::records_of(evidence);
     let state = crate::state::environment_state_with_records(evidence, &manifest, &records)?;
-    let serving = serving::serving_model(evidence)?;
-    let lists = lists::infer_with(&records, &manifest, &state, Some(&serving));
+    let lists = lists::infer_with(&records, &manifest, &state, Some(serving));
     Ok(serde_json::to_value(lists).unwrap_or(Value::Null))
 }
 

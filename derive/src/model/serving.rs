@@ -3190,8 +3190,14 @@ fn replace_scalar(v: &mut Value, old: &str, new: &str) {
 /// The serving model of decoded Evidence.
 pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveError> {
     let (model, exchanges) = super::model_and_exchanges(evidence)?;
+    Ok(serving_model_of(model, &exchanges))
+}
+
+/// The serving model of a model and the exchanges it was inferred from;
+/// answers take the content type most JSON answers had.
+pub(crate) fn serving_model_of(model: super::Model, exchanges: &[Exchange]) -> ServingModel {
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
-    for x in &exchanges {
+    for x in exchanges {
         if let Some(ct) = x.response_header("content-type") {
             if ct.contains("json") {
                 *types.entry(ct.to_string()).or_default() += 1;
@@ -3203,7 +3209,7 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
-    Ok(ServingModel::new(model, &exchanges, ct))
+    ServingModel::new(model, exchanges, ct)
 }
 
 /// Replays the recording the model was inferred from, in order, from the
@@ -3213,8 +3219,8 @@ pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveErro
 pub fn replay_check(
     evidence: &Value,
 ) -> Result<Vec<(u64, &'static str, bool)>, crate::DeriveError> {
-    let (_, exchanges) = super::model_and_exchanges(evidence)?;
-    let serving = serving_model(evidence)?;
+    let (model, exchanges) = super::model_and_exchanges(evidence)?;
+    let serving = serving_model_of(model, &exchanges);
     Ok(serving
         .replay(&exchanges)
         .into_iter()
