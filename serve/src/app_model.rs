@@ -73,15 +73,7 @@ impl<M: Model> WithAppModel<M> {
         let now = generator.now_ms();
         let mut uuid = || generator.uuid();
         self.app
-            .answer(
-                world,
-                &call.method,
-                &call.path,
-                call.query.as_deref(),
-                call.body.as_ref(),
-                now,
-                &mut uuid,
-            )
+            .answer_engine_call(world, call, now, &mut uuid)
             .map(Self::served)
     }
 }

@@ -930,6 +930,25 @@ impl ServingModel {
         )
     }
 
+    /// Answers an engine call the model understands; `None` to fall back.
+    pub fn answer_engine_call(
+        &self,
+        world: &mut ModelWorld,
+        call: &rea_engine::Call,
+        now_ms: i64,
+        new_uuid: &mut dyn FnMut() -> String,
+    ) -> Option<Served> {
+        self.answer(
+            world,
+            &call.method,
+            &call.path,
+            call.query.as_deref(),
+            call.body.as_ref(),
+            now_ms,
+            new_uuid,
+        )
+    }
+
     /// Answers a call the model understands; `None` to fall back.
     #[allow(clippy::too_many_arguments)]
     pub fn answer(
@@ -1484,13 +1503,7 @@ impl ServingModel {
             None if !r.known_route && empty_answers => {
                 if let Some(body) = body.as_object() {
                     if let Some(pointer) = self.lent_single_append(r, body) {
-                        let keys: Vec<&str> =
-                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
-                        let rest: Map<String, Value> = body
-                            .iter()
-                            .filter(|(k, _)| !keys.contains(&k.as_str()))
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect();
+                        let rest = without_keys(body, r.resource);
                         let mut value = Value::Object(entity);
                         let k = self.array_key(r.index, &pointer);
                         let _ = super::keyed::upsert(&mut value, &pointer, &rest, k);
@@ -1516,13 +1529,7 @@ impl ServingModel {
                         world.entities.insert(key.clone(), entity);
                         world.dirty.insert(key);
                     } else if let Some((pointer, item_key)) = self.lent_item_upsert(r, body) {
-                        let keys: Vec<&str> =
-                            r.resource.keys.iter().map(|k| k.name.as_str()).collect();
-                        let rest: Map<String, Value> = body
-                            .iter()
-                            .filter(|(k, _)| !keys.contains(&k.as_str()))
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect();
+                        let rest = without_keys(body, r.resource);
                         let mut value = Value::Object(entity);
                         let _ =
                             super::keyed::upsert(&mut value, &pointer, &rest, item_key.as_deref());
@@ -3226,4 +3233,12 @@ pub fn replay_check(
         .into_iter()
         .map(|r| (r.ordinal, r.basis, r.exact))
         .collect())
+}
+
+/// A body's members other than the resource's key members.
+fn without_keys(body: &Map<String, Value>, resource: &Resource) -> Map<String, Value> {
+    body.iter()
+        .filter(|(k, _)| !resource.keys.iter().any(|key| key.name == **k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }

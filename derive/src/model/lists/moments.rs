@@ -275,17 +275,9 @@ fn dispatch(
     let ask = |app: &mut ModelWorld, generator: &mut Replayer| {
         let s = serving?;
         let mut uuid = || generator.uuid();
-        s.answer(
-            app,
-            &call.method,
-            &call.path,
-            call.query.as_deref(),
-            call.body.as_ref(),
-            now,
-            &mut uuid,
-        )
-        .filter(|a| (200..300).contains(&a.status))
-        .map(|a| a.body.unwrap_or(Value::Null))
+        s.answer_engine_call(app, call, now, &mut uuid)
+            .filter(|a| (200..300).contains(&a.status))
+            .map(|a| a.body.unwrap_or(Value::Null))
     };
     let mut app = app;
     if let (Some(s), Some(a)) = (serving, app.as_deref_mut()) {
