@@ -138,12 +138,7 @@ fn normalize(path: &str) -> String {
 /// Gathers the list endpoints of a capture, in manifest tool order.
 pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<Endpoint> {
     let by_ordinal: HashMap<u64, &Record> = records.iter().map(|r| (r.ordinal, r)).collect();
-    let position: HashMap<u64, usize> = state
-        .timeline
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (*o, i))
-        .collect();
+    let position = timeline_positions(state);
     let roots = Roots::new(&manifest.tools);
     let mut out = Vec::new();
     for tool in &manifest.tools {
@@ -275,4 +270,14 @@ pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<
         });
     }
     out
+}
+
+/// Each record's position in the state's timeline, by ordinal.
+pub(crate) fn timeline_positions(state: &State) -> HashMap<u64, usize> {
+    state
+        .timeline
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (*o, i))
+        .collect()
 }

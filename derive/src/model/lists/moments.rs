@@ -11,6 +11,7 @@
 //! recorded one (same JSON pointer), and mapped back to the recorded value
 //! both in later requests and in the universes handed to the check.
 
+use crate::model::lists::instances::timeline_positions;
 use crate::model::serving::{ModelWorld, ServingModel};
 use crate::state::records::{Body, Record};
 use crate::state::timeline::is_state_write;
@@ -150,12 +151,7 @@ pub fn universes(
     // served → recorded
     let mut generated: BTreeMap<String, String> = BTreeMap::new();
     let last = wanted.iter().map(|w| w.ordinal).max().unwrap_or(0);
-    let position: HashMap<u64, usize> = state
-        .timeline
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (*o, i))
-        .collect();
+    let position = timeline_positions(state);
     let last_at = position.get(&last).copied().unwrap_or(usize::MAX);
     for (at, o) in state.timeline.iter().enumerate() {
         if at > last_at {
