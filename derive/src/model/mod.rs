@@ -91,8 +91,8 @@ pub struct Model {
 
 /// The app model of decoded Evidence.
 pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
-    let (mut model, exchanges) = model_and_exchanges(evidence)?;
-    let serving = serving::serving_model_of(model.clone(), &exchanges);
+    let (mut model, exchanges, templates) = inferred(evidence)?;
+    let serving = serving::serving_model_of(model.clone(), &exchanges, templates);
     drop(exchanges);
     model.list_semantics = Some(list_semantics_of(evidence, &serving)?);
     Ok(model)
@@ -112,7 +112,16 @@ fn list_semantics_of(
 }
 
 /// The model and the decoded exchanges it was inferred from.
+#[cfg(test)]
 pub(crate) fn model_and_exchanges(evidence: &Value) -> Result<(Model, Vec<Exchange>), DeriveError> {
+    inferred(evidence).map(|(model, exchanges, _)| (model, exchanges))
+}
+
+/// The model, the decoded exchanges it was inferred from, and the route
+/// templating it inferred them with (the serving model starts from it).
+pub(crate) fn inferred(
+    evidence: &Value,
+) -> Result<(Model, Vec<Exchange>, routes::Templates), DeriveError> {
     let state = environment_state(evidence, &[])?;
     let entries: BTreeMap<u64, &Value> = evidence
         .get("records")
@@ -132,11 +141,16 @@ pub(crate) fn model_and_exchanges(evidence: &Value) -> Result<(Model, Vec<Exchan
             Exchange::of(&record, rec.get("reported"))
         })
         .collect();
-    let model = model_of(&exchanges, state.origin, state.name);
-    Ok((model, exchanges))
+    let (model, templates) = model_with_templates(&exchanges, state.origin, state.name);
+    Ok((model, exchanges, templates))
 }
 
-pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> Model {
+/// The model of decoded exchanges, and the route templating it used.
+fn model_with_templates(
+    exchanges: &[Exchange],
+    origin: String,
+    name: String,
+) -> (Model, routes::Templates) {
     let templates = routes::Templates::infer(exchanges);
     let resources = resources::infer(exchanges, &templates);
     let mut writes = writes::infer(exchanges, &resources, &templates);
@@ -172,7 +186,7 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
             w.method, w.route
         ));
     }
-    Model {
+    let model = Model {
         view: "environment-model".into(),
         basis: "inferred".into(),
         origin,
@@ -191,7 +205,8 @@ pub(crate) fn model_of(exchanges: &[Exchange], origin: String, name: String) -> 
         arrays,
         aggregates,
         analogies,
-    }
+    };
+    (model, templates)
 }
 
 #[cfg(test)]

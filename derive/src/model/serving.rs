@@ -139,9 +139,14 @@ struct Replayed {
 }
 
 impl ServingModel {
-    /// Builds the serving model from the same records the model read.
-    pub fn new(model: Model, exchanges: &[Exchange], content_type: String) -> ServingModel {
-        let mut templates = Templates::infer(exchanges);
+    /// Builds the serving model from the same records the model read, and
+    /// the route templating the model inferred them with.
+    fn new(
+        model: Model,
+        exchanges: &[Exchange],
+        content_type: String,
+        mut templates: Templates,
+    ) -> ServingModel {
         for r in model.resources.iter().filter(|r| r.addressing == "path") {
             if let Some(shape) = &r.segment {
                 templates.add_position(&r.collection, shape);
@@ -3196,13 +3201,17 @@ fn replace_scalar(v: &mut Value, old: &str, new: &str) {
 
 /// The serving model of decoded Evidence.
 pub fn serving_model(evidence: &Value) -> Result<ServingModel, crate::DeriveError> {
-    let (model, exchanges) = super::model_and_exchanges(evidence)?;
-    Ok(serving_model_of(model, &exchanges))
+    let (model, exchanges, templates) = super::inferred(evidence)?;
+    Ok(serving_model_of(model, &exchanges, templates))
 }
 
 /// The serving model of a model and the exchanges it was inferred from;
 /// answers take the content type most JSON answers had.
-pub(crate) fn serving_model_of(model: super::Model, exchanges: &[Exchange]) -> ServingModel {
+pub(crate) fn serving_model_of(
+    model: super::Model,
+    exchanges: &[Exchange],
+    templates: Templates,
+) -> ServingModel {
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
     for x in exchanges {
         if let Some(ct) = x.response_header("content-type") {
@@ -3216,7 +3225,7 @@ pub(crate) fn serving_model_of(model: super::Model, exchanges: &[Exchange]) -> S
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "application/json".into());
-    ServingModel::new(model, exchanges, ct)
+    ServingModel::new(model, exchanges, ct, templates)
 }
 
 /// Replays the recording the model was inferred from, in order, from the
@@ -3226,8 +3235,8 @@ pub(crate) fn serving_model_of(model: super::Model, exchanges: &[Exchange]) -> S
 pub fn replay_check(
     evidence: &Value,
 ) -> Result<Vec<(u64, &'static str, bool)>, crate::DeriveError> {
-    let (model, exchanges) = super::model_and_exchanges(evidence)?;
-    let serving = serving_model_of(model, &exchanges);
+    let (model, exchanges, templates) = super::inferred(evidence)?;
+    let serving = serving_model_of(model, &exchanges, templates);
     Ok(serving
         .replay(&exchanges)
         .into_iter()
