@@ -217,11 +217,10 @@ fn inspect_inner(
     );
     // Selected records only: whole-capture inspection does no protobuf work.
     let (protobuf, protobuf_failure) = crate::protobuf::selected_facet(
-        request.record_ordinals.is_some(),
+        request,
         &mut records,
         &mut all_redactions,
         &mut limitations,
-        &request.protobuf,
         declared,
         snapshot.bytes.len(),
         deadline,

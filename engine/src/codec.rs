@@ -133,6 +133,22 @@ pub fn body_entity<'a>(body: &'a Value, pointer: Option<&str>) -> Option<&'a Map
         .or_else(|| body.as_object())
 }
 
+/// `Value::pointer` on an object's members, without wrapping (copying) the
+/// object in a `Value`; `None` for the empty pointer.
+pub fn member_at<'a>(object: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
+    let rest = pointer.strip_prefix('/')?;
+    let (first, tail) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, ""),
+    };
+    let member = object.get(&first.replace("~1", "/").replace("~0", "~"))?;
+    if tail.is_empty() {
+        Some(member)
+    } else {
+        member.pointer(tail)
+    }
+}
+
 /// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")

@@ -156,8 +156,13 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
         // async workers.
         tokio::task::spawn_blocking(move || {
             let started = std::time::Instant::now();
-            let text = rpc(&plane, episode.as_deref(), &body);
-            crate::admin::journal_data_plane(&plane.env, &body, text.as_deref(), started);
+            let (text, operation) = rpc(&plane, episode.as_deref(), &body);
+            crate::admin::journal_data_plane(
+                &plane.env,
+                operation.as_deref(),
+                text.as_deref(),
+                started,
+            );
             if body.len() >= 1 << 20 {
                 // A large load's body and its parse are garbage now: the
                 // freed memory goes back to the system before the reply (a
@@ -185,23 +190,56 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
 }
 
 /// Answers one JSON-RPC 2.0 body to the letter: the reply text, or `None`
-/// when it held only notifications. Ids are echoed as written (`1e400`
-/// included); duplicate member names are refused, as the HAR reader does.
-pub(crate) fn rpc(plane: &Plane, episode: Option<&str>, body: &[u8]) -> Option<String> {
+/// when it held only notifications, and the operation the body names (a
+/// single message's string `method`; the journal's `operation`). Ids are
+/// echoed as written (`1e400` included); duplicate member names are
+/// refused, as the HAR reader does.
+pub(crate) fn rpc(
+    plane: &Plane,
+    episode: Option<&str>,
+    body: &[u8],
+) -> (Option<String>, Option<String>) {
     let parsed = match jsonrpc::read(body) {
         Ok(p) => p,
         Err(Unreadable::DuplicateKey { pointer, message }) => {
-            return Some(duplicate_key_reply(body, &pointer, &message))
+            let reply = duplicate_key_reply(body, &pointer, &message);
+            return (Some(reply), operation_of_duplicated(body));
         }
         Err(Unreadable::NotJson { message }) => {
-            return Some(error_text(
+            let reply = error_text(
                 "null",
                 jsonrpc::PARSE_ERROR,
                 DIALECT.parse_error,
                 Some(json!({"detail": format!("the body is not JSON: {message}")})),
-            ))
+            );
+            return (Some(reply), None);
         }
     };
+    let operation = parsed
+        .value
+        .as_object()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    (answer_parsed(plane, episode, parsed), operation)
+}
+
+/// The `method` of a body whose member names repeat: read as serde reads a
+/// struct (a repeated `method` reads as none).
+fn operation_of_duplicated(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        method: Option<String>,
+    }
+    serde_json::from_slice::<Head>(body).ok()?.method
+}
+
+/// The replies to a body read as JSON.
+fn answer_parsed(
+    plane: &Plane,
+    episode: Option<&str>,
+    parsed: rea_core::json::Parsed,
+) -> Option<String> {
     let literals = &parsed.numeric_literals;
     // The first number under `{at}/params` a double cannot hold.
     let unsafe_number = |at: &str| {

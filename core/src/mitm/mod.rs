@@ -164,11 +164,10 @@ pub fn inspect(
     // Selected flows only: their protobuf and gRPC bodies (the flows' own
     // bytes; a content coding leaves them opaque).
     let (protobuf, protobuf_failure) = crate::protobuf::selected_facet(
-        request.record_ordinals.is_some(),
+        request,
         &mut records,
         &mut redactions,
         &mut limitations,
-        &request.protobuf,
         declared,
         snapshot.bytes.len(),
         deadline,

@@ -228,25 +228,23 @@ pub(crate) fn evidence_or_failure(
 /// partial Evidence without protobuf facts (its error is returned beside);
 /// a failure before it is the inspection's error, since bodies not yet
 /// credential-checked are never published.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn selected_facet(
-    selected: bool,
+    request: &crate::inspect::InspectRequest,
     records: &mut [Record],
     redactions: &mut Vec<Redaction>,
     limitations: &mut Vec<String>,
-    options: &ProtobufOptions,
     declared: Declared<'_>,
     base_charge: usize,
     deadline: Option<std::time::Instant>,
 ) -> Result<(Option<ProtobufFacet>, Option<ErrorReport>), ErrorReport> {
-    if !selected {
+    if request.record_ordinals.is_none() {
         return Ok((None, None));
     }
     match decode_selected(
         records,
         redactions,
         limitations,
-        options,
+        &request.protobuf,
         declared,
         base_charge,
         deadline,

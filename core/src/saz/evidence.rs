@@ -71,11 +71,10 @@ pub fn inspect(
     // Selected sessions only: their protobuf and gRPC bodies (exact stored
     // bytes; any HTTP coding leaves them opaque).
     let (protobuf, protobuf_failure) = crate::protobuf::selected_facet(
-        request.record_ordinals.is_some(),
+        request,
         &mut records,
         &mut all_redactions,
         &mut limitations,
-        &request.protobuf,
         declared,
         snapshot.bytes.len(),
         deadline,

@@ -140,9 +140,7 @@ pub(crate) fn infer(
                     continue;
                 };
                 for e in entities(x, &t.role, parent) {
-                    let Some(pk) = Value::Object(e.clone())
-                        .pointer(&pkey)
-                        .and_then(scalar_text)
+                    let Some(pk) = rea_engine::codec::member_at(&e, &pkey).and_then(scalar_text)
                     else {
                         continue;
                     };

@@ -15,6 +15,7 @@ use super::routes::Templates;
 use super::snapshots::{entity_at, target_of};
 use super::writes::{slug, WriteSemantics};
 use super::Model;
+use rea_engine::codec::member_at;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1308,23 +1309,12 @@ impl ServingModel {
         if let Some(found) = self.find(world, r, id).filter(|(_, e)| keep(e)) {
             return Some(found);
         }
-        let member = r
-            .key_member
-            .as_ref()
-            .and_then(|m| r.resource.keys.iter().find(|k| &k.name == m))
-            .map(|k| k.entity_member.clone())?;
+        r.key_member.as_ref()?;
         world
             .entities
             .iter()
             .filter(|(k, _)| k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k))
-            .find(|(_, e)| {
-                Value::Object((*e).clone())
-                    .pointer(&member)
-                    .and_then(scalar_text)
-                    .as_deref()
-                    == Some(id)
-                    && keep(e)
-            })
+            .find(|(_, e)| alternate_key_is(r, e, id) && keep(e))
             .map(|(k, e)| (k.clone(), e.clone()))
     }
 
@@ -1342,22 +1332,12 @@ impl ServingModel {
             return Some((key, e.clone()));
         }
         // An alternate key (`experiment_name` → `/name`).
-        let member = r
-            .key_member
-            .as_ref()
-            .and_then(|m| r.resource.keys.iter().find(|k| &k.name == m))
-            .map(|k| k.entity_member.clone())?;
+        r.key_member.as_ref()?;
         world
             .entities
             .iter()
             .find(|((ri, scope, _), e)| {
-                *ri == r.index
-                    && *scope == r.scope
-                    && Value::Object((*e).clone())
-                        .pointer(&member)
-                        .and_then(scalar_text)
-                        .as_deref()
-                        == Some(id)
+                *ri == r.index && *scope == r.scope && alternate_key_is(r, e, id)
             })
             .filter(|(k, _)| !world.gone.contains(*k))
             .map(|(k, e)| (k.clone(), e.clone()))
@@ -2955,7 +2935,7 @@ fn key_of(e: &Map<String, Value>, r: &Resource) -> Option<String> {
         .first()
         .map(|k| k.entity_member.as_str())
         .unwrap_or("/id");
-    Value::Object(e.clone()).pointer(ptr).and_then(scalar_text)
+    member_at(e, ptr).and_then(scalar_text)
 }
 
 /// The body minus its request envelope.
@@ -3137,20 +3117,6 @@ fn fill(v: &mut Value, id: &str) {
     }
 }
 
-/// Replaces a scalar equal to `old` (as text) by `new` (keeping numbers numbers).
-/// The value at a JSON pointer inside an entity's members.
-fn member_at<'a>(e: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let rest = pointer.strip_prefix('/')?;
-    let (first, more) = rest.split_once('/').map_or((rest, ""), |(f, m)| (f, m));
-    let first = first.replace("~1", "/").replace("~0", "~");
-    let v = e.get(&first)?;
-    if more.is_empty() {
-        Some(v)
-    } else {
-        v.pointer(&format!("/{more}"))
-    }
-}
-
 /// The first object (depth first) with a member whose text is `id`: that
 /// member's name and the object.
 fn entity_keyed<'a>(v: &'a Value, id: &str) -> Option<(String, &'a Value)> {
@@ -3250,4 +3216,17 @@ fn without_keys(body: &Map<String, Value>, resource: &Resource) -> Map<String, V
         .filter(|(k, _)| !resource.keys.iter().any(|key| key.name == **k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// Whether an entity's member named by the call's alternate key (the key
+/// member the call named, `experiment_name` → `/name`) spells `id`; false
+/// when the call named none.
+fn alternate_key_is(r: &Resolved<'_>, e: &Map<String, Value>, id: &str) -> bool {
+    r.key_member
+        .as_ref()
+        .and_then(|m| r.resource.keys.iter().find(|k| &k.name == m))
+        .and_then(|k| member_at(e, &k.entity_member))
+        .and_then(scalar_text)
+        .as_deref()
+        == Some(id)
 }

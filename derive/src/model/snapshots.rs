@@ -5,6 +5,7 @@
 use super::exchange::{entity_of, join, list_of, scalar_text, Exchange};
 use super::resources::Resource;
 use super::routes::Templates;
+use rea_engine::codec::member_at;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -137,22 +138,6 @@ impl Snapshots {
     pub(crate) fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
         self.values
             .get(&(t.resource, t.scope.clone(), t.id.clone()?))
-    }
-}
-
-/// `Value::pointer` on an object's members, without wrapping (copying) it.
-fn member_at<'a>(o: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let rest = pointer.strip_prefix('/')?;
-    let (first, tail) = match rest.find('/') {
-        Some(at) => (&rest[..at], &rest[at..]),
-        None => (rest, ""),
-    };
-    let first = first.replace("~1", "/").replace("~0", "~");
-    let member = o.get(&first)?;
-    if tail.is_empty() {
-        Some(member)
-    } else {
-        member.pointer(tail)
     }
 }
 

@@ -324,28 +324,22 @@ pub(crate) fn journal_recorded_tool(
     env.ops().journal().record(entry);
 }
 
-/// Journals one data-plane JSON-RPC call from its request body and reply.
-/// `reply` is the reply text (`None`: only notifications, no answer). Only
-/// its top-level `error` is read: a large `data/get` result is skipped, not
-/// built again.
+/// Journals one data-plane JSON-RPC call from the operation its body named
+/// (as the data plane read it: a large `data/add` body is not parsed again)
+/// and its reply. `reply` is the reply text (`None`: only notifications, no
+/// answer). Only its top-level `error` is read: a large `data/get` result is
+/// skipped, not built again.
 pub(crate) fn journal_data_plane(
     env: &Environment,
-    body: &[u8],
+    operation: Option<&str>,
     reply: Option<&str>,
     started: Instant,
 ) {
     #[derive(serde::Deserialize)]
-    struct Head {
-        method: Option<String>,
-    }
-    #[derive(serde::Deserialize)]
     struct Reply {
         error: Option<Value>,
     }
-    let operation = serde_json::from_slice::<Head>(body)
-        .ok()
-        .and_then(|h| h.method)
-        .unwrap_or_else(|| "(unreadable)".to_string());
+    let operation = operation.unwrap_or("(unreadable)").to_string();
     let error = reply
         .and_then(|t| serde_json::from_str::<Reply>(t).ok())
         .and_then(|r| r.error);
