@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Scores `rea environment-serve` with the shared fidelity harness on the three
-# developer pairs (Kinto, WordPress, MLflow), both directions, and prints a
-# table: fidelity.py's score and `rea environment-check`'s for each direction.
+# Scores `rea environment-serve` with the shared fidelity harness on every
+# developer pair (Kinto, WordPress, MLflow from ../shared/fixtures, and every
+# folder of tests/fixtures/ that holds a dev-a.har and a dev-b.har), both
+# directions, and prints a table: fidelity.py's score and
+# `rea environment-check`'s for each direction.
 #
 #   bash tests/fidelity/pairs.sh            # uses target/release/rea
 #   REA=target/debug/rea bash tests/fidelity/pairs.sh
@@ -41,11 +43,24 @@ score() { # the last line of a report: "fidelity: NN.N% (M/N)" -> "NN.N% (M/N)"
 }
 
 printf '%-10s %-14s %-18s %-18s %s\n' app direction fidelity.py environment-check disagreeing
-for app in kinto wordpress mlflow; do
+apps="kinto wordpress mlflow"
+for dir in "$root"/tests/fixtures/*/; do
+  app="$(basename "$dir")"
+  case " $apps " in *" $app "*) continue ;; esac
+  [ -f "$dir/dev-a.har" ] && [ -f "$dir/dev-b.har" ] && apps="$apps $app"
+done
+fixtures() { # the pair's folder: the project's copy when it has both sessions, else ../shared
+  if [ -f "$root/tests/fixtures/$1/dev-a.har" ] && [ -f "$root/tests/fixtures/$1/dev-b.har" ]; then
+    echo "$root/tests/fixtures/$1"
+  else
+    echo "$shared/fixtures/$1"
+  fi
+}
+for app in $apps; do
   for pair in "dev-a dev-b" "dev-b dev-a"; do
     set -- $pair
-    train="$shared/fixtures/$app/$1.har"
-    scored="$shared/fixtures/$app/$2.har"
+    train="$(fixtures "$app")/$1.har"
+    scored="$(fixtures "$app")/$2.har"
     tag="$app-$1-$2"
     "$python" "$harness" --train "$train" --heldout "$scored" \
       --serve "'$rea' environment-serve {capture} --port {port}" \
