@@ -17,6 +17,7 @@ pub mod documents;
 pub mod empty;
 pub mod errors;
 pub mod exchange;
+pub mod format_suffix;
 pub mod keyed;
 pub mod lists;
 pub mod logs;
@@ -87,6 +88,11 @@ pub struct Model {
     /// itself), lent across the pair from the side the recording shows.
     #[serde(default)]
     pub analogies: Vec<analogies::Analogy>,
+    /// A last-segment extension naming the answer's media type (`.json`),
+    /// read as a representation selector: the model's routes are spelled
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_suffix: Option<format_suffix::FormatSuffix>,
 }
 
 /// The app model of decoded Evidence.
@@ -132,7 +138,7 @@ pub(crate) fn inferred(
                 .collect()
         })
         .unwrap_or_default();
-    let exchanges: Vec<Exchange> = state
+    let mut exchanges: Vec<Exchange> = state
         .timeline
         .iter()
         .filter_map(|o| {
@@ -141,7 +147,12 @@ pub(crate) fn inferred(
             Exchange::of(&record, rec.get("reported"))
         })
         .collect();
-    let (model, templates) = model_with_templates(&exchanges, state.origin, state.name);
+    let format = format_suffix::infer(&exchanges);
+    if let Some(f) = &format {
+        exchanges.iter_mut().for_each(|x| f.strip(&mut x.segments));
+    }
+    let (mut model, templates) = model_with_templates(&exchanges, state.origin, state.name);
+    model.format_suffix = format;
     Ok((model, exchanges, templates))
 }
 
@@ -205,6 +216,7 @@ fn model_with_templates(
         arrays,
         aggregates,
         analogies,
+        format_suffix: None,
     };
     (model, templates)
 }

@@ -114,6 +114,11 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
         if x.segments.is_empty() {
             continue;
         }
+        // A list answer's own members beside its array (`limit`, `offset`
+        // echoed by a paged list) describe the page, not an entity.
+        if env.is_empty() && list_of(answer).is_some() {
+            continue;
+        }
         let leaves = named_leaves(&serde_json::Value::Object(entity.clone()), 2000);
         let parent = join(&templates.template_of(&x.segments[..x.segments.len() - 1]));
         for (name, value) in &x.query {

@@ -682,11 +682,14 @@ impl ServingModel {
         query: Option<&[(String, String)]>,
         body: Option<&Value>,
     ) -> Option<Resolved<'_>> {
-        let segments: Vec<String> = path
+        let mut segments: Vec<String> = path
             .split('/')
             .filter(|s| !s.is_empty())
             .map(crate::state::writes::input::percent_decode)
             .collect();
+        if let Some(f) = &self.model.format_suffix {
+            f.strip(&mut segments);
+        }
         let tpl = self.templates.template_of(&segments);
         let route = join(&tpl);
         let n = segments.len();
@@ -819,7 +822,10 @@ impl ServingModel {
     }
 
     fn document(&self, path: &str) -> Option<&super::documents::Document> {
-        let p = super::documents::normalize(path);
+        let mut p = super::documents::normalize(path);
+        if let Some(f) = &self.model.format_suffix {
+            p = f.strip_path(&p);
+        }
         self.documents.iter().find(|d| d.path == p)
     }
 
@@ -920,7 +926,20 @@ impl ServingModel {
                 .iter()
                 .find(|s| s.supported_by.contains(&a.template_ordinal))?,
         };
-        let mut body = shape.template.clone()?;
+        let Some(mut body) = shape.template.clone() else {
+            // The app answers its absence without a body (an empty 404).
+            return (shape.body == "empty").then(|| {
+                Served {
+                    status: a.status,
+                    content_type: self.content_type.clone(),
+                    body: None,
+                    applied: false,
+                    basis: "absence",
+                    convention: false,
+                }
+                .by_convention(a.basis == "by-analogy")
+            });
+        };
         fill(&mut body, id);
         if a.basis == "by-analogy" {
             // The sibling's answer names the sibling: name this resource.
@@ -987,7 +1006,10 @@ impl ServingModel {
 
     /// A log read: the items the writes through the model logged.
     fn answer_log(&self, world: &ModelWorld, path: &str, query: Option<&str>) -> Option<Served> {
-        let p = super::documents::normalize(path);
+        let mut p = super::documents::normalize(path);
+        if let Some(f) = &self.model.format_suffix {
+            p = f.strip_path(&p);
+        }
         let log = self.logs.iter().find(|l| l.path == p)?;
         let pairs = rea_engine::codec::query_pairs(query?);
         let items = log.items(&world.logged, &pairs);
@@ -2243,14 +2265,27 @@ impl ServingModel {
         let w = self
             .write_of(method, &r.route)
             .or_else(|| self.lent_write(method, r))?;
-        let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
+        // A write the app answers without a body (`204 No Content`) has no
+        // recorded example: the change is applied and answered the same way.
+        let bodiless = w.answer.body == "empty";
+        let no_example = Value::Null;
+        let example = match self.examples.get(&(w.method.clone(), w.route.clone())) {
+            Some(e) => e,
+            None if bodiless => &no_example,
+            None => return None,
+        };
         let sent = unwrap(body, w)?;
         if let Some(refusal) = identity_refusal(r.resource, &id, &sent) {
             return Some(refusal);
         }
         let found = self.find(world, r, &id);
+        let updated_status = if bodiless {
+            *w.answer.statuses.first()?
+        } else {
+            200
+        };
         let (key, mut entity, status) = match found {
-            Some((k, e)) => (k, e, 200),
+            Some((k, e)) => (k, e, updated_status),
             None if method == "PUT" && self.client_ids(r) => {
                 // Upsert by convention: a PUT to an id no one holds creates it.
                 let mut e = Map::new();
@@ -2344,8 +2379,21 @@ impl ServingModel {
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
-        let answer = place(example, r.resource, Value::Object(entity))?;
         let convention = lent || status == 201 || w.semantics.contains("convention");
+        if bodiless && example.is_null() {
+            return Some(
+                Served {
+                    status,
+                    content_type: self.content_type.clone(),
+                    body: None,
+                    applied: true,
+                    basis: "update",
+                    convention: false,
+                }
+                .by_convention(convention),
+            );
+        }
+        let answer = place(example, r.resource, Value::Object(entity))?;
         Some(
             self.json(status, answer, true, "update")
                 .by_convention(convention),
@@ -2434,9 +2482,13 @@ impl ServingModel {
         let Some((key, entity)) = self.find(world, r, &id) else {
             return self.absence(r, &id);
         };
+        // A delete the app answers without a body (`204`) has no example.
         let example = self
             .examples
-            .get(&("DELETE".to_string(), w.route.clone()))?;
+            .get(&("DELETE".to_string(), w.route.clone()));
+        if example.is_none() && w.answer.body != "empty" {
+            return None;
+        }
         let sends = |q: &str, pairs: &[(String, String)]| {
             q.split('&').all(|kv| {
                 let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
@@ -2484,8 +2536,21 @@ impl ServingModel {
             }
         }
         let answer = match w.answer.body.as_str() {
+            "empty" => {
+                return Some(
+                    Served {
+                        status: *w.answer.statuses.first()?,
+                        content_type: self.content_type.clone(),
+                        body: None,
+                        applied: true,
+                        basis: "delete",
+                        convention: false,
+                    }
+                    .by_convention(lent),
+                );
+            }
             "previous" => {
-                let mut m = example.as_object()?.clone();
+                let mut m = example?.as_object()?.clone();
                 // Shown as the recorded answer showed its entity: without the
                 // members it left out (links a read adds).
                 let mut entity = entity;
@@ -2497,7 +2562,7 @@ impl ServingModel {
             }
             "tombstone" => {
                 let env = r.resource.item_envelope.clone().unwrap_or_default();
-                let mut stone = entity_at(example, r.resource)?;
+                let mut stone = entity_at(example?, r.resource)?;
                 for (k, v) in stone.clone() {
                     if k == "id" {
                         stone.insert(
@@ -2515,7 +2580,7 @@ impl ServingModel {
                 }
                 wrap(&env, Value::Object(stone))
             }
-            "entity" => place(example, r.resource, Value::Object(entity))?,
+            "entity" => place(example?, r.resource, Value::Object(entity))?,
             _ => return None,
         };
         let status = *w.answer.statuses.first()?;
