@@ -250,6 +250,18 @@ impl<M: Model> WithAppModel<M> {
                     return a;
                 }
             }
+            // The spec's plan requires every member its recorded create
+            // sent: the model's replay-confirmed write knows which the app
+            // requires (its validation rules), and answers instead.
+            Some("missing_required_members")
+                if self.app.confirms_write(&call.method, &call.path) =>
+            {
+                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
+                {
+                    trace("app-required");
+                    return a;
+                }
+            }
             // A PUT to an id the engine does not hold: the model's upsert.
             Some("not_found") if call.method == "PUT" => {
                 if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)

@@ -18,6 +18,7 @@ pub mod empty;
 pub mod errors;
 pub mod exchange;
 pub mod format_suffix;
+pub mod id_references;
 pub mod keyed;
 pub mod lists;
 pub mod logs;
@@ -93,6 +94,9 @@ pub struct Model {
     /// without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format_suffix: Option<format_suffix::FormatSuffix>,
+    /// Sent `<name>_id` members that set a nested reference object `<name>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub id_references: Vec<id_references::IdReference>,
 }
 
 /// The app model of decoded Evidence.
@@ -153,6 +157,7 @@ pub(crate) fn inferred(
     }
     let (mut model, templates) = model_with_templates(&exchanges, state.origin, state.name);
     model.format_suffix = format;
+    model.id_references = id_references::infer(&exchanges);
     Ok((model, exchanges, templates))
 }
 
@@ -217,6 +222,7 @@ fn model_with_templates(
         aggregates,
         analogies,
         format_suffix: None,
+        id_references: Vec::new(),
     };
     (model, templates)
 }

@@ -584,6 +584,14 @@ fn finish(
 /// envelope) share item routes: a method one shows on its item route is
 /// offered on the others. The recording contradicts it when the sibling
 /// answered that method with 404 or 405.
+/// True when a resource's item envelope is its own singular name
+/// (`/issue` for `/issues`, `/time_entry` for `/time_entries`): siblings
+/// wrapped so are wrapped the same way, each in its own name.
+fn named_envelope(r: &Resource) -> bool {
+    let last = r.collection.rsplit('/').next().unwrap_or_default();
+    r.item_envelope.as_deref() == Some(format!("/{}", base_name(last)).as_str())
+}
+
 fn lend_sibling_routes(resources: &mut [Resource]) {
     let parent_of = |r: &Resource| {
         r.collection
@@ -613,7 +621,8 @@ fn lend_sibling_routes(resources: &mut [Resource]) {
                 || s.segment != r.segment
                 || (s.item_envelope.is_some()
                     && r.item_envelope.is_some()
-                    && s.item_envelope != r.item_envelope)
+                    && s.item_envelope != r.item_envelope
+                    && !(named_envelope(s) && named_envelope(r)))
             {
                 continue;
             }

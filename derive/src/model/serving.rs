@@ -1892,9 +1892,16 @@ impl ServingModel {
                     .get(&(w.method.clone(), w.route.clone()))
                     .and_then(|b| unwrap(b, w))
             };
-            if let (Some(e), Some(req)) = (example_entity.as_ref(), req) {
+            if let (Some(e), Some(mut req)) = (example_entity.as_ref(), req) {
                 let old_id = key_of(e, res);
-                entity = rerender(e, &req, &sent, old_id.as_deref(), &id);
+                // Ids that set a reference object are set from the World
+                // below (`id_references`), not by replacing the example's
+                // values (a project id equal to the example's tracker id).
+                let mut plain = sent.clone();
+                let refs = &self.model.id_references;
+                req.retain(|k, _| !super::id_references::confirmed(refs, k));
+                plain.retain(|k, _| !super::id_references::confirmed(refs, k));
+                entity = rerender(e, &req, &plain, old_id.as_deref(), &id);
                 // The new key as the server spells it (a number stays one).
                 if let Some(v) = new_key {
                     entity.insert(id_member.clone(), v);
@@ -2001,6 +2008,12 @@ impl ServingModel {
             }
         }
         super::renderings::apply(&self.renderings, &sent, &mut entity);
+        super::id_references::apply(
+            &self.model.id_references,
+            &sent,
+            &mut entity,
+            &|name, id| super::id_references::find_object(world.entities.values(), name, id),
+        );
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
@@ -2274,7 +2287,13 @@ impl ServingModel {
             None if bodiless => &no_example,
             None => return None,
         };
-        let sent = unwrap(body, w)?;
+        // A sibling's write wraps the body in the sibling's envelope: this
+        // resource's own (`{"time_entry": …}` beside `{"issue": …}`).
+        let sent = unwrap(body, w).or_else(|| {
+            let own = r.resource.item_envelope.as_deref()?.strip_prefix('/')?;
+            let wrapped = lent && w.request_envelope.is_some();
+            wrapped.then(|| body.get(own)?.as_object().cloned())?
+        })?;
         if let Some(refusal) = identity_refusal(r.resource, &id, &sent) {
             return Some(refusal);
         }
@@ -2323,6 +2342,12 @@ impl ServingModel {
                 entity.insert(k.clone(), v.clone());
             }
         }
+        let by_id_convention = super::id_references::apply(
+            &self.model.id_references,
+            &sent,
+            &mut entity,
+            &|name, id| super::id_references::find_object(world.entities.values(), name, id),
+        );
         let example_entity = entity_at(example, r.resource);
         for (m, v) in entity.clone() {
             if super::writes::clock_like(&m) && !sent.contains_key(&m) {
@@ -2379,7 +2404,8 @@ impl ServingModel {
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
-        let convention = lent || status == 201 || w.semantics.contains("convention");
+        let convention =
+            lent || status == 201 || w.semantics.contains("convention") || by_id_convention;
         if bodiless && example.is_null() {
             return Some(
                 Served {
