@@ -8,6 +8,7 @@
 //! is not shown (the app shows the object instead).
 
 use super::exchange::{entity_of, scalar_text, Exchange};
+use super::presence::sent_members;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -32,18 +33,6 @@ fn stem(member: &str) -> Option<&str> {
         .strip_suffix("_id")
         .or_else(|| member.strip_suffix("Id"))
         .filter(|s| !s.is_empty())
-}
-
-/// The members a write sent: the body, or its one wrapped object
-/// (`{"issue": {...}}`).
-fn sent_members(body: &Value) -> Option<&Map<String, Value>> {
-    let b = body.as_object()?;
-    if b.len() == 1 {
-        if let Some(inner) = b.values().next().and_then(Value::as_object) {
-            return Some(inner);
-        }
-    }
-    Some(b)
 }
 
 /// The entity that shows a write's effect: its answer's, else the next 2xx

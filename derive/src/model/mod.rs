@@ -23,6 +23,7 @@ pub mod keyed;
 pub mod lists;
 pub mod logs;
 pub mod post_reads;
+pub mod presence;
 pub(crate) mod references;
 pub(crate) mod renderings;
 pub mod resources;
@@ -97,6 +98,9 @@ pub struct Model {
     /// Sent `<name>_id` members that set a nested reference object `<name>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub id_references: Vec<id_references::IdReference>,
+    /// Members a resource's writes must not leave blank, with the refusal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub presence: Vec<presence::Presence>,
 }
 
 /// The app model of decoded Evidence.
@@ -180,6 +184,19 @@ fn model_with_templates(
     let arrays = keyed::infer(exchanges, &resources, &templates);
     let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
     let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
+    let presence = presence::infer(
+        exchanges,
+        &|x| exchange::join(&templates.template_of(&x.segments)),
+        &|route| {
+            resources
+                .iter()
+                .find(|r| {
+                    r.addressing == "path"
+                        && (r.collection == route || r.item.as_deref() == Some(route))
+                })
+                .map(|r| r.collection.clone())
+        },
+    );
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -223,6 +240,7 @@ fn model_with_templates(
         analogies,
         format_suffix: None,
         id_references: Vec::new(),
+        presence,
     };
     (model, templates)
 }

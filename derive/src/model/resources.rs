@@ -235,7 +235,31 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
     }
     out.sort_by(|a, b| a.collection.cmp(&b.collection).then(a.name.cmp(&b.name)));
     lend_sibling_routes(&mut out);
+    lend_named_envelopes(&mut out);
     out
+}
+
+/// A collection whose item answers the recording never showed, beside two
+/// or more siblings whose items are all wrapped in their own singular name
+/// (`{"issue": …}`, `{"user": …}`): its items are wrapped in its own
+/// (`{"project": …}`), by convention.
+fn lend_named_envelopes(resources: &mut [Resource]) {
+    let wrapped: Vec<&Resource> = resources
+        .iter()
+        .filter(|r| r.addressing == "path" && r.item_envelope.is_some())
+        .collect();
+    if wrapped.len() < 2 || !wrapped.iter().all(|r| named_envelope(r)) {
+        return;
+    }
+    for r in resources
+        .iter_mut()
+        .filter(|r| r.addressing == "path" && r.item_envelope.is_none())
+    {
+        let last = r.collection.rsplit('/').next().unwrap_or_default();
+        if !last.is_empty() && !last.starts_with('{') {
+            r.item_envelope = Some(format!("/{}", base_name(last)));
+        }
+    }
 }
 
 fn item_param(parent: &str) -> String {

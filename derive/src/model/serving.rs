@@ -1756,6 +1756,24 @@ impl ServingModel {
         None
     }
 
+    /// The app's refusal of a write that leaves a required member blank
+    /// (`presence`): a create without it or with it blank, an update
+    /// setting it blank, on any write route of the resource.
+    fn presence_refusal(
+        &self,
+        r: &Resolved<'_>,
+        sent: &Map<String, Value>,
+        creating: bool,
+    ) -> Option<Served> {
+        let res = r.resource;
+        let rules = self.model.presence.iter().filter(|p| {
+            p.route == res.collection || res.item.as_deref() == Some(p.route.as_str())
+        });
+        let p = super::presence::broken(rules, sent, creating)?;
+        let (status, answer) = self.refusals.get(&p.answer_ordinal)?;
+        Some(self.json(*status, answer.clone()?, false, "presence"))
+    }
+
     fn conflict_holder_id(&self, ordinal: Option<u64>) -> Option<String> {
         let o = ordinal?;
         let w = self
@@ -1795,6 +1813,9 @@ impl ServingModel {
             None => self.sibling_create(r)?,
         };
         let sent = unwrap(body, w)?;
+        if let Some(refusal) = self.presence_refusal(r, &sent, true) {
+            return Some(refusal);
+        }
         if let Some(missing) = self.missing_reference(world, r, &sent) {
             return Some(missing);
         }
@@ -1968,11 +1989,18 @@ impl ServingModel {
                         if sent.contains_key(m) || entity.contains_key(m) || !shown.contains(m) {
                             continue;
                         }
-                        let Some(empty) = empty_like(v) else { continue };
-                        if peers.iter().any(|p| p.get(m) == Some(&empty)) {
-                            entity.insert(m.clone(), empty.clone());
-                            filled.insert(m.clone(), empty);
-                        }
+                        // The empty value of its type, else `null` (an app
+                        // that shows unset members as null: `due_date`).
+                        let shown_as = [empty_like(v), Some(Value::Null)];
+                        let Some(empty) = shown_as
+                            .into_iter()
+                            .flatten()
+                            .find(|x| peers.iter().any(|p| p.get(m) == Some(x)))
+                        else {
+                            continue;
+                        };
+                        entity.insert(m.clone(), empty.clone());
+                        filled.insert(m.clone(), empty);
                     }
                 }
                 super::references::follow(&f, e, &mut entity, &filled);
@@ -2294,6 +2322,9 @@ impl ServingModel {
             let wrapped = lent && w.request_envelope.is_some();
             wrapped.then(|| body.get(own)?.as_object().cloned())?
         })?;
+        if let Some(refusal) = self.presence_refusal(r, &sent, false) {
+            return Some(refusal);
+        }
         if let Some(refusal) = identity_refusal(r.resource, &id, &sent) {
             return Some(refusal);
         }
