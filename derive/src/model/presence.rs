@@ -56,8 +56,7 @@ pub(crate) fn infer(
         if x.is_read() || !(400..500).contains(&x.status) || matches!(x.status, 404 | 409 | 412) {
             continue;
         }
-        let (Some(sent), Some(answer)) = (x.body.as_ref().and_then(sent_members), &x.answer)
-        else {
+        let (Some(sent), Some(answer)) = (x.body.as_ref().and_then(sent_members), &x.answer) else {
             continue;
         };
         let text = answer.to_string().to_lowercase();
@@ -76,7 +75,12 @@ pub(crate) fn infer(
                 if collection_of(&route_of(y)).as_deref() != Some(collection.as_str()) {
                     continue;
                 }
-                match y.body.as_ref().and_then(sent_members).and_then(|b| b.get(m)) {
+                match y
+                    .body
+                    .as_ref()
+                    .and_then(sent_members)
+                    .and_then(|b| b.get(m))
+                {
                     Some(v) if blank(v) => contradicted = true,
                     Some(_) => checked.push(y.ordinal),
                     None => {}

@@ -1766,9 +1766,10 @@ impl ServingModel {
         creating: bool,
     ) -> Option<Served> {
         let res = r.resource;
-        let rules = self.model.presence.iter().filter(|p| {
-            p.route == res.collection || res.item.as_deref() == Some(p.route.as_str())
-        });
+        let rules =
+            self.model.presence.iter().filter(|p| {
+                p.route == res.collection || res.item.as_deref() == Some(p.route.as_str())
+            });
         let p = super::presence::broken(rules, sent, creating)?;
         let (status, answer) = self.refusals.get(&p.answer_ordinal)?;
         Some(self.json(*status, answer.clone()?, false, "presence"))
@@ -2540,9 +2541,7 @@ impl ServingModel {
             return self.absence(r, &id);
         };
         // A delete the app answers without a body (`204`) has no example.
-        let example = self
-            .examples
-            .get(&("DELETE".to_string(), w.route.clone()));
+        let example = self.examples.get(&("DELETE".to_string(), w.route.clone()));
         if example.is_none() && w.answer.body != "empty" {
             return None;
         }

@@ -471,9 +471,7 @@ pub fn evaluate(
                     // A boolean member picks by its name: a word naming it
                     // (`closed` for `is_closed`) keeps the true ones, any
                     // other word (`open`) the false ones.
-                    Some(Value::Bool(b)) => {
-                        *b == bool_word(f).is_some_and(|n| words.contains(&n))
-                    }
+                    Some(Value::Bool(b)) => *b == bool_word(f).is_some_and(|n| words.contains(&n)),
                     v => v
                         .and_then(Value::as_str)
                         .is_some_and(|v| words.contains(&v.to_lowercase())),
