@@ -200,3 +200,42 @@ fn the_model_names_its_suffix_references_and_presence_with_evidence() {
                 "value": false}])
     );
 }
+
+#[test]
+fn a_model_read_carries_an_etag_and_if_none_match_gets_304_until_it_changes() {
+    let env = env();
+    let call = |headers: Vec<(String, String)>| {
+        let mut h = vec![("host".to_string(), "127.0.0.1:18399".to_string())];
+        h.extend(headers);
+        env.call(&Request::Http(Call {
+            method: "GET".into(),
+            path: "/issues/5.json".into(),
+            query: None,
+            headers: h,
+            body: None,
+        }))
+        .answer
+    };
+    let first = call(vec![]);
+    assert_eq!(first.status, 200);
+    let etag = first
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
+        .map(|(_, v)| v.clone())
+        .expect("an ETag, as Redmine's reads carry");
+    assert!(etag.starts_with("W/\""), "weak, as recorded: {etag}");
+    let again = call(vec![("if-none-match".into(), etag.clone())]);
+    assert_eq!(again.status, 304);
+    assert!(matches!(again.body, AnswerBody::Empty));
+    let (status, _) = send(
+        &env,
+        "PUT",
+        "/issues/5.json",
+        Some(json!({"issue": {"done_ratio": 70}})),
+    );
+    assert_eq!(status, 204);
+    // The stale validator no longer matches: the new body.
+    let changed = call(vec![("if-none-match".into(), etag)]);
+    assert_eq!(changed.status, 200);
+}

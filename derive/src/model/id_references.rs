@@ -37,7 +37,7 @@ fn stem(member: &str) -> Option<&str> {
 
 /// The entity that shows a write's effect: its answer's, else the next 2xx
 /// read of the same path before any other write to it.
-fn shown_after<'a>(exchanges: &'a [Exchange], at: usize) -> Option<(u64, &'a Map<String, Value>)> {
+fn shown_after(exchanges: &[Exchange], at: usize) -> Option<(u64, &Map<String, Value>)> {
     let w = &exchanges[at];
     if let Some((_, e)) = w.answer.as_ref().and_then(entity_of) {
         return Some((w.ordinal, e));

@@ -124,6 +124,9 @@ pub struct ServingModel {
     /// field selection: its value a comma list of member names, and every
     /// entity answered has exactly those members.
     selections: BTreeMap<usize, String>,
+    /// Per resource whose recorded 2xx item reads all carried an `ETag`:
+    /// whether it was weak (`W/"…"`).
+    etagged: BTreeMap<usize, bool>,
 }
 
 /// Decoded query pairs, in order.
@@ -166,6 +169,7 @@ impl ServingModel {
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let mut read_nested: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
         let mut selections: BTreeMap<usize, String> = BTreeMap::new();
+        let mut etag_reads: BTreeMap<usize, Option<bool>> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -246,6 +250,18 @@ impl ServingModel {
                 }
                 continue;
             }
+            if t.role == "read" && x.method == "GET" {
+                match x.response_header("etag") {
+                    Some(v) => {
+                        etag_reads
+                            .entry(t.resource)
+                            .or_insert(Some(v.starts_with("W/")));
+                    }
+                    None => {
+                        etag_reads.insert(t.resource, None);
+                    }
+                }
+            }
             let Some(answer) = &x.answer else { continue };
             if t.role == "read" {
                 reads.entry(t.resource).or_insert_with(|| answer.clone());
@@ -319,6 +335,10 @@ impl ServingModel {
             draws: BTreeMap::new(),
             renderings: super::renderings::infer(exchanges),
             selections,
+            etagged: etag_reads
+                .into_iter()
+                .filter_map(|(i, w)| Some((i, w?)))
+                .collect(),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
@@ -597,6 +617,17 @@ impl ServingModel {
             }
         }
         Some(self.json(*status, body, false, "precondition"))
+    }
+
+    /// For an item read the model answers: whether the app's reads of the
+    /// resource carry an `ETag` (and a weak one), as every recorded 2xx
+    /// item read did. `None` when they did not.
+    pub fn read_etag(&self, method: &str, path: &str) -> Option<bool> {
+        if method != "GET" || self.etagged.is_empty() {
+            return None;
+        }
+        let r = self.resolve(method, path, None, None)?;
+        (r.role == "read").then(|| self.etagged.get(&r.index).copied())?
     }
 
     /// True when the path falls on one of the model's resources.
