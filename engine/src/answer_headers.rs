@@ -254,6 +254,16 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
+/// An entity tag computed from a body (weak: `W/"…"`), as the engine's
+/// rendered answers spell theirs: for answers built outside the engine.
+pub fn body_etag(body: &Value, weak: bool) -> String {
+    format!(
+        "{}\"{:016x}\"",
+        if weak { "W/" } else { "" },
+        digest(Some(body))
+    )
+}
+
 fn digest(body: Option<&Value>) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     body.map(Value::to_string)

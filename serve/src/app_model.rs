@@ -75,6 +75,32 @@ impl<M: Model> WithAppModel<M> {
         self.app
             .answer_engine_call(world, call, now, &mut uuid)
             .map(Self::served)
+            .map(|a| self.validated(call, a))
+    }
+
+    /// A model-served item read of a resource whose recorded reads carried
+    /// an `ETag`: one computed from the body, and `304` without a body when
+    /// the request's `If-None-Match` names it.
+    fn validated(&self, call: &Call, mut answer: Answer) -> Answer {
+        let AnswerBody::Json(body) = &answer.body else {
+            return answer;
+        };
+        if !(200..300).contains(&answer.status) {
+            return answer;
+        }
+        let Some(weak) = self.app.read_etag(&call.method, &call.path) else {
+            return answer;
+        };
+        let etag = rea_engine::body_etag(body, weak);
+        if call
+            .header("if-none-match")
+            .is_some_and(|asked| rea_engine::etag_matches(asked, &etag))
+        {
+            answer.status = 304;
+            answer.body = AnswerBody::Empty;
+        }
+        answer.headers.push(("ETag".to_string(), etag));
+        answer
     }
 }
 
@@ -247,6 +273,18 @@ impl<M: Model> WithAppModel<M> {
                 if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
                 {
                     trace("app-fallback");
+                    return a;
+                }
+            }
+            // The spec's plan requires every member its recorded create
+            // sent: the model's replay-confirmed write knows which the app
+            // requires (its validation rules), and answers instead.
+            Some("missing_required_members")
+                if self.app.confirms_write(&call.method, &call.path) =>
+            {
+                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
+                {
+                    trace("app-required");
                     return a;
                 }
             }

@@ -17,10 +17,13 @@ pub mod documents;
 pub mod empty;
 pub mod errors;
 pub mod exchange;
+pub mod format_suffix;
+pub mod id_references;
 pub mod keyed;
 pub mod lists;
 pub mod logs;
 pub mod post_reads;
+pub mod presence;
 pub(crate) mod references;
 pub(crate) mod renderings;
 pub mod resources;
@@ -87,6 +90,17 @@ pub struct Model {
     /// itself), lent across the pair from the side the recording shows.
     #[serde(default)]
     pub analogies: Vec<analogies::Analogy>,
+    /// A last-segment extension naming the answer's media type (`.json`),
+    /// read as a representation selector: the model's routes are spelled
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_suffix: Option<format_suffix::FormatSuffix>,
+    /// Sent `<name>_id` members that set a nested reference object `<name>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub id_references: Vec<id_references::IdReference>,
+    /// Members a resource's writes must not leave blank, with the refusal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub presence: Vec<presence::Presence>,
 }
 
 /// The app model of decoded Evidence.
@@ -132,7 +146,7 @@ pub(crate) fn inferred(
                 .collect()
         })
         .unwrap_or_default();
-    let exchanges: Vec<Exchange> = state
+    let mut exchanges: Vec<Exchange> = state
         .timeline
         .iter()
         .filter_map(|o| {
@@ -141,7 +155,13 @@ pub(crate) fn inferred(
             Exchange::of(&record, rec.get("reported"))
         })
         .collect();
-    let (model, templates) = model_with_templates(&exchanges, state.origin, state.name);
+    let format = format_suffix::infer(&exchanges);
+    if let Some(f) = &format {
+        exchanges.iter_mut().for_each(|x| f.strip(&mut x.segments));
+    }
+    let (mut model, templates) = model_with_templates(&exchanges, state.origin, state.name);
+    model.format_suffix = format;
+    model.id_references = id_references::infer(&exchanges);
     Ok((model, exchanges, templates))
 }
 
@@ -164,6 +184,19 @@ fn model_with_templates(
     let arrays = keyed::infer(exchanges, &resources, &templates);
     let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
     let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
+    let presence = presence::infer(
+        exchanges,
+        &|x| exchange::join(&templates.template_of(&x.segments)),
+        &|route| {
+            resources
+                .iter()
+                .find(|r| {
+                    r.addressing == "path"
+                        && (r.collection == route || r.item.as_deref() == Some(route))
+                })
+                .map(|r| r.collection.clone())
+        },
+    );
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -205,6 +238,9 @@ fn model_with_templates(
         arrays,
         aggregates,
         analogies,
+        format_suffix: None,
+        id_references: Vec::new(),
+        presence,
     };
     (model, templates)
 }

@@ -114,6 +114,11 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
         if x.segments.is_empty() {
             continue;
         }
+        // A list answer's own members beside its array (`limit`, `offset`
+        // echoed by a paged list) describe the page, not an entity.
+        if env.is_empty() && list_of(answer).is_some() {
+            continue;
+        }
         let leaves = named_leaves(&serde_json::Value::Object(entity.clone()), 2000);
         let parent = join(&templates.template_of(&x.segments[..x.segments.len() - 1]));
         for (name, value) in &x.query {
@@ -230,7 +235,31 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Vec<Resour
     }
     out.sort_by(|a, b| a.collection.cmp(&b.collection).then(a.name.cmp(&b.name)));
     lend_sibling_routes(&mut out);
+    lend_named_envelopes(&mut out);
     out
+}
+
+/// A collection whose item answers the recording never showed, beside two
+/// or more siblings whose items are all wrapped in their own singular name
+/// (`{"issue": …}`, `{"user": …}`): its items are wrapped in its own
+/// (`{"project": …}`), by convention.
+fn lend_named_envelopes(resources: &mut [Resource]) {
+    let wrapped: Vec<&Resource> = resources
+        .iter()
+        .filter(|r| r.addressing == "path" && r.item_envelope.is_some())
+        .collect();
+    if wrapped.len() < 2 || !wrapped.iter().all(|r| named_envelope(r)) {
+        return;
+    }
+    for r in resources
+        .iter_mut()
+        .filter(|r| r.addressing == "path" && r.item_envelope.is_none())
+    {
+        let last = r.collection.rsplit('/').next().unwrap_or_default();
+        if !last.is_empty() && !last.starts_with('{') {
+            r.item_envelope = Some(format!("/{}", base_name(last)));
+        }
+    }
 }
 
 fn item_param(parent: &str) -> String {
@@ -579,6 +608,14 @@ fn finish(
 /// envelope) share item routes: a method one shows on its item route is
 /// offered on the others. The recording contradicts it when the sibling
 /// answered that method with 404 or 405.
+/// True when a resource's item envelope is its own singular name
+/// (`/issue` for `/issues`, `/time_entry` for `/time_entries`): siblings
+/// wrapped so are wrapped the same way, each in its own name.
+fn named_envelope(r: &Resource) -> bool {
+    let last = r.collection.rsplit('/').next().unwrap_or_default();
+    r.item_envelope.as_deref() == Some(format!("/{}", base_name(last)).as_str())
+}
+
 fn lend_sibling_routes(resources: &mut [Resource]) {
     let parent_of = |r: &Resource| {
         r.collection
@@ -608,7 +645,8 @@ fn lend_sibling_routes(resources: &mut [Resource]) {
                 || s.segment != r.segment
                 || (s.item_envelope.is_some()
                     && r.item_envelope.is_some()
-                    && s.item_envelope != r.item_envelope)
+                    && s.item_envelope != r.item_envelope
+                    && !(named_envelope(s) && named_envelope(r)))
             {
                 continue;
             }

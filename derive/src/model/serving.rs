@@ -124,6 +124,9 @@ pub struct ServingModel {
     /// field selection: its value a comma list of member names, and every
     /// entity answered has exactly those members.
     selections: BTreeMap<usize, String>,
+    /// Per resource whose recorded 2xx item reads all carried an `ETag`:
+    /// whether it was weak (`W/"…"`).
+    etagged: BTreeMap<usize, bool>,
 }
 
 /// Decoded query pairs, in order.
@@ -166,6 +169,7 @@ impl ServingModel {
         let mut about_keys: BTreeSet<u64> = BTreeSet::new();
         let mut read_nested: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
         let mut selections: BTreeMap<usize, String> = BTreeMap::new();
+        let mut etag_reads: BTreeMap<usize, Option<bool>> = BTreeMap::new();
         let documents = super::documents::infer(exchanges, &|x| {
             target_of(x, &model.resources, &templates).is_some()
         });
@@ -246,6 +250,18 @@ impl ServingModel {
                 }
                 continue;
             }
+            if t.role == "read" && x.method == "GET" {
+                match x.response_header("etag") {
+                    Some(v) => {
+                        etag_reads
+                            .entry(t.resource)
+                            .or_insert(Some(v.starts_with("W/")));
+                    }
+                    None => {
+                        etag_reads.insert(t.resource, None);
+                    }
+                }
+            }
             let Some(answer) = &x.answer else { continue };
             if t.role == "read" {
                 reads.entry(t.resource).or_insert_with(|| answer.clone());
@@ -319,6 +335,10 @@ impl ServingModel {
             draws: BTreeMap::new(),
             renderings: super::renderings::infer(exchanges),
             selections,
+            etagged: etag_reads
+                .into_iter()
+                .filter_map(|(i, w)| Some((i, w?)))
+                .collect(),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
@@ -599,6 +619,17 @@ impl ServingModel {
         Some(self.json(*status, body, false, "precondition"))
     }
 
+    /// For an item read the model answers: whether the app's reads of the
+    /// resource carry an `ETag` (and a weak one), as every recorded 2xx
+    /// item read did. `None` when they did not.
+    pub fn read_etag(&self, method: &str, path: &str) -> Option<bool> {
+        if method != "GET" || self.etagged.is_empty() {
+            return None;
+        }
+        let r = self.resolve(method, path, None, None)?;
+        (r.role == "read").then(|| self.etagged.get(&r.index).copied())?
+    }
+
     /// True when the path falls on one of the model's resources.
     pub fn resolves(&self, method: &str, path: &str) -> bool {
         self.resolve(method, path, None, None).is_some()
@@ -682,11 +713,14 @@ impl ServingModel {
         query: Option<&[(String, String)]>,
         body: Option<&Value>,
     ) -> Option<Resolved<'_>> {
-        let segments: Vec<String> = path
+        let mut segments: Vec<String> = path
             .split('/')
             .filter(|s| !s.is_empty())
             .map(crate::state::writes::input::percent_decode)
             .collect();
+        if let Some(f) = &self.model.format_suffix {
+            f.strip(&mut segments);
+        }
         let tpl = self.templates.template_of(&segments);
         let route = join(&tpl);
         let n = segments.len();
@@ -819,7 +853,10 @@ impl ServingModel {
     }
 
     fn document(&self, path: &str) -> Option<&super::documents::Document> {
-        let p = super::documents::normalize(path);
+        let mut p = super::documents::normalize(path);
+        if let Some(f) = &self.model.format_suffix {
+            p = f.strip_path(&p);
+        }
         self.documents.iter().find(|d| d.path == p)
     }
 
@@ -920,7 +957,20 @@ impl ServingModel {
                 .iter()
                 .find(|s| s.supported_by.contains(&a.template_ordinal))?,
         };
-        let mut body = shape.template.clone()?;
+        let Some(mut body) = shape.template.clone() else {
+            // The app answers its absence without a body (an empty 404).
+            return (shape.body == "empty").then(|| {
+                Served {
+                    status: a.status,
+                    content_type: self.content_type.clone(),
+                    body: None,
+                    applied: false,
+                    basis: "absence",
+                    convention: false,
+                }
+                .by_convention(a.basis == "by-analogy")
+            });
+        };
         fill(&mut body, id);
         if a.basis == "by-analogy" {
             // The sibling's answer names the sibling: name this resource.
@@ -987,7 +1037,10 @@ impl ServingModel {
 
     /// A log read: the items the writes through the model logged.
     fn answer_log(&self, world: &ModelWorld, path: &str, query: Option<&str>) -> Option<Served> {
-        let p = super::documents::normalize(path);
+        let mut p = super::documents::normalize(path);
+        if let Some(f) = &self.model.format_suffix {
+            p = f.strip_path(&p);
+        }
         let log = self.logs.iter().find(|l| l.path == p)?;
         let pairs = rea_engine::codec::query_pairs(query?);
         let items = log.items(&world.logged, &pairs);
@@ -1734,6 +1787,25 @@ impl ServingModel {
         None
     }
 
+    /// The app's refusal of a write that leaves a required member blank
+    /// (`presence`): a create without it or with it blank, an update
+    /// setting it blank, on any write route of the resource.
+    fn presence_refusal(
+        &self,
+        r: &Resolved<'_>,
+        sent: &Map<String, Value>,
+        creating: bool,
+    ) -> Option<Served> {
+        let res = r.resource;
+        let rules =
+            self.model.presence.iter().filter(|p| {
+                p.route == res.collection || res.item.as_deref() == Some(p.route.as_str())
+            });
+        let p = super::presence::broken(rules, sent, creating)?;
+        let (status, answer) = self.refusals.get(&p.answer_ordinal)?;
+        Some(self.json(*status, answer.clone()?, false, "presence"))
+    }
+
     fn conflict_holder_id(&self, ordinal: Option<u64>) -> Option<String> {
         let o = ordinal?;
         let w = self
@@ -1773,6 +1845,9 @@ impl ServingModel {
             None => self.sibling_create(r)?,
         };
         let sent = unwrap(body, w)?;
+        if let Some(refusal) = self.presence_refusal(r, &sent, true) {
+            return Some(refusal);
+        }
         if let Some(missing) = self.missing_reference(world, r, &sent) {
             return Some(missing);
         }
@@ -1870,9 +1945,16 @@ impl ServingModel {
                     .get(&(w.method.clone(), w.route.clone()))
                     .and_then(|b| unwrap(b, w))
             };
-            if let (Some(e), Some(req)) = (example_entity.as_ref(), req) {
+            if let (Some(e), Some(mut req)) = (example_entity.as_ref(), req) {
                 let old_id = key_of(e, res);
-                entity = rerender(e, &req, &sent, old_id.as_deref(), &id);
+                // Ids that set a reference object are set from the World
+                // below (`id_references`), not by replacing the example's
+                // values (a project id equal to the example's tracker id).
+                let mut plain = sent.clone();
+                let refs = &self.model.id_references;
+                req.retain(|k, _| !super::id_references::confirmed(refs, k));
+                plain.retain(|k, _| !super::id_references::confirmed(refs, k));
+                entity = rerender(e, &req, &plain, old_id.as_deref(), &id);
                 // The new key as the server spells it (a number stays one).
                 if let Some(v) = new_key {
                     entity.insert(id_member.clone(), v);
@@ -1939,11 +2021,18 @@ impl ServingModel {
                         if sent.contains_key(m) || entity.contains_key(m) || !shown.contains(m) {
                             continue;
                         }
-                        let Some(empty) = empty_like(v) else { continue };
-                        if peers.iter().any(|p| p.get(m) == Some(&empty)) {
-                            entity.insert(m.clone(), empty.clone());
-                            filled.insert(m.clone(), empty);
-                        }
+                        // The empty value of its type, else `null` (an app
+                        // that shows unset members as null: `due_date`).
+                        let shown_as = [empty_like(v), Some(Value::Null)];
+                        let Some(empty) = shown_as
+                            .into_iter()
+                            .flatten()
+                            .find(|x| peers.iter().any(|p| p.get(m) == Some(x)))
+                        else {
+                            continue;
+                        };
+                        entity.insert(m.clone(), empty.clone());
+                        filled.insert(m.clone(), empty);
                     }
                 }
                 super::references::follow(&f, e, &mut entity, &filled);
@@ -1979,6 +2068,12 @@ impl ServingModel {
             }
         }
         super::renderings::apply(&self.renderings, &sent, &mut entity);
+        super::id_references::apply(
+            &self.model.id_references,
+            &sent,
+            &mut entity,
+            &|name, id| super::id_references::find_object(world.entities.values(), name, id),
+        );
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
@@ -2243,14 +2338,36 @@ impl ServingModel {
         let w = self
             .write_of(method, &r.route)
             .or_else(|| self.lent_write(method, r))?;
-        let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
-        let sent = unwrap(body, w)?;
+        // A write the app answers without a body (`204 No Content`) has no
+        // recorded example: the change is applied and answered the same way.
+        let bodiless = w.answer.body == "empty";
+        let no_example = Value::Null;
+        let example = match self.examples.get(&(w.method.clone(), w.route.clone())) {
+            Some(e) => e,
+            None if bodiless => &no_example,
+            None => return None,
+        };
+        // A sibling's write wraps the body in the sibling's envelope: this
+        // resource's own (`{"time_entry": …}` beside `{"issue": …}`).
+        let sent = unwrap(body, w).or_else(|| {
+            let own = r.resource.item_envelope.as_deref()?.strip_prefix('/')?;
+            let wrapped = lent && w.request_envelope.is_some();
+            wrapped.then(|| body.get(own)?.as_object().cloned())?
+        })?;
+        if let Some(refusal) = self.presence_refusal(r, &sent, false) {
+            return Some(refusal);
+        }
         if let Some(refusal) = identity_refusal(r.resource, &id, &sent) {
             return Some(refusal);
         }
         let found = self.find(world, r, &id);
+        let updated_status = if bodiless {
+            *w.answer.statuses.first()?
+        } else {
+            200
+        };
         let (key, mut entity, status) = match found {
-            Some((k, e)) => (k, e, 200),
+            Some((k, e)) => (k, e, updated_status),
             None if method == "PUT" && self.client_ids(r) => {
                 // Upsert by convention: a PUT to an id no one holds creates it.
                 let mut e = Map::new();
@@ -2288,6 +2405,12 @@ impl ServingModel {
                 entity.insert(k.clone(), v.clone());
             }
         }
+        let by_id_convention = super::id_references::apply(
+            &self.model.id_references,
+            &sent,
+            &mut entity,
+            &|name, id| super::id_references::find_object(world.entities.values(), name, id),
+        );
         let example_entity = entity_at(example, r.resource);
         for (m, v) in entity.clone() {
             if super::writes::clock_like(&m) && !sent.contains_key(&m) {
@@ -2344,8 +2467,22 @@ impl ServingModel {
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
+        let convention =
+            lent || status == 201 || w.semantics.contains("convention") || by_id_convention;
+        if bodiless && example.is_null() {
+            return Some(
+                Served {
+                    status,
+                    content_type: self.content_type.clone(),
+                    body: None,
+                    applied: true,
+                    basis: "update",
+                    convention: false,
+                }
+                .by_convention(convention),
+            );
+        }
         let answer = place(example, r.resource, Value::Object(entity))?;
-        let convention = lent || status == 201 || w.semantics.contains("convention");
         Some(
             self.json(status, answer, true, "update")
                 .by_convention(convention),
@@ -2434,9 +2571,11 @@ impl ServingModel {
         let Some((key, entity)) = self.find(world, r, &id) else {
             return self.absence(r, &id);
         };
-        let example = self
-            .examples
-            .get(&("DELETE".to_string(), w.route.clone()))?;
+        // A delete the app answers without a body (`204`) has no example.
+        let example = self.examples.get(&("DELETE".to_string(), w.route.clone()));
+        if example.is_none() && w.answer.body != "empty" {
+            return None;
+        }
         let sends = |q: &str, pairs: &[(String, String)]| {
             q.split('&').all(|kv| {
                 let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
@@ -2484,8 +2623,21 @@ impl ServingModel {
             }
         }
         let answer = match w.answer.body.as_str() {
+            "empty" => {
+                return Some(
+                    Served {
+                        status: *w.answer.statuses.first()?,
+                        content_type: self.content_type.clone(),
+                        body: None,
+                        applied: true,
+                        basis: "delete",
+                        convention: false,
+                    }
+                    .by_convention(lent),
+                );
+            }
             "previous" => {
-                let mut m = example.as_object()?.clone();
+                let mut m = example?.as_object()?.clone();
                 // Shown as the recorded answer showed its entity: without the
                 // members it left out (links a read adds).
                 let mut entity = entity;
@@ -2497,7 +2649,7 @@ impl ServingModel {
             }
             "tombstone" => {
                 let env = r.resource.item_envelope.clone().unwrap_or_default();
-                let mut stone = entity_at(example, r.resource)?;
+                let mut stone = entity_at(example?, r.resource)?;
                 for (k, v) in stone.clone() {
                     if k == "id" {
                         stone.insert(
@@ -2515,7 +2667,7 @@ impl ServingModel {
                 }
                 wrap(&env, Value::Object(stone))
             }
-            "entity" => place(example, r.resource, Value::Object(entity))?,
+            "entity" => place(example?, r.resource, Value::Object(entity))?,
             _ => return None,
         };
         let status = *w.answer.statuses.first()?;

@@ -232,6 +232,19 @@ fn contains_text(v: &Value, needle: &str) -> bool {
 /// Selector values that keep every entity.
 pub const ALL_WORDS: &[&str] = &["all", "any", "both"];
 
+/// The word a boolean member's name stands for (`is_closed` → `closed`).
+pub fn bool_word(field: &FieldPath) -> Option<String> {
+    let Some(crate::lists::fields::Step::Member { name }) = field.0.last() else {
+        return None;
+    };
+    let lower = name.to_lowercase();
+    let word = lower
+        .strip_prefix("is_")
+        .or_else(|| lower.strip_prefix("has_"))
+        .unwrap_or(&lower);
+    (!word.is_empty()).then(|| word.to_string())
+}
+
 /// The lower-case words of selector values (`DELETED_ONLY` → `deleted`,
 /// `only`).
 pub fn selector_words(values: &[Value]) -> Vec<String> {
@@ -396,7 +409,8 @@ pub fn evaluate(
             }
             Meaning::Selector { field } => {
                 let words = selector_words(values);
-                if !words.iter().any(|w| ALL_WORDS.contains(&w.as_str())) {
+                // A value without words (`*`) keeps every entity, as "all" does.
+                if !words.is_empty() && !words.iter().any(|w| ALL_WORDS.contains(&w.as_str())) {
                     selectors.push((field, words));
                 }
             }
@@ -453,10 +467,14 @@ pub fn evaluate(
                 .iter()
                 .all(|(cl, p)| filter_lang::holds(cl, p, e, c))
                 && needles.iter().all(|n| contains_text(e, n))
-                && selectors.iter().all(|(f, words)| {
-                    f.get(e)
+                && selectors.iter().all(|(f, words)| match f.get(e) {
+                    // A boolean member picks by its name: a word naming it
+                    // (`closed` for `is_closed`) keeps the true ones, any
+                    // other word (`open`) the false ones.
+                    Some(Value::Bool(b)) => *b == bool_word(f).is_some_and(|n| words.contains(&n)),
+                    v => v
                         .and_then(Value::as_str)
-                        .is_some_and(|v| words.contains(&v.to_lowercase()))
+                        .is_some_and(|v| words.contains(&v.to_lowercase())),
                 })
         })
         .collect();

@@ -159,6 +159,23 @@ pub fn resolve(name: &str, entities: &[&Value]) -> Option<FieldPath> {
         };
         return resolve(&singular, entities);
     }
+    // The id of a reference object named by the stem: `project_id` →
+    // `project.id` (Rails-style nested `{"id": …, "name": …}` references).
+    if let Some(stem) = name
+        .strip_suffix("_id")
+        .or_else(|| name.strip_suffix("Id"))
+        .filter(|s| !s.is_empty())
+    {
+        let nested = FieldPath(vec![
+            Step::Member {
+                name: stem.to_string(),
+            },
+            Step::Member { name: "id".into() },
+        ]);
+        if reaches(&nested) {
+            return Some(nested);
+        }
+    }
     None
 }
 

@@ -393,21 +393,49 @@ pub(crate) fn selector_field(values: &[Value], universe: &[&Value]) -> Option<Fi
             }
         }
     }
+    // A boolean member one down (`status.is_closed`) whose name some value
+    // names (`closed`): it picks the true ones, other words the false ones.
+    let no_words_or_all = |v: &Value| {
+        let words = selector_words(std::slice::from_ref(v));
+        words.is_empty() || words.iter().any(|w| ALL_WORDS.contains(&w.as_str()))
+    };
+    for e in universe {
+        let Some(o) = e.as_object() else { continue };
+        for (k, v) in o {
+            let Value::Object(inner) = v else { continue };
+            for (k2, v2) in inner {
+                if !v2.is_boolean() {
+                    continue;
+                }
+                let p = FieldPath(vec![
+                    crate::model::lists::fields::Step::Member { name: k.clone() },
+                    crate::model::lists::fields::Step::Member { name: k2.clone() },
+                ]);
+                let Some(word) = crate::model::lists::eval::bool_word(&p) else {
+                    continue;
+                };
+                let named = values
+                    .iter()
+                    .any(|v| selector_words(std::slice::from_ref(v)).contains(&word));
+                if named {
+                    return Some(p);
+                }
+            }
+        }
+    }
     let mut any_selects = false;
     let mut fits: Vec<(FieldPath, usize)> = taken
         .into_iter()
         .filter(|(_, held)| {
             values.iter().all(|v| {
                 let words = selector_words(std::slice::from_ref(v));
-                words.iter().any(|w| ALL_WORDS.contains(&w.as_str()))
-                    || words.iter().any(|w| held.contains(w))
+                no_words_or_all(v) || words.iter().any(|w| held.contains(w))
             })
         })
         .map(|(p, held)| (p, held.len()))
         .collect();
     for v in values {
-        let words = selector_words(std::slice::from_ref(v));
-        any_selects |= !words.iter().any(|w| ALL_WORDS.contains(&w.as_str()));
+        any_selects |= !no_words_or_all(v);
     }
     if !any_selects {
         return None;
