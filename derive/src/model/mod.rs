@@ -13,6 +13,7 @@ pub mod aggregates;
 pub mod analogies;
 pub mod cascades;
 pub mod conditions;
+pub mod docstore;
 pub mod documents;
 pub mod empty;
 pub mod errors;
@@ -87,6 +88,9 @@ pub struct Model {
     /// itself), lent across the pair from the side the recording shows.
     #[serde(default)]
     pub analogies: Vec<analogies::Analogy>,
+    /// A document store with revisions, when the recording shows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_store: Option<docstore::DocStore>,
 }
 
 /// The app model of decoded Evidence.
@@ -164,6 +168,7 @@ fn model_with_templates(
     let arrays = keyed::infer(exchanges, &resources, &templates);
     let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
     let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
+    let document_store = docstore::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -205,6 +210,7 @@ fn model_with_templates(
         arrays,
         aggregates,
         analogies,
+        document_store,
     };
     (model, templates)
 }

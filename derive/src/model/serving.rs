@@ -62,6 +62,8 @@ pub struct ModelWorld {
     logged: Vec<Map<String, Value>>,
     /// The last id each inferred sequence issued (by sequence index).
     counters: BTreeMap<usize, u64>,
+    /// The document store's documents (`model.document_store`).
+    docs: super::docstore::serve::DocWorld,
 }
 
 /// Where a call lands.
@@ -124,6 +126,8 @@ pub struct ServingModel {
     /// field selection: its value a comma list of member names, and every
     /// entity answered has exactly those members.
     selections: BTreeMap<usize, String>,
+    /// The document store's World at the recording's start.
+    docs_initial: super::docstore::serve::DocWorld,
 }
 
 /// Decoded query pairs, in order.
@@ -298,7 +302,13 @@ impl ServingModel {
         for (ri, set) in shapes {
             read_members.entry(ri).or_default().extend(set);
         }
+        let docs_initial = model
+            .document_store
+            .as_ref()
+            .map(|d| d.initial_world(exchanges))
+            .unwrap_or_default();
         let mut serving = ServingModel {
+            docs_initial,
             model,
             templates,
             initial,
@@ -423,6 +433,7 @@ impl ServingModel {
     /// The World the recording starts from.
     pub fn initial_world(&self) -> ModelWorld {
         ModelWorld {
+            docs: self.docs_initial.clone(),
             entities: self.initial.clone(),
             documents: self
                 .documents
@@ -533,6 +544,11 @@ impl ServingModel {
     /// asked first; otherwise only when the spec's plans cannot answer or
     /// the entity was changed through the model.
     pub fn owns(&self, method: &str, path: &str) -> bool {
+        if let Some(d) = &self.model.document_store {
+            if d.owns(method, path) {
+                return true;
+            }
+        }
         if self.document(path).is_some() {
             return true;
         }
@@ -944,6 +960,11 @@ impl ServingModel {
         now_ms: i64,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
+        if let Some(d) = &self.model.document_store {
+            if d.owns(&call.method, &call.path) {
+                return d.served(&mut world.docs, call, now_ms, new_uuid);
+            }
+        }
         self.answer(
             world,
             &call.method,
