@@ -311,17 +311,31 @@ pub(crate) fn choose(store: &mut DocStore, exchanges: &[Exchange]) {
                     .map(|n| (false, n.clone(), vec!["count", "skipped"])),
             )
             .collect();
-        let total: usize = options.iter().map(|(_, _, o)| o.len()).product();
+        // One meaning at a time, the others held (two rounds): the
+        // parameters of one list rarely interact, and a full product of
+        // the choices would replay the recording once per combination.
         let keep = |o: &Outcome| o.basis == "rows";
-        let mut best: Option<(usize, usize)> = None;
-        for combo in 0..total.min(4096) {
-            assign(&mut store.rows[i], &options, combo);
-            let n = exact_count(store, exchanges, &keep);
-            if best.is_none_or(|(b, _)| n > b) {
-                best = Some((n, combo));
+        let mut picks: Vec<usize> = vec![0; options.len()];
+        assign(&mut store.rows[i], &options, &picks);
+        let mut best = exact_count(store, exchanges, &keep);
+        for _round in 0..2 {
+            for j in 0..options.len() {
+                for o in 0..options[j].2.len() {
+                    if o == picks[j] {
+                        continue;
+                    }
+                    let mut trial = picks.clone();
+                    trial[j] = o;
+                    assign(&mut store.rows[i], &options, &trial);
+                    let n = exact_count(store, exchanges, &keep);
+                    if n > best {
+                        best = n;
+                        picks = trial;
+                    }
+                }
             }
         }
-        assign(&mut store.rows[i], &options, best.map_or(0, |(_, c)| c));
+        assign(&mut store.rows[i], &options, &picks);
     }
     // The collection document: each integer member a count or a sequence.
     if let Some(info) = store.info.clone() {
@@ -407,15 +421,14 @@ fn param_options(exchanges: &[Exchange], literal: &str, param: &str) -> Vec<&'st
     }
 }
 
-/// Sets the meanings of combination `combo` (mixed radix over the options).
+/// Sets the meanings `picks` names (an option index per parameter).
 fn assign(
     list: &mut super::RowList,
     options: &[(bool, String, Vec<&'static str>)],
-    mut combo: usize,
+    picks: &[usize],
 ) {
-    for (param, name, opts) in options {
-        let pick = opts[combo % opts.len()].to_string();
-        combo /= opts.len();
+    for ((param, name, opts), pick) in options.iter().zip(picks) {
+        let pick = opts[*pick].to_string();
         if *param {
             list.params.insert(name.clone(), pick);
         } else {
