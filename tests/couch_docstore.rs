@@ -101,6 +101,15 @@ fn the_model_infers_the_store_with_its_evidence() {
                "backend_adapter": "constant", "db_name": "name", "doc_count": "count",
                "instance_start_time": "clock", "update_seq": "sequence"})
     );
+    // The document fits the model's schema.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("manifests/environment-model.schema.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&m).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
     // Every kind the replay ran is reproduced on every record it answered.
     for (kind, e) in d["evidence"].as_object().unwrap() {
         assert!(
