@@ -490,10 +490,16 @@ impl ServingModel {
             .iter()
             .map(|(i, n)| (i.to_string(), Value::from(*n)))
             .collect();
-        Some(serde_json::json!({
+        let mut out = serde_json::json!({
             "entities": entities, "removed": removed,
             "documents": documents, "counters": counters,
-        }))
+        });
+        if let Some(d) = &self.model.document_store {
+            if let Some(changes) = d.export_changes(&self.docs_initial, &world.docs) {
+                out["document_store"] = changes;
+            }
+        }
+        Some(out)
     }
 
     /// A World from `export`'s shape (the recording's start plus what it
@@ -536,6 +542,10 @@ impl ServingModel {
             if let (Ok(i), Some(n)) = (i.parse::<usize>(), n.as_u64()) {
                 world.counters.insert(i, n);
             }
+        }
+        if let (Some(d), Some(changes)) = (&self.model.document_store, value.get("document_store"))
+        {
+            world.docs = d.import_changes(&self.docs_initial, changes)?;
         }
         Ok(world)
     }

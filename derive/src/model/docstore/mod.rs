@@ -10,6 +10,8 @@
 
 pub mod replay;
 pub mod serve;
+#[cfg(test)]
+mod tests;
 
 use super::exchange::{join, Exchange};
 use serde::{Deserialize, Serialize};

@@ -722,3 +722,64 @@ impl DocStore {
         })
     }
 }
+
+impl DocStore {
+    /// What a World holds beyond `initial` (`data/get`): the documents
+    /// written since, removed ones marked `deleted`, and the writes counted
+    /// per collection. `None` when nothing changed.
+    pub fn export_changes(&self, initial: &DocWorld, world: &DocWorld) -> Option<Value> {
+        let mut documents = Vec::new();
+        for (coll, docs) in &world.docs {
+            for (id, d) in docs {
+                if initial.docs.get(coll).and_then(|i| i.get(id)) != Some(d) {
+                    documents.push(serde_json::json!({
+                        "collection": coll, "id": id, "document": d.body, "deleted": d.deleted,
+                    }));
+                }
+            }
+        }
+        if documents.is_empty() {
+            return None;
+        }
+        Some(serde_json::json!({"documents": documents, "writes": world.writes}))
+    }
+
+    /// A World from `export_changes`' shape laid over `initial`; `Err`
+    /// names what does not fit.
+    pub fn import_changes(&self, initial: &DocWorld, value: &Value) -> Result<DocWorld, String> {
+        let mut world = initial.clone();
+        for row in value["documents"].as_array().into_iter().flatten() {
+            let coll = row["collection"]
+                .as_str()
+                .filter(|c| self.collections.iter().any(|k| k == c))
+                .ok_or_else(|| {
+                    format!("document_store: unknown collection {}", row["collection"])
+                })?;
+            let id = row["id"]
+                .as_str()
+                .ok_or_else(|| "document_store: a document without a string `id`".to_string())?;
+            let body = row["document"]
+                .as_object()
+                .ok_or_else(|| format!("document_store: document {id} is not an object"))?;
+            let revision = body
+                .get(&self.revision_member)
+                .and_then(Value::as_str)
+                .filter(|r| super::is_revision(r))
+                .ok_or_else(|| format!("document_store: document {id} has no revision"))?;
+            world.docs.entry(coll.to_string()).or_default().insert(
+                id.to_string(),
+                Doc {
+                    revision: revision.to_string(),
+                    body: body.clone(),
+                    deleted: row["deleted"].as_bool().unwrap_or(false),
+                },
+            );
+        }
+        for (coll, n) in value["writes"].as_object().into_iter().flatten() {
+            if let Some(n) = n.as_u64() {
+                world.writes.insert(coll.clone(), n);
+            }
+        }
+        Ok(world)
+    }
+}
