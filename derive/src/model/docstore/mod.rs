@@ -42,6 +42,10 @@ pub struct DocStore {
     pub conflict: Option<Recorded>,
     /// The app's answer to a read of a key it does not hold.
     pub absent: Option<Recorded>,
+    /// Its answer to a read of a key a recorded delete removed (CouchDB
+    /// says `deleted` where it says `missing` for a key never held).
+    #[serde(default)]
+    pub absent_deleted: Option<Recorded>,
     /// A leading character no accepted key starts with, and the app's
     /// refusal of a write to such a key.
     pub reserved_key: Option<ReservedKey>,
@@ -275,6 +279,21 @@ pub fn infer(exchanges: &[Exchange]) -> Option<DocStore> {
                 ordinals: vec![x.ordinal],
             })
         });
+    let mut removed: BTreeSet<String> = BTreeSet::new();
+    let mut absent_deleted = None;
+    for x in exchanges {
+        let path = x.path();
+        if x.method == "DELETE" && x.is_2xx() {
+            removed.insert(path);
+        } else if x.method == "GET" && x.status == 404 && removed.contains(&path) {
+            absent_deleted = x.answer.clone().map(|body| Recorded {
+                status: 404,
+                body,
+                ordinals: vec![x.ordinal],
+            });
+            break;
+        }
+    }
     let reserved_key = infer_reserved(exchanges, &in_collection);
     let info = infer_info(exchanges, &collections);
     let mut store = DocStore {
@@ -288,6 +307,7 @@ pub fn infer(exchanges: &[Exchange]) -> Option<DocStore> {
         rejected_sources: Vec::new(),
         conflict: None,
         absent,
+        absent_deleted,
         reserved_key,
         rows,
         searches,

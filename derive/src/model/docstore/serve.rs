@@ -157,25 +157,28 @@ impl DocStore {
     }
 
     fn read(&self, world: &DocWorld, coll: &str, id: &str) -> DocAnswer {
-        match world
-            .docs
-            .get(coll)
-            .and_then(|d| d.get(id))
-            .filter(|d| !d.deleted)
-        {
-            Some(doc) => DocAnswer {
+        match world.docs.get(coll).and_then(|d| d.get(id)) {
+            Some(doc) if !doc.deleted => DocAnswer {
                 status: 200,
                 body: Value::Object(doc.body.clone()),
                 applied: false,
                 basis: "read",
                 convention: false,
             },
-            None => self.absence(),
+            Some(_) => self.absence(true),
+            None => self.absence(false),
         }
     }
 
-    fn absence(&self) -> DocAnswer {
-        match &self.absent {
+    /// The app's not-found answer: its answer for a removed key when
+    /// `removed` and the recording shows one, else for a key never held.
+    fn absence(&self, removed: bool) -> DocAnswer {
+        let recorded = if removed {
+            self.absent_deleted.as_ref().or(self.absent.as_ref())
+        } else {
+            self.absent.as_ref()
+        };
+        match recorded {
             Some(r) => DocAnswer {
                 status: r.status,
                 body: r.body.clone(),
@@ -256,7 +259,7 @@ impl DocStore {
             (Some(_), Some(_)) => ("update", false),
             (Some(_), None) => ("delete", false),
             (None, Some(_)) => ("create", false),
-            (None, None) => return Some(self.absence()),
+            (None, None) => return Some(self.absence(current.is_some())),
         };
         let next = current.map_or(0, |d| generation(&d.revision)) + 1;
         let revision = format!("{next}-{}", mint.hash());
