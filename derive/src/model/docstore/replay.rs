@@ -35,6 +35,8 @@ impl Mint for Pinned {
 pub(crate) struct Outcome {
     pub ordinal: u64,
     pub basis: &'static str,
+    /// The evidence key (`rows:_all_docs`).
+    pub kind: String,
     pub exact: bool,
 }
 
@@ -196,6 +198,10 @@ impl DocStore {
             out.push(Outcome {
                 ordinal: x.ordinal,
                 basis: a.basis,
+                kind: super::serve::evidence_kind(
+                    a.basis,
+                    x.segments.last().map_or("", String::as_str),
+                ),
                 exact,
             });
         }
@@ -308,13 +314,13 @@ pub(crate) fn choose(store: &mut DocStore, exchanges: &[Exchange]) {
                 store.rows[i]
                     .numbers
                     .keys()
-                    .map(|n| (false, n.clone(), vec!["count", "skipped"])),
+                    .map(|n| (false, n.clone(), vec!["count", "skipped", "position"])),
             )
             .collect();
         // One meaning at a time, the others held (two rounds): the
         // parameters of one list rarely interact, and a full product of
         // the choices would replay the recording once per combination.
-        let keep = |o: &Outcome| o.basis == "rows";
+        let keep = |o: &Outcome| o.kind == format!("rows:{literal}");
         let mut picks: Vec<usize> = vec![0; options.len()];
         assign(&mut store.rows[i], &options, &picks);
         let mut best = exact_count(store, exchanges, &keep);
@@ -359,7 +365,7 @@ pub(crate) fn choose(store: &mut DocStore, exchanges: &[Exchange]) {
     // The evidence of the final choices.
     let mut evidence: BTreeMap<String, Evidence> = BTreeMap::new();
     for o in store.run(exchanges) {
-        let e = evidence.entry(o.basis.to_string()).or_default();
+        let e = evidence.entry(o.kind.clone()).or_default();
         if o.exact {
             e.supported_by.push(o.ordinal);
         } else {
@@ -371,7 +377,12 @@ pub(crate) fn choose(store: &mut DocStore, exchanges: &[Exchange]) {
         "create", "update", "delete", "conflict", "absence", "read", "rows", "search",
     ]
     .iter()
-    .filter(|b| !store.evidence.contains_key(**b))
+    .filter(|b| {
+        !store
+            .evidence
+            .keys()
+            .any(|k| k.as_str() == **b || k.starts_with(&format!("{b}:")))
+    })
     .map(|b| b.to_string())
     .collect();
 }

@@ -131,8 +131,9 @@ impl DocStore {
         } else {
             None
         }?;
-        self.serves(a.basis).then(|| {
-            let convention = a.convention || !self.confirmed(a.basis);
+        let kind = evidence_kind(a.basis, last);
+        self.serves(&kind).then(|| {
+            let convention = a.convention || !self.confirmed(&kind);
             DocAnswer { convention, ..a }
         })
     }
@@ -377,6 +378,8 @@ impl DocStore {
             end.as_deref()
                 .is_none_or(|e| if descending { k >= e } else { k <= e })
         };
+        // Where the answer starts in the whole (ordered) list.
+        let position = ordered.iter().take_while(|(k, _)| !after_start(k)).count() + skip;
         let rows: Vec<Value> = ordered
             .into_iter()
             .filter(|(k, _)| after_start(k) && before_end(k))
@@ -403,6 +406,7 @@ impl DocStore {
             match role.as_str() {
                 "count" => out.insert(name.clone(), Value::from(total)),
                 "skipped" => out.insert(name.clone(), Value::from(skip)),
+                "position" => out.insert(name.clone(), Value::from(position)),
                 _ => return None,
             };
         }
@@ -433,6 +437,10 @@ impl DocStore {
             }
             let mut all = true;
             for (field, cond) in selector {
+                if field.starts_with('$') {
+                    // `$and`, `$or`, …: not understood; the caller falls back.
+                    return None;
+                }
                 let (fits, seen) = matches(
                     d.body
                         .get(field.as_str())
@@ -531,6 +539,16 @@ impl DocStore {
     }
 }
 
+/// The evidence key of an answer: its basis, with the literal segment for
+/// row lists and searches (`rows:_all_docs`), so one literal's
+/// contradiction does not take another's away.
+pub(crate) fn evidence_kind(basis: &str, last: &str) -> String {
+    match basis {
+        "rows" | "search" | "search-refusal" => format!("{basis}:{last}"),
+        _ => basis.to_string(),
+    }
+}
+
 /// A dotted member path (`publisher.city`).
 fn dotted<'a>(o: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
     let mut parts = path.split('.');
@@ -545,6 +563,20 @@ fn dotted<'a>(o: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
 /// operator used is one the recording showed. `None` for an operator this
 /// store does not know (the caller falls back).
 fn matches(value: Option<&Value>, cond: &Value, seen: &[String]) -> Option<(bool, bool)> {
+    if let Some(sub) = cond
+        .as_object()
+        .filter(|o| !o.is_empty() && o.keys().all(|k| !k.starts_with('$')))
+    {
+        // A nested selector: every sub-member must match.
+        let mut all = true;
+        let mut known = true;
+        for (k, c) in sub {
+            let (fits, seen) = matches(value.and_then(|v| v.get(k)), c, seen)?;
+            all &= fits;
+            known &= seen;
+        }
+        return Some((all, known));
+    }
     let Some(ops) = cond
         .as_object()
         .filter(|o| o.keys().all(|k| k.starts_with('$')))
