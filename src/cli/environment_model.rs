@@ -145,6 +145,37 @@ pub(crate) fn summary(m: &Model) -> String {
             p.method, p.route, p.distinct_bodies
         );
     }
+    if let Some(d) = &m.document_store {
+        let _ = writeln!(
+            out,
+            "document store: {} key {} revision {}; revision from {:?}",
+            d.collections.join(" "),
+            d.key_member,
+            d.revision_member,
+            d.revision_sources
+        );
+        for r in &d.rejected_sources {
+            let _ = writeln!(out, "  rejected {} (#{:?})", r.source, r.contradicted_by);
+        }
+        for r in &d.rows {
+            let _ = writeln!(out, "  rows {} {:?} {:?}", r.literal, r.params, r.numbers);
+        }
+        for s in &d.searches {
+            let _ = writeln!(
+                out,
+                "  search {} operators {:?} sortable {:?}",
+                s.literal, s.operators, s.sortable
+            );
+        }
+        for (kind, e) in &d.evidence {
+            let _ = writeln!(
+                out,
+                "  {kind}: {} supported, {} contradicted",
+                e.supported_by.len(),
+                e.contradicted_by.len()
+            );
+        }
+    }
     for l in &m.limitations {
         let _ = writeln!(out, "limitation: {l}");
     }

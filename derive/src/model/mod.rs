@@ -13,6 +13,7 @@ pub mod aggregates;
 pub mod analogies;
 pub mod cascades;
 pub mod conditions;
+pub mod docstore;
 pub mod documents;
 pub mod empty;
 pub mod errors;
@@ -101,6 +102,9 @@ pub struct Model {
     /// Members a resource's writes must not leave blank, with the refusal.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub presence: Vec<presence::Presence>,
+    /// A document store with revisions, when the recording shows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_store: Option<docstore::DocStore>,
 }
 
 /// The app model of decoded Evidence.
@@ -197,6 +201,7 @@ fn model_with_templates(
                 .map(|r| r.collection.clone())
         },
     );
+    let document_store = docstore::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -241,6 +246,7 @@ fn model_with_templates(
         format_suffix: None,
         id_references: Vec::new(),
         presence,
+        document_store,
     };
     (model, templates)
 }

@@ -62,6 +62,8 @@ pub struct ModelWorld {
     logged: Vec<Map<String, Value>>,
     /// The last id each inferred sequence issued (by sequence index).
     counters: BTreeMap<usize, u64>,
+    /// The document store's documents (`model.document_store`).
+    docs: super::docstore::serve::DocWorld,
 }
 
 /// Where a call lands.
@@ -127,6 +129,8 @@ pub struct ServingModel {
     /// Per resource whose recorded 2xx item reads all carried an `ETag`:
     /// whether it was weak (`W/"…"`).
     etagged: BTreeMap<usize, bool>,
+    /// The document store's World at the recording's start.
+    docs_initial: super::docstore::serve::DocWorld,
 }
 
 /// Decoded query pairs, in order.
@@ -314,7 +318,13 @@ impl ServingModel {
         for (ri, set) in shapes {
             read_members.entry(ri).or_default().extend(set);
         }
+        let docs_initial = model
+            .document_store
+            .as_ref()
+            .map(|d| d.initial_world(exchanges))
+            .unwrap_or_default();
         let mut serving = ServingModel {
+            docs_initial,
             model,
             templates,
             initial,
@@ -443,6 +453,7 @@ impl ServingModel {
     /// The World the recording starts from.
     pub fn initial_world(&self) -> ModelWorld {
         ModelWorld {
+            docs: self.docs_initial.clone(),
             entities: self.initial.clone(),
             documents: self
                 .documents
@@ -499,10 +510,16 @@ impl ServingModel {
             .iter()
             .map(|(i, n)| (i.to_string(), Value::from(*n)))
             .collect();
-        Some(serde_json::json!({
+        let mut out = serde_json::json!({
             "entities": entities, "removed": removed,
             "documents": documents, "counters": counters,
-        }))
+        });
+        if let Some(d) = &self.model.document_store {
+            if let Some(changes) = d.export_changes(&self.docs_initial, &world.docs) {
+                out["document_store"] = changes;
+            }
+        }
+        Some(out)
     }
 
     /// A World from `export`'s shape (the recording's start plus what it
@@ -546,6 +563,10 @@ impl ServingModel {
                 world.counters.insert(i, n);
             }
         }
+        if let (Some(d), Some(changes)) = (&self.model.document_store, value.get("document_store"))
+        {
+            world.docs = d.import_changes(&self.docs_initial, changes)?;
+        }
         Ok(world)
     }
 
@@ -553,6 +574,11 @@ impl ServingModel {
     /// asked first; otherwise only when the spec's plans cannot answer or
     /// the entity was changed through the model.
     pub fn owns(&self, method: &str, path: &str) -> bool {
+        if let Some(d) = &self.model.document_store {
+            if d.owns(method, path) {
+                return true;
+            }
+        }
         if self.document(path).is_some() {
             return true;
         }
@@ -994,6 +1020,11 @@ impl ServingModel {
         now_ms: i64,
         new_uuid: &mut dyn FnMut() -> String,
     ) -> Option<Served> {
+        if let Some(d) = &self.model.document_store {
+            if d.owns(&call.method, &call.path) {
+                return d.served(&mut world.docs, call, now_ms, new_uuid);
+            }
+        }
         self.answer(
             world,
             &call.method,
