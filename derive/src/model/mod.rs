@@ -20,6 +20,7 @@ pub mod exchange;
 pub mod keyed;
 pub mod lists;
 pub mod logs;
+pub(crate) mod page_links;
 pub mod post_reads;
 pub(crate) mod references;
 pub(crate) mod renderings;

@@ -225,6 +225,11 @@ fn spelling_of(ep: &Endpoint) -> Spelling {
             _ => format = Some(f),
         }
     }
+    let links = || {
+        let m = s.next_member.as_deref()?;
+        crate::model::page_links::format_of(&initial, m)
+    };
+    let format = format.or_else(links);
     s.token = Some(format.unwrap_or(TokenFormat::Own));
     s
 }
