@@ -24,6 +24,7 @@ pub(crate) mod page_links;
 pub mod post_reads;
 pub(crate) mod references;
 pub(crate) mod renderings;
+pub(crate) mod required;
 pub mod resources;
 pub(crate) mod revisions;
 pub mod routes;

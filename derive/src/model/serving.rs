@@ -928,6 +928,8 @@ impl ServingModel {
             let to = singular(&r.resource.name);
             if from.len() >= 3 && to.len() >= 3 {
                 rename_word(&mut body, &from, &to);
+                // Named as a title too (`No Task matches…`: a class name).
+                rename_word(&mut body, &capitalized(&from), &capitalized(&to));
             }
         }
         Some(
@@ -1778,6 +1780,12 @@ impl ServingModel {
         }
         if let Some(conflict) = self.unique_conflict(world, r, &w.method, &sent) {
             return Some(conflict);
+        }
+        let v = &self.model.validation;
+        if let Some((status, body)) =
+            super::required::refusal(v, &self.refusals, &w.method, &r.route, &sent)
+        {
+            return Some(self.json(status, body, false, "required"));
         }
         let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
         let res = r.resource;
@@ -2680,6 +2688,14 @@ fn singular(name: &str) -> String {
 }
 
 /// Replaces `from` by `to` where it stands as a word (between non-letters).
+/// `task` → `Task`.
+fn capitalized(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn rename_word(v: &mut Value, from: &str, to: &str) {
     match v {
         Value::Object(m) => m.values_mut().for_each(|c| rename_word(c, from, to)),
