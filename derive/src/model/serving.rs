@@ -1004,6 +1004,8 @@ impl ServingModel {
             let to = singular(&r.resource.name);
             if from.len() >= 3 && to.len() >= 3 {
                 rename_word(&mut body, &from, &to);
+                // Named as a title too (`No Task matches…`: a class name).
+                rename_word(&mut body, &capitalized(&from), &capitalized(&to));
             }
         }
         Some(
@@ -1885,6 +1887,12 @@ impl ServingModel {
         if let Some(conflict) = self.unique_conflict(world, r, &w.method, &sent) {
             return Some(conflict);
         }
+        let v = &self.model.validation;
+        if let Some((status, body)) =
+            super::required::refusal(v, &self.refusals, &w.method, &r.route, &sent)
+        {
+            return Some(self.json(status, body, false, "required"));
+        }
         let example = self.examples.get(&(w.method.clone(), w.route.clone()))?;
         let res = r.resource;
         let key_member = res
@@ -1947,7 +1955,13 @@ impl ServingModel {
         } else {
             entity_at(example, res)
         };
-        for f in &w.server_filled {
+        // What the server fills when the member is not sent: a sent value
+        // is the client's.
+        for f in w
+            .server_filled
+            .iter()
+            .filter(|f| !sent.contains_key(&f.member))
+        {
             let recorded = example_entity.as_ref().and_then(|e| e.get(&f.member));
             let v = match f.kind.as_str() {
                 "clock" => clock_like_value(recorded, now_ms),
@@ -2768,6 +2782,11 @@ fn merge_shape(shape: &mut Map<String, Value>, e: &Map<String, Value>) {
         let slot = shape
             .entry(k.clone())
             .or_insert_with(|| Value::Object(Map::new()));
+        // An object some read shows empty holds free-form members (a JSON
+        // field): `null` marks it, and nothing inside it is pruned.
+        if v.as_object().is_some_and(Map::is_empty) {
+            *slot = Value::Null;
+        }
         if let (Some(inner), Value::Object(s)) = (v.as_object(), slot) {
             merge_shape(s, inner);
         }
@@ -2844,6 +2863,14 @@ fn singular(name: &str) -> String {
 }
 
 /// Replaces `from` by `to` where it stands as a word (between non-letters).
+/// `task` → `Task`.
+fn capitalized(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn rename_word(v: &mut Value, from: &str, to: &str) {
     match v {
         Value::Object(m) => m.values_mut().for_each(|c| rename_word(c, from, to)),
@@ -2904,6 +2931,15 @@ fn rerender(
         }
         if let Some(new) = sent.get(m) {
             replace_leaf(&mut built, old, new, false);
+        }
+    }
+    // Objects the example's answer echoed exactly as sent (a JSON member):
+    // this call's objects.
+    if let Some(o) = built.as_object_mut() {
+        for (m, old) in req.iter().filter(|(_, v)| v.is_object()) {
+            if let (Some(new), true) = (sent.get(m), o.get(m) == Some(old)) {
+                o.insert(m.clone(), new.clone());
+            }
         }
     }
     // Then long sent texts rendered inside other texts (`<p>…</p>`).
@@ -3235,7 +3271,17 @@ fn clock_like_value(recorded: Option<&Value>, now_ms: i64) -> Option<Value> {
             let text = if s.len() == 19 && s.as_bytes().get(10) == Some(&b'T') {
                 t.format("%Y-%m-%dT%H:%M:%S").to_string()
             } else if s.ends_with('Z') {
-                t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+                // The recorded fraction's precision (DRF: microseconds).
+                let digits = s
+                    .rsplit_once('.')
+                    .map_or(0, |(_, f)| f.trim_end_matches('Z').len());
+                let fraction = match digits {
+                    6 => "%.6f",
+                    9 => "%.9f",
+                    _ => "%.3f",
+                };
+                t.format(&format!("%Y-%m-%dT%H:%M:%S{fraction}Z"))
+                    .to_string()
             } else {
                 return None;
             };

@@ -171,7 +171,16 @@ pub(crate) fn infer(
                     })
                 })
                 .collect();
-            let named: Vec<&String> = missing.iter().filter(|m| mentions(leaf_name(m))).collect();
+            // An answer keyed by exactly the missing members names them.
+            let keyed = x
+                .answer
+                .as_ref()
+                .and_then(Value::as_object)
+                .filter(|o| !o.is_empty() && o.keys().all(|k| missing.contains(k)));
+            let named: Vec<&String> = match keyed {
+                Some(o) => missing.iter().filter(|m| o.contains_key(*m)).collect(),
+                None => missing.iter().filter(|m| mentions(leaf_name(m))).collect(),
+            };
             if let Some(m) = named.first().copied() {
                 found = Some(rule(
                     "required",

@@ -432,7 +432,9 @@ fn filled_kind(m: &str, v: &Value, sent: &Map<String, Value>, r: &Resource) -> S
             None => "id".into(),
         };
     }
-    if clock_like(m) {
+    // A clock-named member the server leaves `null` (an unset `due_date`)
+    // is a default, not a clock.
+    if clock_like(m) && !v.is_null() {
         return "clock".into();
     }
     if let Some(s) = v.as_str() {

@@ -6,6 +6,7 @@
 pub mod eval;
 pub mod fields;
 pub mod filter_lang;
+pub mod page_links;
 pub mod schema;
 pub mod semantics;
 pub mod serve;

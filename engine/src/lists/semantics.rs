@@ -134,6 +134,9 @@ pub enum TokenFormat {
     /// The app's base64 JSON offset: `template` is the decoded text with
     /// `{offset}` where the number goes.
     Base64Offset { template: String, padded: bool },
+    /// The next member holds the next page's URL (`lists::page_links`):
+    /// the request's own, with `param` set to the page number.
+    PageLink(crate::lists::page_links::PageLink),
 }
 
 /// How a response spells totals and the next page.

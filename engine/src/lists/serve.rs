@@ -220,6 +220,10 @@ fn render(
     if let (Some(m), Some(o)) = (&s.total_member, envelope.as_object_mut()) {
         o.insert(m.clone(), Value::from(page.total as u64));
     }
+    if let (Some(m), Some(TokenFormat::PageLink(spec))) = (&s.next_member, &s.token) {
+        let query = call.query.as_deref();
+        crate::lists::page_links::apply(spec, m, &call.path, query, &page, &mut envelope);
+    }
     answer.body = AnswerBody::Json(envelope);
     set_header(
         &mut answer,

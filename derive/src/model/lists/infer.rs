@@ -225,6 +225,11 @@ fn spelling_of(ep: &Endpoint) -> Spelling {
             _ => format = Some(f),
         }
     }
+    let links = || {
+        let m = s.next_member.as_deref()?;
+        crate::model::page_links::format_of(&initial, m)
+    };
+    let format = format.or_else(links);
     s.token = Some(format.unwrap_or(TokenFormat::Own));
     s
 }
@@ -850,10 +855,12 @@ fn default_page_size(ep: &Endpoint, s: &Spelling, size_params: &[String]) -> Opt
         .iter()
         .filter(|i| i.checkable() && !i.params.iter().any(|(n, _)| size_params.contains(n)))
         .filter(|i| {
+            // A page with a next one (a `null` next member: the last page,
+            // which bounds the size only from below).
             next_url(i, s).is_some()
                 || s.next_member
                     .as_ref()
-                    .is_some_and(|m| i.body.get(m).is_some())
+                    .is_some_and(|m| i.body.get(m).is_some_and(|v| !v.is_null()))
                 || (!i.items.is_empty()
                     && !i.params.iter().any(|(n, _)| paging(n))
                     && stated(i).is_some_and(|t| t > i.items.len()))

@@ -52,6 +52,7 @@ pub fn infer_with(
     let mut inferred: Vec<EndpointSemantics> =
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
+    crate::model::page_links::adopt_sibling_order(&mut inferred);
     adopt_page_size(&mut inferred, &endpoints);
     adopt_field_selection(&mut inferred);
     ListSemantics {
