@@ -22,6 +22,7 @@ pub mod lists;
 pub mod logs;
 pub mod post_reads;
 pub(crate) mod references;
+pub mod relations;
 pub(crate) mod renderings;
 pub mod resources;
 pub(crate) mod revisions;
@@ -87,6 +88,10 @@ pub struct Model {
     /// itself), lent across the pair from the side the recording shows.
     #[serde(default)]
     pub analogies: Vec<analogies::Analogy>,
+    /// Relations between sibling collections (a child's member holding a
+    /// parent's key): nested routes, embedding, cascades.
+    #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
+    pub relations: relations::Relations,
 }
 
 /// The app model of decoded Evidence.
@@ -164,6 +169,7 @@ fn model_with_templates(
     let arrays = keyed::infer(exchanges, &resources, &templates);
     let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
     let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
+    let relations = relations::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -205,6 +211,7 @@ fn model_with_templates(
         arrays,
         aggregates,
         analogies,
+        relations,
     };
     (model, templates)
 }

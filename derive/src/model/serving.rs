@@ -2516,6 +2516,8 @@ impl ServingModel {
                 wrap(&env, Value::Object(stone))
             }
             "entity" => place(example, r.resource, Value::Object(entity))?,
+            // The app answers a delete with `{}` (json-server).
+            "empty-object" => Value::Object(Map::new()),
             _ => return None,
         };
         let status = *w.answer.statuses.first()?;
@@ -2721,6 +2723,27 @@ fn rerender(
         }
         if let Some(new) = sent.get(m) {
             replace_leaf(&mut built, old, new, false);
+        }
+    }
+    // A sent scalar the example echoed at its own member is echoed there,
+    // whatever another sent value's replacement did to it (`views: 0`
+    // replaced the `score: 0` echo too).
+    if let Some(o) = built.as_object_mut() {
+        for (m, old) in req.iter().filter(|(_, v)| !v.is_array() && !v.is_object()) {
+            let echoed = example.get(m).is_some_and(|v| {
+                v == old || matches!((v.as_f64(), old.as_f64()), (Some(a), Some(b)) if a == b)
+            });
+            if let (Some(new), true) = (sent.get(m).filter(|n| !n.is_object()), echoed) {
+                o.insert(m.clone(), new.clone());
+            }
+        }
+    }
+    // A sent object where the example's echo stands verbatim: echoed.
+    if let Some(o) = built.as_object_mut() {
+        for (m, old) in req.iter().filter(|(_, v)| v.is_object()) {
+            if let (Some(new @ Value::Object(_)), true) = (sent.get(m), o.get(m) == Some(old)) {
+                o.insert(m.clone(), new.clone());
+            }
         }
     }
     // Then long sent texts rendered inside other texts (`<p>…</p>`).

@@ -305,6 +305,7 @@ fn candidates(
             Role::PageSize if integers => Meaning::PageSize,
             Role::PageNumber if integers => Meaning::PageNumber,
             Role::Offset if integers => Meaning::Offset,
+            Role::End if integers => Meaning::End,
             Role::Cursor => Meaning::Cursor,
             Role::Sort if values.iter().all(|v| sorts_resolve(v, &universe)) => Meaning::Sort,
             Role::Direction if values.iter().all(conventions::is_direction) => Meaning::Direction {
@@ -522,7 +523,13 @@ fn check_exact(
         }
     }
     let s = &sem.spelling;
-    let more = page.next_offset.is_some();
+    // A slice with an explicit end is the whole answer asked for: no next
+    // page is owed (json-server links pages only for `_page`).
+    let sliced = inst
+        .params
+        .iter()
+        .any(|(n, _)| matches!(sem.meaning(n), Some(Meaning::End)));
+    let more = page.next_offset.is_some() && !sliced;
     // The World holds a subset of the app's entities, so a recorded next
     // page the World cannot fill is partiality, not a contradiction; a next
     // page the app did not have is.
@@ -969,6 +976,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 default_page_size: default_page_size(ep, &spelling, &size_params),
                 default_filters: defaults.to_vec(),
                 field_name_filters: false,
+                lent_operators: Vec::new(),
                 params,
                 unexplained: names
                     .iter()

@@ -54,6 +54,7 @@ pub fn infer_with(
     adopt_siblings(&mut inferred);
     adopt_page_size(&mut inferred, &endpoints);
     adopt_field_selection(&mut inferred);
+    lend_operator_families(&mut inferred);
     ListSemantics {
         view: "list-semantics".into(),
         endpoints: inferred,
@@ -288,6 +289,42 @@ fn adopt_page_size(endpoints: &mut [EndpointSemantics], recorded: &[instances::E
             e.default_page_size = Some(size);
             e.adopted.push(format!("default-page-size from {donor}"));
         }
+    }
+}
+
+/// A comparison spelling some endpoint kept (`views_gte`, confirmed by its
+/// answers) lends its family (`_lte`, `_ne`, `_like`, …) to every member of
+/// every confirmed endpoint of the app (`lent_operators`, answers counted
+/// as convention). Nothing is lent when no endpoint kept one.
+fn lend_operator_families(endpoints: &mut [EndpointSemantics]) {
+    use crate::model::lists::semantics::LentOperator;
+    let mut lent: Vec<LentOperator> = Vec::new();
+    for e in endpoints.iter() {
+        for p in e.params.iter().filter(|p| {
+            p.status == "kept"
+                && p.basis == "convention"
+                && matches!(p.meaning, Meaning::Filter { op, .. } if op != semantics::Op::Eq)
+        }) {
+            let Some((_, family)) = conventions::operator_family(&p.name) else {
+                continue;
+            };
+            for (affix, prefix, op) in family {
+                if !lent.iter().any(|l| l.affix == affix) {
+                    lent.push(LentOperator {
+                        affix: affix.to_string(),
+                        prefix,
+                        op,
+                        from: format!("{} {}", e.tool, p.name),
+                    });
+                }
+            }
+        }
+    }
+    if lent.is_empty() {
+        return;
+    }
+    for e in endpoints.iter_mut().filter(|e| e.confirmed()) {
+        e.lent_operators = lent.clone();
     }
 }
 
