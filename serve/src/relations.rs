@@ -56,14 +56,7 @@ fn rewrite(rels: &Relations, call: &Call, ask: &mut dyn FnMut(Call) -> Answer) -
         if let (Some(Some((member, id))), AnswerBody::Json(Value::Array(items))) =
             (member_filter, &mut a.body)
         {
-            items.retain(|e| {
-                e.get(&member)
-                    .map(|v| match v {
-                        Value::String(s) => *s == id,
-                        other => other.to_string() == id,
-                    })
-                    .unwrap_or(false)
-            });
+            items.retain(|e| e.get(&member).and_then(key_text).as_deref() == Some(id.as_str()));
         }
         return Some(marked(a, "relation-nested", n.convention));
     }
