@@ -14,11 +14,12 @@ use std::process::Command;
 /// Measured 2026-12-02 with fidelity.py against `rea environment-serve`:
 /// at the branch point (dc5e94d) dev-a → dev-b 22/42 (52.4%), dev-b → dev-a
 /// 19/41 (46.3%); with relations, lent comparison families, `_order`,
-/// `_end` and the create/delete fixes dev-a → dev-b 38/42 (90.5%), dev-b →
-/// dev-a 26/41 (63.4%). mitmproxy's replay: 1/42 and 1/41.
+/// `_end`, nested creates, cascades in the list moments and the create/delete
+/// fixes dev-a → dev-b 41/42 (97.6%), dev-b → dev-a 28/41 (68.3%).
+/// mitmproxy's replay: 1/42 and 1/41.
 const MEASURED: [(&str, &str, f64); 2] = [
-    ("dev-a.har", "dev-b.har", 90.5),
-    ("dev-b.har", "dev-a.har", 63.4),
+    ("dev-a.har", "dev-b.har", 97.6),
+    ("dev-b.har", "dev-a.har", 68.3),
 ];
 
 fn capture(name: &str) -> PathBuf {

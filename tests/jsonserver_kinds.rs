@@ -140,3 +140,22 @@ fn the_app_model_names_each_relation_with_its_evidence() {
         .iter()
         .any(|l| l["affix"] == "_like" && l["op"] == "like"));
 }
+
+#[test]
+fn a_create_through_a_nested_route_sets_the_parents_key_as_the_app_does() {
+    // dev-a creates one comment through `/posts/3/comments` (the server
+    // writes `postId: "3"`, the path segment as text, and the next id) and
+    // never posts to `/comments`; dev-b's real answer to the same kind of
+    // call under post 21 is `postId: "21"`, `id: 26`.
+    let server = Server::start(&capture("dev-a.har"), &[]);
+    let body = serde_json::json!({"body": "Nested", "author": "Kira", "likes": 0, "approved": false, "rating": null});
+    let created = server.send("POST", "/posts/5/comments", Some(&body));
+    assert_eq!(created.status, 201, "{}", created.text());
+    let created = created.json();
+    assert_eq!(created["postId"], "5");
+    assert_eq!(created["id"], 26);
+    assert_eq!(created["body"], "Nested");
+    let listed = server.get("/posts/5/comments").json();
+    assert!(ids(&listed).contains(&26), "{listed}");
+    assert_eq!(server.get("/comments/26").json()["postId"], "5");
+}

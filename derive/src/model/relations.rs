@@ -341,16 +341,21 @@ pub fn infer(exchanges: &[Exchange]) -> Relations {
                 // Children: the answer's array is the entity's children.
                 let listed: Vec<&Map<String, Value>> =
                     items.iter().filter_map(Value::as_object).collect();
+                // An empty embed tells nothing (json-server embeds by the
+                // key's JSON value: a child keyed by the text "21" is not
+                // post 21's).
+                if listed.is_empty() {
+                    continue;
+                }
                 let found = members_holding(&listed, &id);
                 let spelled = rels
                     .iter()
                     .find(|r| r.parent == coll && r.child == child)
                     .map(|r| r.member.clone());
                 let m = spelled.or_else(|| pick(&found, &coll));
-                let ok = !listed.is_empty()
-                    && m.as_ref().is_some_and(|m| {
-                        found.contains(m) && lists_children(&c, &child, m, &id, &listed)
-                    });
+                let ok = m.as_ref().is_some_and(|m| {
+                    found.contains(m) && lists_children(&c, &child, m, &id, &listed)
+                });
                 if let (true, Some(m)) = (ok, m) {
                     slot(&mut rels, &coll, &child, &m);
                 }
@@ -559,6 +564,67 @@ fn cascades(exchanges: &[Exchange], c: &Collections, rels: &mut [Relation]) {
             }
         }
     }
+}
+
+/// The creates a child collection shows only through a nested route, as
+/// the child's own create: the app's one plain create (`POST /posts`, an
+/// entity answered without an envelope) lends its semantics, the nested
+/// create its recorded answer and request (with the member the server set).
+/// (write, example answer, example request) per child without a create.
+pub(crate) fn nested_creates(
+    model: &super::Model,
+    exchanges: &[Exchange],
+) -> Vec<(super::WriteSemantics, Value, Value)> {
+    let mut out = Vec::new();
+    let Some(donor) = model.writes.iter().find(|w| {
+        w.method == "POST"
+            && w.role == "create"
+            && w.answer.body == "entity"
+            && w.request_envelope.is_none()
+    }) else {
+        return out;
+    };
+    for rel in model
+        .relations
+        .relations
+        .iter()
+        .filter(|r| !r.nested_creates.is_empty())
+    {
+        if model
+            .writes
+            .iter()
+            .any(|w| w.method == "POST" && w.route == rel.child)
+        {
+            continue;
+        }
+        let Some(res) = model.resources.iter().find(|r| r.collection == rel.child) else {
+            continue;
+        };
+        let Some(x) = exchanges
+            .iter()
+            .find(|x| rel.nested_creates.contains(&x.ordinal))
+        else {
+            continue;
+        };
+        let (Some(answer), Some(Value::Object(body))) = (&x.answer, &x.body) else {
+            continue;
+        };
+        let mut request = body.clone();
+        if let Some(v) = answer.get(&rel.member) {
+            request.insert(rel.member.clone(), v.clone());
+        }
+        let mut w = donor.clone();
+        w.resource = res.name.clone();
+        w.collection = rel.child.clone();
+        w.route = rel.child.clone();
+        w.server_filled.retain(|f| f.kind.starts_with("id"));
+        w.effects.clear();
+        w.cascades.clear();
+        w.supported_by = vec![x.ordinal];
+        w.checked_against = vec![x.ordinal];
+        out.push((w, answer.clone(), Value::Object(request)));
+    }
+    out
 }
 
 /// True when a relation's cascade is served: confirmed and never

@@ -294,6 +294,17 @@ impl ServingModel {
                 }
             }
         }
+        // A child collection created only through a nested route (`POST
+        // /posts/3/comments`, `model::relations`): that create, lent the
+        // sibling create's semantics, is the child's own (`POST /comments`).
+        let mut model = model;
+        let lent = super::relations::nested_creates(&model, exchanges);
+        for (w, answer, request) in lent {
+            let key = (w.method.clone(), w.route.clone());
+            examples.entry(key.clone()).or_insert(answer);
+            example_requests.entry(key).or_insert(request);
+            model.writes.push(w);
+        }
         let mut read_members: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         for (ri, set) in shapes {
             read_members.entry(ri).or_default().extend(set);

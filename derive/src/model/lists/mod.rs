@@ -71,6 +71,44 @@ fn at_their_moment(
     state: &State,
     serving: Option<&ServingModel>,
 ) {
+    // A list of a child collection after a cascading delete of a parent
+    // (`model::relations`) is after a write too.
+    if let Some(s) = serving {
+        let at: std::collections::HashMap<u64, usize> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.ordinal, i))
+            .collect();
+        for rel in s.model.relations.relations.iter() {
+            if !crate::model::relations::cascades_on_delete(rel) {
+                continue;
+            }
+            let deletes: Vec<usize> = records
+                .iter()
+                .filter(|r| {
+                    r.method == "DELETE"
+                        && r.status.is_some_and(|c| (200..300).contains(&c))
+                        && r.path.as_deref().is_some_and(|p| {
+                            p.strip_prefix(rel.parent.as_str())
+                                .is_some_and(|rest| rest.starts_with('/'))
+                        })
+                })
+                .filter_map(|r| at.get(&r.ordinal).copied())
+                .collect();
+            for e in endpoints.iter_mut() {
+                for i in e
+                    .instances
+                    .iter_mut()
+                    .filter(|i| i.initial && i.path == rel.child)
+                {
+                    let here = at.get(&i.ordinal).copied().unwrap_or(0);
+                    if deletes.iter().any(|d| *d < here) {
+                        i.initial = false;
+                    }
+                }
+            }
+        }
+    }
     let wanted: Vec<moments::Wanted> = endpoints
         .iter()
         .flat_map(|e| {
