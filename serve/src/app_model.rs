@@ -128,6 +128,16 @@ impl<M: Model> Model for WithAppModel<M> {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
+        // A nested route, an embedding or a cascading delete: rewritten
+        // into the calls it means (`relations`), answered by this model.
+        if let Request::Http(call) = request {
+            let rels = &self.app.model.relations;
+            let mut ask = |c: Call| self.answer(world, &Request::Http(c), generator);
+            if let Some(a) = crate::relations::answer(rels, call, &mut ask) {
+                trace("app-relation");
+                return a;
+            }
+        }
         // A list or search of the model's RPC entities (HTTP or tool call):
         // narrowed from them as they are now; a path resource's list with
         // the model's changes laid over the engine's.

@@ -43,6 +43,7 @@ mod mcp;
 mod model;
 mod openapi;
 mod outcome;
+mod relations;
 mod server;
 pub mod sessions;
 mod start;

@@ -57,8 +57,9 @@ pub fn infer(exchanges: &[Exchange]) -> EmptyLists {
     }
     let mut members = BTreeSet::new();
     let mut supported = Vec::new();
-    // The answer's top level differs by route: only nested places count.
-    for (place, objects) in seen.iter().filter(|(p, _)| !p.is_empty()) {
+    // The answer's top level differs by route, and so do the items of a
+    // root array (a route's entities): only nested places count.
+    for (place, objects) in seen.iter().filter(|(p, _)| !p.is_empty() && *p != "/*") {
         let lists: BTreeSet<&String> = objects.iter().flat_map(|(_, _, l)| l.iter()).collect();
         for m in lists {
             for (ord, _, _) in objects.iter().filter(|(_, has, _)| !has.contains(m)) {

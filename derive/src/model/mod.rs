@@ -27,6 +27,7 @@ pub(crate) mod page_links;
 pub mod post_reads;
 pub mod presence;
 pub(crate) mod references;
+pub mod relations;
 pub(crate) mod renderings;
 pub(crate) mod required;
 pub mod resources;
@@ -107,6 +108,10 @@ pub struct Model {
     /// A document store with revisions, when the recording shows one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document_store: Option<docstore::DocStore>,
+    /// Relations between sibling collections (a child's member holding a
+    /// parent's key): nested routes, embedding, cascades.
+    #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
+    pub relations: relations::Relations,
 }
 
 /// The app model of decoded Evidence.
@@ -204,6 +209,7 @@ fn model_with_templates(
         },
     );
     let document_store = docstore::infer(exchanges);
+    let relations = relations::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -249,6 +255,7 @@ fn model_with_templates(
         id_references: Vec::new(),
         presence,
         document_store,
+        relations,
     };
     (model, templates)
 }

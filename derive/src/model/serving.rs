@@ -314,6 +314,17 @@ impl ServingModel {
                 }
             }
         }
+        // A child collection created only through a nested route (`POST
+        // /posts/3/comments`, `model::relations`): that create, lent the
+        // sibling create's semantics, is the child's own (`POST /comments`).
+        let mut model = model;
+        let lent = super::relations::nested_creates(&model, exchanges);
+        for (w, answer, request) in lent {
+            let key = (w.method.clone(), w.route.clone());
+            examples.entry(key.clone()).or_insert(answer);
+            example_requests.entry(key).or_insert(request);
+            model.writes.push(w);
+        }
         let mut read_members: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         for (ri, set) in shapes {
             read_members.entry(ri).or_default().extend(set);
@@ -2713,6 +2724,7 @@ impl ServingModel {
                 wrap(&env, Value::Object(stone))
             }
             "entity" => place(example?, r.resource, Value::Object(entity))?,
+            "empty-object" => Value::Object(Map::new()),
             _ => return None,
         };
         let status = *w.answer.statuses.first()?;
@@ -2933,11 +2945,23 @@ fn rerender(
             replace_leaf(&mut built, old, new, false);
         }
     }
-    // Objects the example's answer echoed exactly as sent (a JSON member):
-    // this call's objects.
+    // A sent scalar the example echoed at its own member is echoed there,
+    // whatever another sent value's replacement did to it (`views: 0`
+    // replaced the `score: 0` echo too).
+    if let Some(o) = built.as_object_mut() {
+        for (m, old) in req.iter().filter(|(_, v)| !v.is_array() && !v.is_object()) {
+            let echoed = example.get(m).is_some_and(|v| {
+                v == old || matches!((v.as_f64(), old.as_f64()), (Some(a), Some(b)) if a == b)
+            });
+            if let (Some(new), true) = (sent.get(m).filter(|n| !n.is_object()), echoed) {
+                o.insert(m.clone(), new.clone());
+            }
+        }
+    }
+    // A sent object where the example's echo stands verbatim: echoed.
     if let Some(o) = built.as_object_mut() {
         for (m, old) in req.iter().filter(|(_, v)| v.is_object()) {
-            if let (Some(new), true) = (sent.get(m), o.get(m) == Some(old)) {
+            if let (Some(new @ Value::Object(_)), true) = (sent.get(m), o.get(m) == Some(old)) {
                 o.insert(m.clone(), new.clone());
             }
         }

@@ -145,6 +145,7 @@ pub fn value_operator(text: &str) -> Option<(Op, Vec<Value>)> {
         (true, Op::Gte) => Op::Lt,
         (true, Op::Lt) => Op::Gte,
         (true, Op::Lte) => Op::Gt,
+        (true, Op::Like) => return None,
     };
     Some((op, values))
 }
@@ -206,6 +207,13 @@ fn op_holds(op: Op, field: Option<&Value>, wanted: &Value, c: Collation) -> bool
     match op {
         Op::Eq => equals(field, wanted),
         Op::Ne => !equals(field, wanted),
+        Op::Like => match (field, wanted.as_str()) {
+            (Some(Value::String(t)), Some(w)) => t.to_lowercase().contains(&w.to_lowercase()),
+            (Some(v @ (Value::Number(_) | Value::Bool(_))), Some(w)) => {
+                v.to_string().to_lowercase().contains(&w.to_lowercase())
+            }
+            _ => false,
+        },
         _ => {
             let Some(v) = field else { return false };
             let w = crate::lists::fields::coerce(wanted, Some(v));
@@ -379,10 +387,19 @@ pub fn evaluate(
     let mut sort_values: Option<(String, Vec<Value>)> = None;
     let mut direction: Option<bool> = None;
     let (mut size, mut page, mut offset, mut cursor, mut fields) = (None, None, None, None, None);
+    let mut end: Option<usize> = None;
     let grouped = group(params);
     for (name, values) in &grouped {
+        let lent = || {
+            let (f, op) = sem.lent_operator(name)?;
+            Some(Meaning::Filter {
+                field: resolve(f, universe)?,
+                op,
+            })
+        };
         let meaning = match sem.meaning(name) {
             Some(m) => m.clone(),
+            None if lent().is_some() => lent().expect("just checked"),
             None if sem.field_name_filters => match resolve(name, universe) {
                 Some(field) => Meaning::Filter { field, op: Op::Eq },
                 None => return Err(NotUnderstood::Parameter(name.clone())),
@@ -394,6 +411,7 @@ pub fn evaluate(
             Meaning::PageSize => size = Some(values.iter().find_map(number_of).ok_or_else(bad)?),
             Meaning::PageNumber => page = Some(values.iter().find_map(number_of).ok_or_else(bad)?),
             Meaning::Offset => offset = Some(values.iter().find_map(number_of).ok_or_else(bad)?),
+            Meaning::End => end = Some(values.iter().find_map(number_of).ok_or_else(bad)?),
             Meaning::Cursor => cursor = values.iter().find_map(text_of),
             Meaning::Sort => sort_values = Some((name.clone(), values.clone())),
             Meaning::Direction { .. } => direction = Some(direction_of(values).ok_or_else(bad)?),
@@ -494,7 +512,11 @@ pub fn evaluate(
         sort = keys;
     }
     let total = matches.len();
-    let size = size.or(sem.default_page_size);
+    // An end index is the size of the slice from the offset.
+    let size = end
+        .map(|e| e.saturating_sub(offset.unwrap_or(0)))
+        .or(size)
+        .or(sem.default_page_size);
     let start = match (&cursor, offset, page, size) {
         (Some(t), _, _, _) => cursor_start(sem, t, &matches, universe, &sort, recorded)
             .ok_or_else(|| NotUnderstood::Value("cursor".into()))?,
@@ -601,6 +623,7 @@ mod tests {
             default_page_size: None,
             default_filters: vec![],
             field_name_filters: true,
+            lent_operators: Vec::new(),
             params: vec![
                 param("limit", Meaning::PageSize),
                 param("token", Meaning::Cursor),

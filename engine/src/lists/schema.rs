@@ -15,6 +15,7 @@ fn op_text(op: Op) -> &'static str {
         Op::Gte => "is at least",
         Op::Lt => "is less than",
         Op::Lte => "is at most",
+        Op::Like => "contains, in any case,",
     }
 }
 
@@ -40,6 +41,9 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
         }
         Meaning::Offset => {
             json!({"type": ["integer", "string"], "description": "skip this many matching items"})
+        }
+        Meaning::End => {
+            json!({"type": ["integer", "string"], "description": "answer the matching items before this position (with the offset: a slice)"})
         }
         Meaning::Cursor => {
             json!({"type": "string", "description": format!("continue a listing: the token {next} of the previous page carried")})

@@ -34,6 +34,8 @@ pub enum Op {
     Gte,
     Lt,
     Lte,
+    /// The field's text contains the value, in any case (`title_like`).
+    Like,
 }
 
 /// What one parameter does.
@@ -46,6 +48,9 @@ pub enum Meaning {
     PageNumber,
     /// Skip that many entities.
     Offset,
+    /// The end (exclusive) of the slice that starts at the offset
+    /// (`_start=5&_end=10`).
+    End,
     /// A continuation token from an earlier answer.
     Cursor,
     /// Sort keys (`-f`, `f:desc`, `f DESC`, comma lists or arrays).
@@ -79,6 +84,7 @@ impl Meaning {
             Meaning::PageSize => "page-size",
             Meaning::PageNumber => "page-number",
             Meaning::Offset => "offset",
+            Meaning::End => "end",
             Meaning::Cursor => "cursor",
             Meaning::Sort => "sort",
             Meaning::Direction { .. } => "direction",
@@ -108,6 +114,20 @@ pub struct ParamMeaning {
     pub observed: Vec<Value>,
     pub confirmed_by: Vec<u64>,
     pub contradicted_by: Vec<u64>,
+}
+
+/// A comparison spelling lent to every member: the family of a spelling
+/// some endpoint of the app kept (`views_gte` kept: `score_lte`,
+/// `category_ne`, `body_like` are understood too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LentOperator {
+    /// The affix (`_lte`), after the field name (or before it: `prefix`).
+    pub affix: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prefix: bool,
+    pub op: Op,
+    /// The kept parameter whose spelling family this is (`get_posts views_gte`).
+    pub from: String,
 }
 
 /// One sort key.
@@ -199,6 +219,10 @@ pub struct EndpointSemantics {
     /// for names the recording never used (kept when every recorded such
     /// name confirmed it).
     pub field_name_filters: bool,
+    /// Comparison spellings understood on every member (a kept spelling's
+    /// family); answers narrowed by one count as convention.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lent_operators: Vec<LentOperator>,
     pub params: Vec<ParamMeaning>,
     /// The members listed items show without a field selection (the
     /// list view's fields, in first-seen order).
@@ -253,10 +277,24 @@ impl EndpointSemantics {
     pub fn by_convention(&self, params: &[(String, Value)]) -> bool {
         params.iter().any(|(n, _)| {
             self.kept(n).is_none()
-                && self
+                && (self
                     .params
                     .iter()
                     .any(|p| p.name == *n && p.status == "convention")
+                    || self.lent_operator(n).is_some())
+        })
+    }
+
+    /// The field name and operator of a name spelled with a lent
+    /// comparison affix (`score_lte` → `score`, `lte`).
+    pub fn lent_operator<'a>(&self, name: &'a str) -> Option<(&'a str, Op)> {
+        self.lent_operators.iter().find_map(|l| {
+            let field = if l.prefix {
+                name.strip_prefix(l.affix.as_str())
+            } else {
+                name.strip_suffix(l.affix.as_str())
+            }?;
+            (!field.is_empty()).then_some((field, l.op))
         })
     }
 

@@ -12,6 +12,7 @@ pub enum Role {
     PageSize,
     PageNumber,
     Offset,
+    End,
     Cursor,
     Sort,
     Direction,
@@ -66,6 +67,7 @@ const TABLE: &[(Role, &[&str])] = &[
             "page[offset]",
         ],
     ),
+    (Role::End, &["_end"]),
     (
         Role::Cursor,
         &[
@@ -96,6 +98,7 @@ const TABLE: &[(Role, &[&str])] = &[
         Role::Direction,
         &[
             "order",
+            "_order",
             "dir",
             "direction",
             "sort_order",
@@ -187,6 +190,7 @@ const SUFFIXES: &[(&str, Op)] = &[
     ("_lte", Op::Lte),
     ("_lt", Op::Lt),
     ("_ne", Op::Ne),
+    ("_like", Op::Like),
     ("[gte]", Op::Gte),
     ("[gt]", Op::Gt),
     ("[lte]", Op::Lte),
@@ -206,6 +210,45 @@ const PREFIXES: &[(&str, Op)] = &[
     ("not_", Op::Ne),
     ("exclude_", Op::Ne),
 ];
+
+/// Spellings that go together: a kept one lends the others of its family
+/// (`_gte` kept: `_gt`, `_lte`, `_lt`, `_ne`, `_like`). (affix, prefix?)
+const FAMILIES: &[&[&str]] = &[
+    &["__gte", "__gt", "__lte", "__lt", "__ne"],
+    &["_gte", "_gt", "_lte", "_lt", "_ne", "_like"],
+    &["[gte]", "[gt]", "[lte]", "[lt]", "[ne]"],
+    &["_min", "_max"],
+    &["min_", "max_"],
+    &["gt_", "lt_", "gte_", "lte_", "not_"],
+];
+
+/// One spelling of a family: the affix, whether it is a prefix, its operator.
+pub type Affix = (&'static str, bool, Op);
+
+/// The family of the operator spelling of `name` (its field name and
+/// every affix of the family with its operator and whether it is a
+/// prefix), when the name spells one.
+pub fn operator_family(name: &str) -> Option<(&str, Vec<Affix>)> {
+    let (field, _) = operator_spelling(name)?;
+    let affix = name
+        .strip_prefix(field)
+        .or_else(|| name.strip_suffix(field))?;
+    let family = FAMILIES.iter().find(|f| f.contains(&affix))?;
+    let op_of = |a: &str| {
+        SUFFIXES
+            .iter()
+            .chain(PREFIXES.iter())
+            .find(|(s, _)| *s == a)
+            .map(|(_, op)| *op)
+    };
+    Some((
+        field,
+        family
+            .iter()
+            .filter_map(|a| Some((*a, a.ends_with('_'), op_of(a)?)))
+            .collect(),
+    ))
+}
 
 /// A name spelled as a field plus an operator (`price_gte`, `age__lt`,
 /// `price[gt]`, `min_price`, `not_status`): the field name and operator.

@@ -310,6 +310,7 @@ fn candidates(
             Role::PageSize if integers => Meaning::PageSize,
             Role::PageNumber if integers => Meaning::PageNumber,
             Role::Offset if integers => Meaning::Offset,
+            Role::End if integers => Meaning::End,
             Role::Cursor => Meaning::Cursor,
             Role::Sort if values.iter().all(|v| sorts_resolve(v, &universe)) => Meaning::Sort,
             Role::Direction if values.iter().all(conventions::is_direction) => Meaning::Direction {
@@ -345,13 +346,15 @@ fn candidates(
         }
         out.push((Meaning::Filter { field, op: Op::Eq }, "data"));
     }
-    if let Some(field) = selector_field(values, &universe) {
-        out.push((Meaning::Selector { field }, "data"));
-    }
+    // A name spelling an operator on a member is that comparison before
+    // it is a selector of that member (`category_ne=tech`).
     if let Some((field_name, op)) = conventions::operator_spelling(name) {
         if let Some(field) = resolve(field_name, &universe) {
             out.push((Meaning::Filter { field, op }, "convention"));
         }
+    }
+    if let Some(field) = selector_field(values, &universe) {
+        out.push((Meaning::Selector { field }, "data"));
     }
     if handed && integers {
         out.push((Meaning::Cursor, "data"));
@@ -555,7 +558,32 @@ fn check_exact(
         }
     }
     let s = &sem.spelling;
-    let more = page.next_offset.is_some();
+    // A next page is owed only to a paging form (the paging kinds a request
+    // uses: size, page, offset, cursor, end) some recorded answer of the
+    // endpoint linked a next page for (json-server links pages for
+    // `_page`, never for `_limit` alone or an `_end` slice).
+    let form = |i: &Instance| -> Vec<&'static str> {
+        let mut f: Vec<&'static str> = i
+            .params
+            .iter()
+            .filter_map(|(n, _)| sem.meaning(n).map(Meaning::kind))
+            .filter(|k| {
+                matches!(
+                    *k,
+                    "page-size" | "page-number" | "offset" | "cursor" | "end"
+                )
+            })
+            .collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    };
+    let mine = form(inst);
+    let owed = ep
+        .instances
+        .iter()
+        .any(|i| form(i) == mine && next_url(i, &sem.spelling).is_some());
+    let more = page.next_offset.is_some() && owed;
     // The World holds a subset of the app's entities, so a recorded next
     // page the World cannot fill is partiality, not a contradiction; a next
     // page the app did not have is.
@@ -1004,6 +1032,7 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 default_page_size: default_page_size(ep, &spelling, &size_params),
                 default_filters: defaults.to_vec(),
                 field_name_filters: false,
+                lent_operators: Vec::new(),
                 params,
                 unexplained: names
                     .iter()

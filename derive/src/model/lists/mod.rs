@@ -55,6 +55,7 @@ pub fn infer_with(
     crate::model::page_links::adopt_sibling_order(&mut inferred);
     adopt_page_size(&mut inferred, &endpoints);
     adopt_field_selection(&mut inferred);
+    lend_operator_families(&mut inferred);
     ListSemantics {
         view: "list-semantics".into(),
         endpoints: inferred,
@@ -71,6 +72,44 @@ fn at_their_moment(
     state: &State,
     serving: Option<&ServingModel>,
 ) {
+    // A list of a child collection after a cascading delete of a parent
+    // (`model::relations`) is after a write too.
+    if let Some(s) = serving {
+        let at: std::collections::HashMap<u64, usize> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.ordinal, i))
+            .collect();
+        for rel in s.model.relations.relations.iter() {
+            if !crate::model::relations::cascades_on_delete(rel) {
+                continue;
+            }
+            let deletes: Vec<usize> = records
+                .iter()
+                .filter(|r| {
+                    r.method == "DELETE"
+                        && r.status.is_some_and(|c| (200..300).contains(&c))
+                        && r.path.as_deref().is_some_and(|p| {
+                            p.strip_prefix(rel.parent.as_str())
+                                .is_some_and(|rest| rest.starts_with('/'))
+                        })
+                })
+                .filter_map(|r| at.get(&r.ordinal).copied())
+                .collect();
+            for e in endpoints.iter_mut() {
+                for i in e
+                    .instances
+                    .iter_mut()
+                    .filter(|i| i.initial && i.path == rel.child)
+                {
+                    let here = at.get(&i.ordinal).copied().unwrap_or(0);
+                    if deletes.iter().any(|d| *d < here) {
+                        i.initial = false;
+                    }
+                }
+            }
+        }
+    }
     let wanted: Vec<moments::Wanted> = endpoints
         .iter()
         .flat_map(|e| {
@@ -289,6 +328,42 @@ fn adopt_page_size(endpoints: &mut [EndpointSemantics], recorded: &[instances::E
             e.default_page_size = Some(size);
             e.adopted.push(format!("default-page-size from {donor}"));
         }
+    }
+}
+
+/// A comparison spelling some endpoint kept (`views_gte`, confirmed by its
+/// answers) lends its family (`_lte`, `_ne`, `_like`, …) to every member of
+/// every confirmed endpoint of the app (`lent_operators`, answers counted
+/// as convention). Nothing is lent when no endpoint kept one.
+fn lend_operator_families(endpoints: &mut [EndpointSemantics]) {
+    use crate::model::lists::semantics::LentOperator;
+    let mut lent: Vec<LentOperator> = Vec::new();
+    for e in endpoints.iter() {
+        for p in e.params.iter().filter(|p| {
+            p.status == "kept"
+                && p.basis == "convention"
+                && matches!(p.meaning, Meaning::Filter { op, .. } if op != semantics::Op::Eq)
+        }) {
+            let Some((_, family)) = conventions::operator_family(&p.name) else {
+                continue;
+            };
+            for (affix, prefix, op) in family {
+                if !lent.iter().any(|l| l.affix == affix) {
+                    lent.push(LentOperator {
+                        affix: affix.to_string(),
+                        prefix,
+                        op,
+                        from: format!("{} {}", e.tool, p.name),
+                    });
+                }
+            }
+        }
+    }
+    if lent.is_empty() {
+        return;
+    }
+    for e in endpoints.iter_mut().filter(|e| e.confirmed()) {
+        e.lent_operators = lent.clone();
     }
 }
 

@@ -227,6 +227,16 @@ pub fn universes(
             &call,
             &mut generator,
         );
+        if call.method == "DELETE" && answered.is_some() {
+            cascade(
+                engine,
+                &mut world,
+                serving,
+                app.as_mut(),
+                &call,
+                &mut generator,
+            );
+        }
         if let (Some(a), Some(r)) = (answered, json_of(rec)) {
             learn(&a, &r, &mut generated);
         }
@@ -259,6 +269,53 @@ fn overlay(s: &ServingModel, a: &ModelWorld, w: &Wanted, id: &str, held: &mut Ve
 
 /// One write through the same order of models the server uses; the JSON
 /// answer, when the write was answered 2xx.
+/// A parent's delete that the app model's relations cascade
+/// (`model::relations`): the children the World lists with the member at
+/// the parent's id are deleted through the same dispatch.
+fn cascade(
+    engine: &Engine,
+    world: &mut rea_engine::World,
+    serving: Option<&ServingModel>,
+    mut app: Option<&mut ModelWorld>,
+    call: &Call,
+    generator: &mut Replayer,
+) {
+    let Some(s) = serving else { return };
+    let id = call.path.rsplit('/').next().unwrap_or("").to_string();
+    for r in crate::model::relations::cascade_of(&s.model.relations, &call.path) {
+        let list = Call {
+            method: "GET".into(),
+            path: r.child.clone(),
+            query: None,
+            headers: Vec::new(),
+            body: None,
+        };
+        let a = engine.answer(world, &Request::Http(list), generator);
+        let rea_engine::AnswerBody::Json(Value::Array(items)) = a.body else {
+            continue;
+        };
+        let text = |v: &Value| match v {
+            Value::String(t) => Some(t.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        for k in items
+            .iter()
+            .filter(|e| e.get(&r.member).and_then(text).as_deref() == Some(id.as_str()))
+            .filter_map(|e| e.get("id").and_then(text))
+        {
+            let del = Call {
+                method: "DELETE".into(),
+                path: format!("{}/{k}", r.child),
+                query: None,
+                headers: Vec::new(),
+                body: None,
+            };
+            dispatch(engine, world, serving, app.as_deref_mut(), &del, generator);
+        }
+    }
+}
+
 fn dispatch(
     engine: &Engine,
     world: &mut rea_engine::World,
