@@ -215,6 +215,7 @@ fn a_model_read_carries_an_etag_and_if_none_match_gets_304_until_it_changes() {
             body: None,
         }))
         .answer
+        .clone()
     };
     let first = call(vec![]);
     assert_eq!(first.status, 200);
