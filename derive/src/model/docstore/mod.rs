@@ -184,6 +184,10 @@ pub(crate) fn generation(v: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// Where a record lands: (collection, key), the key `None` for the
+/// collection itself.
+type Locator<'a> = dyn Fn(&Exchange) -> Option<(String, Option<String>)> + 'a;
+
 fn last_and_parent(x: &Exchange) -> Option<(String, &str)> {
     let (last, parent) = x.segments.split_last()?;
     Some((join(parent), last.as_str()))
@@ -323,10 +327,7 @@ pub fn infer(exchanges: &[Exchange]) -> Option<DocStore> {
 
 /// The acknowledgement: every 2xx write on a collection answers an object
 /// with a member echoing the key, a revision-shaped member, and constants.
-fn infer_ack(
-    exchanges: &[Exchange],
-    in_collection: &dyn Fn(&Exchange) -> Option<(String, Option<String>)>,
-) -> Option<Ack> {
+fn infer_ack(exchanges: &[Exchange], in_collection: &Locator<'_>) -> Option<Ack> {
     let writes: Vec<&Exchange> = exchanges
         .iter()
         .filter(|x| !x.is_read() && x.is_2xx())
@@ -407,10 +408,7 @@ fn infer_conflict(exchanges: &[Exchange], store: &DocStore) -> Option<Recorded> 
 
 /// A write refused to a key whose first character (not a letter or digit)
 /// no accepted key starts with.
-fn infer_reserved(
-    exchanges: &[Exchange],
-    in_collection: &dyn Fn(&Exchange) -> Option<(String, Option<String>)>,
-) -> Option<ReservedKey> {
+fn infer_reserved(exchanges: &[Exchange], in_collection: &Locator<'_>) -> Option<ReservedKey> {
     let accepted: BTreeSet<char> = exchanges
         .iter()
         .filter(|x| x.is_2xx() && !x.is_read())
