@@ -14,7 +14,7 @@ use std::process::Command;
 
 /// (train, scored, measured %): fidelity.py against `rea environment-serve`
 /// on branch h-drf (2026-12-02; ANALYSIS.md has the table and the misses).
-const MEASURED: [(&str, &str, f64); 2] = [("dev-a", "dev-b", 83.0), ("dev-b", "dev-a", 72.7)];
+const MEASURED: [(&str, &str, f64); 2] = [("dev-a", "dev-b", 85.1), ("dev-b", "dev-a", 79.5)];
 
 fn harness() -> PathBuf {
     let shared = repo_root().join("../shared/fidelity/fidelity.py");

@@ -211,3 +211,22 @@ fn the_model_records_the_page_link_spelling_with_its_evidence() {
         .expect("a required rule on the tasks create");
     assert!(!required["checked_against"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_list_never_recorded_unsorted_takes_creation_order_from_its_sibling() {
+    // Trained on dev-b: its only tags list is `?ordering=-name`; the tasks
+    // list confirms creation order (`created_at` ascending), which tags lack.
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(capture("dev-a")).expect("dev-a.har")).unwrap();
+    let entry = &har["log"]["entries"][3];
+    assert!(entry["request"]["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("/api/tags/"));
+    let real: Value =
+        serde_json::from_str(entry["response"]["content"]["text"].as_str().unwrap()).unwrap();
+    let server = Server::start(&capture("dev-b"), &[]);
+    let r = server.get("/api/tags/");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_as_recorded(server.addr, ORIGIN), real);
+}

@@ -1207,8 +1207,20 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
     sem.field_name_filters = data_filters.iter().any(|p| p.status == "kept")
         && data_filters.iter().all(|p| p.contradicted_by.is_empty());
     // Totals: a spelling any instance contradicts is dropped.
+    // An instance the kept meanings contradict (a search that matched more
+    // than the app did) is no evidence about how totals are spelled.
+    let contradicted = |o: u64| {
+        result
+            .verdicts
+            .iter()
+            .any(|(x, v)| *x == o && matches!(v, Verdict::Differs(_)))
+    };
     let (mut total_ok, mut pages_ok, mut member_ok) = (true, true, true);
-    for inst in ep.instances.iter().filter(|i| i.checkable()) {
+    for inst in ep
+        .instances
+        .iter()
+        .filter(|i| i.checkable() && !contradicted(i.ordinal))
+    {
         if let Some(page) = result.pages.get(&inst.ordinal) {
             let (a, b, c) = totals_hold(&sem, inst, page);
             total_ok &= a;

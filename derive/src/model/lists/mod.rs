@@ -147,6 +147,43 @@ fn at_their_moment(
     }
 }
 
+/// The identity-ascending order of `e`, when some sibling's confirmed
+/// default order is one clock-named member ascending (creation order),
+/// `e` lacks that member and its identity is a single integer member.
+fn creation_order(
+    orders: &[(String, Vec<crate::model::lists::semantics::SortKey>)],
+    e: &EndpointSemantics,
+) -> Option<(String, Vec<crate::model::lists::semantics::SortKey>)> {
+    use crate::model::lists::fields::Step;
+    let identity = e.identity.as_ref()?;
+    let [Step::Member { name: id }] = identity.0.as_slice() else {
+        return None;
+    };
+    if !e.default_order.iter().all(|k| &k.field == identity) {
+        return None;
+    }
+    let (tool, _) = orders.iter().find(|(t, o)| {
+        *t != e.tool
+            && matches!(o.as_slice(), [k] if !k.descending
+                && matches!(k.field.0.as_slice(), [Step::Member { name }]
+                    if crate::model::writes::clock_like(name) && name.ends_with("_at")
+                        && !e.item_fields.contains(name)))
+    })?;
+    let integers = e.answers.is_empty()
+        || e.answers
+            .iter()
+            .all(|a| a.get(id).is_some_and(serde_json::Value::is_u64));
+    integers.then(|| {
+        (
+            tool.clone(),
+            vec![crate::model::lists::semantics::SortKey {
+                field: identity.clone(),
+                descending: false,
+            }],
+        )
+    })
+}
+
 /// The app's conventions carry over between its list endpoints: a meaning
 /// that names no field (paging, sort, cursor, field selection, search, a
 /// filter language), kept on one endpoint, is adopted by another endpoint
@@ -217,6 +254,13 @@ fn adopt_siblings(endpoints: &mut [EndpointSemantics]) {
                     e.default_order = order.clone();
                     e.adopted.push(format!("default-order from {tool}"));
                 }
+            } else if let Some(order) = creation_order(&orders, e) {
+                // A sibling lists in creation order by a clock member this
+                // endpoint's items lack: their integer identity ascending
+                // is the same order (ids are drawn as entities are made).
+                e.adopted
+                    .push(format!("default-order (creation) from {}", order.0));
+                e.default_order = order.1;
             }
         }
         if convention && !e.field_name_filters {
