@@ -70,7 +70,7 @@ use std::collections::HashMap;
 
 pub use answer_headers::etag_matches;
 pub use answer_headers::replayable;
-pub use apply::PatchMeaning;
+pub use apply::{merge_patch, PatchMeaning};
 pub use codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};
 pub use dispatch::{is_read_method, Plan, Request, Routed};
 pub use generalize::ItemTarget;

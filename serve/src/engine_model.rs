@@ -106,6 +106,16 @@ impl Model for EngineModel {
         self.engine.answer(world, request, generator)
     }
 
+    fn answer_patching(
+        &self,
+        world: &mut World,
+        request: &Request,
+        generator: &mut dyn Generator,
+        patch: &dyn Fn(&rea_engine::Call) -> rea_engine::PatchMeaning,
+    ) -> Answer {
+        self.engine.answer_with(world, request, generator, patch)
+    }
+
     fn answer_list(
         &self,
         world: &World,
