@@ -48,7 +48,7 @@ fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
     }
     if let Some(view) = engine.view_of(&tool.name) {
         let reason = match view {
-            rea_engine::state::ViewPlan::Recorded(r) => Some(r.reason.clone()),
+            rea_engine::state::ViewPlan::Recorded(r) => Some(r.reason.to_string()),
             _ => None,
         };
         return ToolInfo {
