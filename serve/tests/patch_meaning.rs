@@ -171,6 +171,20 @@ fn kinto_patches_merge_on_every_route_that_reaches_a_patch_plan() {
     }
 }
 
+/// `PATCH /api/items/1 {"stock": 3, "tags": null}`, then its read.
+fn patch_item_1(env: &Environment) -> Value {
+    let patched = http(
+        env,
+        "PATCH",
+        "/api/items/1",
+        Some(json!({"stock": 3, "tags": null})),
+    );
+    assert_eq!(patched.status, 200, "{}", patched.body);
+    let read = http(env, "GET", "/api/items/1", None).body;
+    assert_eq!(read["stock"], json!(3), "{read}");
+    read
+}
+
 #[test]
 fn an_items_api_patch_removes_a_member_sent_as_null() {
     // api-http1 record 5: `PATCH {"stock": 7, "tags": null}` answered the
@@ -180,15 +194,7 @@ fn an_items_api_patch_removes_a_member_sent_as_null() {
     let env = start(&fixture("formats/api-http1.har"), &StartOptions::default());
     let before = http(&env, "GET", "/api/items/1", None).body;
     assert_eq!(before["tags"], json!(["tools", "metal"]), "{before}");
-    let patched = http(
-        &env,
-        "PATCH",
-        "/api/items/1",
-        Some(json!({"stock": 3, "tags": null})),
-    );
-    assert_eq!(patched.status, 200, "{}", patched.body);
-    let read = http(&env, "GET", "/api/items/1", None).body;
-    assert_eq!(read["stock"], json!(3), "{read}");
+    let read = patch_item_1(&env);
     assert!(read.get("tags").is_none(), "null removes: {read}");
     assert_eq!(read["name"], json!("Widget"), "unsent members stay: {read}");
 }
@@ -209,14 +215,6 @@ fn a_recorded_answer_that_contradicts_a_merge_patch_leaves_the_plans_meaning() {
     std::fs::write(&path, serde_json::to_vec(&har).expect("json")).expect("write");
     let env = start(&path, &StartOptions::default());
     std::fs::remove_file(&path).expect("remove");
-    let patched = http(
-        &env,
-        "PATCH",
-        "/api/items/1",
-        Some(json!({"stock": 3, "tags": null})),
-    );
-    assert_eq!(patched.status, 200, "{}", patched.body);
-    let read = http(&env, "GET", "/api/items/1", None).body;
-    assert_eq!(read["stock"], json!(3), "{read}");
+    let read = patch_item_1(&env);
     assert_eq!(read["tags"], json!(null), "stored as sent: {read}");
 }
