@@ -26,8 +26,8 @@ mod budget;
 mod capture_view;
 mod error;
 pub mod manifest;
-// The app model (issues 9 and 10) keeps its own layout for now.
-#[allow(unreachable_pub)]
+// The app model: its own document and serving model; only `serving` and
+// `lists` (and the re-exports of `model/mod.rs`) are public.
 pub mod model;
 pub mod protobuf_view;
 mod qlog_view;

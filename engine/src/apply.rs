@@ -25,36 +25,17 @@ use serde_json::{json, Map, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatchMeaning {
     /// Each sent member is stored as sent (the spec's meaning of a write
-    /// plan, which the replay check confirms).
+    /// plan, which the replay check confirms, and what the engine serves).
     StoredAsSent,
     /// A `PATCH` is an RFC 7396 merge patch (`null` removes a member,
-    /// objects merge); the serve-time convention (docs/serving.md).
+    /// objects merge): what the app model serves on the routes where the
+    /// recording fits it (docs/serving.md, "One meaning per write plan").
     MergePatch,
 }
 
 /// Applies one write plan to `world` and answers as the recording would,
-/// storing sent members as sent. Leaves `world` unchanged unless it
-/// answers `applied: Yes`.
-pub(crate) fn apply_write(
-    engine: &Engine,
-    plan: &WritePlan,
-    world: &mut World,
-    call: &Call,
-    params: &Params,
-    gen: &mut dyn Generator,
-) -> Answer {
-    apply_write_with(
-        engine,
-        plan,
-        world,
-        call,
-        params,
-        gen,
-        PatchMeaning::StoredAsSent,
-    )
-}
-
-/// `apply_write` with the given meaning of an update's sent members.
+/// an update's sent members reaching the held value as `meaning` says.
+/// Leaves `world` unchanged unless it answers `applied: Yes`.
 pub(crate) fn apply_write_with(
     engine: &Engine,
     plan: &WritePlan,
@@ -547,7 +528,7 @@ fn apply_update_rules(
 }
 
 /// RFC 7396 JSON merge patch of `patch` into `target`.
-pub(crate) fn merge_patch(target: &mut Value, patch: &Value) {
+pub fn merge_patch(target: &mut Value, patch: &Value) {
     let Value::Object(patch) = patch else {
         *target = patch.clone();
         return;

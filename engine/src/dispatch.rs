@@ -55,9 +55,9 @@ pub struct Routed<'e> {
     /// The entity type, collection and identity when the path is an item
     /// path of a type (used to answer not-found in the family's shape).
     pub item: Option<ItemTarget<'e>>,
-    /// How an update's sent members reach the held value: the serve-time
-    /// merge-patch convention for served requests, the plan's own meaning
-    /// (stored as sent) for the replay check.
+    /// How an update's sent members reach the held value: the plan's own
+    /// meaning (stored as sent, what the replay check confirmed) unless the
+    /// caller of `Engine::answer_with` names another for the call.
     pub patch: PatchMeaning,
 }
 
@@ -76,7 +76,7 @@ impl<'e> Routed<'e> {
             plan,
             call,
             item,
-            patch: PatchMeaning::MergePatch,
+            patch: PatchMeaning::StoredAsSent,
         }
     }
 }
@@ -156,7 +156,6 @@ impl Engine {
         if let Some(plan) = self.write_of(tool) {
             routed.plan = Plan::Write(plan);
         }
-        routed.patch = PatchMeaning::StoredAsSent;
         Some(routed)
     }
 
@@ -244,7 +243,7 @@ impl Engine {
                 Some(target) => {
                     generalize::sibling_write_answer(self, world, routed, plan, target, gen)
                 }
-                None => apply::apply_write(self, plan, world, call, params, gen),
+                None => apply::apply_write_with(self, plan, world, call, params, gen, routed.patch),
             },
         }
     }
@@ -255,10 +254,28 @@ impl Engine {
         self.answer(world, &Request::Http(call.clone()), gen)
     }
 
-    /// Resolves and dispatches one request.
+    /// Resolves and dispatches one request, each write plan meaning what
+    /// the replay check confirmed.
     pub fn answer(&self, world: &mut World, request: &Request, gen: &mut dyn Generator) -> Answer {
+        self.answer_with(world, request, gen, &|_| PatchMeaning::StoredAsSent)
+    }
+
+    /// `answer`, with an update's sent members reaching the held value as
+    /// `patch` says for the routed call (the app model's inferred write
+    /// semantics, where its own evidence confirmed them: docs/serving.md,
+    /// "One meaning per write plan").
+    pub fn answer_with(
+        &self,
+        world: &mut World,
+        request: &Request,
+        gen: &mut dyn Generator,
+        patch: &dyn Fn(&Call) -> PatchMeaning,
+    ) -> Answer {
         match self.resolve(request) {
-            Ok(routed) => self.dispatch(world, routed, gen),
+            Ok(mut routed) => {
+                routed.patch = patch(&routed.call);
+                self.dispatch(world, routed, gen)
+            }
             Err(refusal) => refusal.answer(),
         }
     }

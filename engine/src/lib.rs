@@ -31,10 +31,11 @@
 //! - `route`: compiled templates and precedence; `codec`: path, percent,
 //!   query and JSON-pointer codecs.
 //! - `world`: the World, its export/import and per-collection schemas.
-//! - `render`: item, list, document and recorded reads; not-found answers.
-//! - `listing`: the one list-query language (filters, sorting, paging) and
-//!   next-page links; `generalize`: sibling collections and family
-//!   not-found (docs/serving.md).
+//! - `render`: item, document and recorded reads; not-found answers.
+//! - `lists`: the one list renderer (`lists::serve::read`): inferred list
+//!   semantics, else the query conventions (`lists::conventions`: filters,
+//!   sorting, paging, next-page links); `generalize`: sibling collections
+//!   and family not-found (docs/serving.md).
 //! - `apply`: write plans (the write side); `insert`, `shapes`: placement
 //!   and generated value shapes.
 //! - `answer_headers`: headers that describe the answer.
@@ -47,7 +48,6 @@ pub mod codec;
 mod dispatch;
 mod generalize;
 pub mod insert;
-mod listing;
 pub mod lists;
 pub mod manifest;
 pub mod records;
@@ -71,11 +71,11 @@ use std::collections::HashMap;
 pub use answer_headers::body_etag;
 pub use answer_headers::etag_matches;
 pub use answer_headers::replayable;
-pub use apply::PatchMeaning;
+pub use apply::{merge_patch, PatchMeaning};
 pub use codec::{normalize_path, path_segments, percent_decode, percent_encode_segment};
 pub use dispatch::{is_read_method, Plan, Request, Routed};
 pub use generalize::ItemTarget;
-pub use listing::understands as understands_list_query;
+pub use lists::conventions::understands as understands_list_query;
 pub use refusal::Refusal;
 pub use route::{compile, Params, Segment};
 pub use world::{id_matches, path_fits_template, same_id, World, COLLECTION_MEMBER};

@@ -7,14 +7,12 @@
 //!   line (method, path and query); for a request with a JSON body, a
 //!   recording with an equal body is preferred. Without one, it answers
 //!   404 with `error_code: "not_recorded"`.
-//! - A list request line the plan did not record renders every entity of
-//!   its collection in state order into the envelope of the plan's first
-//!   line.
+//! - Lists are rendered by `lists::serve::read` (the one list renderer).
 
 use crate::codec::{normalize_path, path_segments, percent_decode};
 use crate::manifest::Tool;
 use crate::records::{Body, Record};
-use crate::state::{Entity, ItemPlan, ListPlan, Membership, ViewPlan};
+use crate::state::{Entity, ItemPlan, ViewPlan};
 use crate::{Answer, AnswerBody, Applied, Engine, Params, World};
 use serde_json::{Map, Value};
 
@@ -26,12 +24,11 @@ pub(crate) fn read(
     params: &Params,
     call: &crate::Call,
 ) -> Answer {
-    if let Some(answer) = crate::lists::serve::answer(engine, world, tool, call) {
+    if let Some(answer) = crate::lists::serve::read(engine, world, tool, call) {
         return answer;
     }
     match engine.view_of(&tool.name) {
         Some(ViewPlan::Item(plan)) => render_item(engine, world, tool, plan, params, &call.path),
-        Some(ViewPlan::List(plan)) => render_list(engine, world, tool, plan, call),
         Some(ViewPlan::Document(plan)) if engine.document_entity(&plan.path).is_some() => {
             document_from_entity(engine, world, tool, plan, call)
         }
@@ -52,7 +49,8 @@ pub(crate) fn read(
                 _ => replay(engine, tool, call),
             }
         }
-        Some(ViewPlan::Recorded(_)) | None => replay(engine, tool, call),
+        // `lists::serve::read` answers every list view.
+        Some(ViewPlan::Recorded(_) | ViewPlan::List(_)) | None => replay(engine, tool, call),
     }
 }
 
@@ -101,7 +99,7 @@ fn document_from_entity(
     answer
 }
 
-fn normalize_line(line: &str) -> String {
+pub(crate) fn normalize_line(line: &str) -> String {
     match line.split_once('?') {
         Some((p, q)) => format!("{}?{q}", normalize_path(p)),
         None => normalize_path(line),
@@ -185,95 +183,6 @@ fn render_item(
     }
     answer.body = AnswerBody::Json(envelope);
     answer.rendered = Some(base.ordinal);
-    answer
-}
-
-fn render_list(
-    engine: &Engine,
-    world: &World,
-    tool: &Tool,
-    plan: &ListPlan,
-    call: &crate::Call,
-) -> Answer {
-    let collection = normalize_path(&call.path);
-    let line = call.line();
-    let recorded_line = plan.lines.iter().find(|l| l.line == line).or_else(|| {
-        plan.lines
-            .iter()
-            .find(|l| normalize_line(&l.line) == normalize_line(&line))
-    });
-    let base_line = recorded_line
-        .or_else(|| {
-            plan.lines
-                .iter()
-                .find(|l| l.collection == collection && !l.line.contains('?'))
-        })
-        .or_else(|| plan.lines.iter().find(|l| !l.line.contains('?')))
-        .or(plan.lines.first());
-    let Some(base) = base_line.and_then(|l| engine.record(l.base_ordinal)) else {
-        return replay(engine, tool, call);
-    };
-    let type_fields = engine
-        .entity_type(&plan.type_name)
-        .map(|t| t.fields.as_slice())
-        .unwrap_or(&[]);
-    let held = world.list(&plan.type_name, &collection);
-    let entities: Vec<&Entity> = match recorded_line {
-        Some(l) if l.membership != Membership::All => {
-            l.listed.iter().filter_map(|id| held.find(id)).collect()
-        }
-        // Lines never recorded: `listing::shape` applies their query.
-        _ => held.iter().collect(),
-    };
-    let shaped = crate::listing::shape(
-        engine,
-        tool,
-        &plan.type_name,
-        call,
-        recorded_line.map(|l| l.membership == Membership::All),
-        entities,
-    );
-    let total = shaped.total;
-    let entities = shaped.entities;
-    let items: Vec<Value> = entities
-        .iter()
-        .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
-        .collect();
-    let count = items.len();
-    let mut answer = answer_from_record(base, &tool.name);
-    let mut envelope = match &answer.body {
-        AnswerBody::Json(v) => v.clone(),
-        _ => Value::Null,
-    };
-    if !set_pointer(&mut envelope, &plan.pointer, Value::Array(items)) {
-        return replay(engine, tool, call);
-    }
-    for counter in &plan.counters {
-        if let Some(slot) = envelope.pointer_mut(counter) {
-            *slot = match slot {
-                Value::String(_) => Value::String(count.to_string()),
-                _ => Value::from(count as u64),
-            };
-        }
-    }
-    let recorded_count = match &answer.body {
-        AnswerBody::Json(v) => v
-            .pointer(&plan.pointer)
-            .and_then(Value::as_array)
-            .map(Vec::len),
-        _ => None,
-    };
-    answer.body = AnswerBody::Json(envelope);
-    answer.rendered = Some(base.ordinal);
-    if let Some(recorded) = recorded_count {
-        crate::answer_headers::count_headers(&mut answer, recorded, total);
-    }
-    if let Some(name) = shaped.paging_header {
-        answer
-            .headers
-            .retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-    }
-    answer.headers.extend(shaped.next);
     answer
 }
 

@@ -24,7 +24,7 @@ pub struct State {
     /// The opt-in template rules the accompanying manifest used.
     pub template_rules: Vec<String>,
     /// `"start-time"` or `"record-order"` (some start time was missing).
-    pub timeline_order: String,
+    pub timeline_order: TimelineOrder,
     /// Primary-origin record ordinals in timeline order.
     pub timeline: Vec<u64>,
     /// The state-changing writes, in timeline order (queries excluded).
@@ -73,7 +73,7 @@ pub struct EntityType {
     pub root: String,
     pub id_field: String,
     /// `"path-parameter"` or `"field-name"`.
-    pub id_basis: String,
+    pub id_basis: IdBasis,
     /// Fields one tool saw change with no recorded write between.
     pub volatile_fields: Vec<String>,
     /// Every field any view of the type showed, in first-seen order.
@@ -84,7 +84,7 @@ pub struct EntityType {
     pub list_tools: Vec<String>,
     /// Set when every tool of the type is recorded for a state reason
     /// (`fields-differ`, `list-differs`).
-    pub recorded_reason: Option<String>,
+    pub recorded_reason: Option<Replays>,
 }
 
 /// One entity: one identity within one collection path.
@@ -221,10 +221,9 @@ pub struct DocumentPlan {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedPlan {
     pub tool: String,
-    /// `envelope-varies`, `fields-differ`, `list-differs`, `query-body`,
-    /// `no-init-recording`, `body-unusable`, `no-identity`, `path-varies`,
-    /// `query-varies`, `rendered-oversize`, or `not-get` (a HEAD/OPTIONS read).
-    pub reason: String,
+    /// Why the tool replays (`Replays`: `envelope-varies`, `fields-differ`,
+    /// `list-differs`, `query-body`, …).
+    pub reason: Replays,
     /// The tool's recordings, in timeline order.
     pub record_ordinals: Vec<u64>,
 }
@@ -500,6 +499,35 @@ spelled!(
 );
 
 spelled!(
+    /// How the timeline is ordered: by start time, or in record order
+    /// (some start time was missing).
+    TimelineOrder, "kebab-case", { StartTime => "start-time", RecordOrder => "record-order" }
+);
+
+spelled!(
+    /// What proves an entity type's identity: a path parameter equal to a
+    /// field of the item, or a field's name.
+    IdBasis, "kebab-case", { PathParameter => "path-parameter", FieldName => "field-name" }
+);
+
+spelled!(
+    /// Why a read tool replays its recordings instead of rendering from
+    /// the state (the spec's recorded-view reasons).
+    Replays, "kebab-case", {
+        EnvelopeVaries => "envelope-varies",
+        FieldsDiffer => "fields-differ",
+        ListDiffers => "list-differs",
+        QueryBody => "query-body",
+        NoInitRecording => "no-init-recording",
+        BodyUnusable => "body-unusable",
+        NoIdentity => "no-identity",
+        PathVaries => "path-varies",
+        QueryVaries => "query-varies",
+        RenderedOversize => "rendered-oversize",
+    }
+);
+
+spelled!(
     /// Which entities a list shows: `all` of its collection in state order,
     /// or the ones its recording listed.
     Membership, "lowercase", { All => "all", Recorded => "recorded" }
@@ -565,5 +593,50 @@ mod tests {
         assert!(serde_json::from_value::<FieldRule>(unknown).is_err());
         let missing = json!({"field": "a", "rule": "echo"});
         assert!(serde_json::from_value::<FieldRule>(missing).is_err());
+    }
+
+    #[test]
+    fn timeline_order_id_basis_and_replay_reasons_keep_their_spelling() {
+        let spelled = |v: Value| serde_json::to_value(v).unwrap();
+        for (order, text) in [
+            (TimelineOrder::StartTime, "start-time"),
+            (TimelineOrder::RecordOrder, "record-order"),
+        ] {
+            assert_eq!(spelled(json!(order)), json!(text));
+            assert_eq!(order, text);
+            assert_eq!(
+                serde_json::from_value::<TimelineOrder>(json!(text)).unwrap(),
+                order
+            );
+        }
+        for (basis, text) in [
+            (IdBasis::PathParameter, "path-parameter"),
+            (IdBasis::FieldName, "field-name"),
+        ] {
+            assert_eq!(spelled(json!(basis)), json!(text));
+            assert_eq!(
+                serde_json::from_value::<IdBasis>(json!(text)).unwrap(),
+                basis
+            );
+        }
+        for text in [
+            "envelope-varies",
+            "fields-differ",
+            "list-differs",
+            "query-body",
+            "no-init-recording",
+            "body-unusable",
+            "no-identity",
+            "path-varies",
+            "query-varies",
+            "rendered-oversize",
+        ] {
+            let reason: Replays = serde_json::from_value(json!(text)).unwrap();
+            assert_eq!(reason.as_str(), text);
+            assert_eq!(spelled(json!(reason)), json!(text));
+        }
+        assert!(serde_json::from_value::<Replays>(json!("because")).is_err());
+        assert!(serde_json::from_value::<IdBasis>(json!("guess")).is_err());
+        assert!(serde_json::from_value::<TimelineOrder>(json!("random")).is_err());
     }
 }

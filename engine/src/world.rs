@@ -1134,7 +1134,7 @@ mod tests {
             origin: "http://127.0.0.1".into(),
             name: "test".into(),
             template_rules: Vec::new(),
-            timeline_order: "record-order".into(),
+            timeline_order: crate::state::TimelineOrder::RecordOrder,
             timeline: Vec::new(),
             state_writes: Vec::new(),
             types: vec![EntityType {
@@ -1142,7 +1142,7 @@ mod tests {
                 collection_template: "/api/items".into(),
                 root: "/api/items".into(),
                 id_field: "id".into(),
-                id_basis: "field-name".into(),
+                id_basis: crate::state::IdBasis::FieldName,
                 volatile_fields: Vec::new(),
                 fields: vec!["id".into()],
                 item_tool: None,

@@ -173,7 +173,7 @@ impl<M: Model> Model for WithAppModel<M> {
         }
         let Request::Http(call) = request else {
             // A tool call is answered by its tool (the engine), never re-routed.
-            return self.inner.answer(&mut world.inner, request, generator);
+            return self.engine_answer(&mut world.inner, request, generator);
         };
         let a = self.call_inner(world, call, request, generator);
         if tracing_model() {
@@ -269,7 +269,7 @@ impl<M: Model> WithAppModel<M> {
             }
         }
         trace("inner");
-        let answer = self.inner.answer(&mut world.inner, request, generator);
+        let answer = self.engine_answer(&mut world.inner, request, generator);
         match answer.error_code.as_deref() {
             // The spec's plans cannot answer: the model may.
             // A write plan the replay check contradicted stays refused
@@ -331,6 +331,37 @@ impl<M: Model> WithAppModel<M> {
 }
 
 impl<M: Model> WithAppModel<M> {
+    /// The engine's answer, a `PATCH` applied as an RFC 7396 merge patch
+    /// where the app model's evidence fits one on the call's route
+    /// (`ServingModel::merges_patch`), else as the plan means it (stored
+    /// as sent). A merge the model chose is named in `BASIS_HEADER`.
+    fn engine_answer(
+        &self,
+        world: &mut M::World,
+        request: &Request,
+        generator: &mut dyn Generator,
+    ) -> Answer {
+        let merged = std::cell::Cell::new(false);
+        let patch = |call: &Call| {
+            if call.method.eq_ignore_ascii_case("PATCH") && self.app.merges_patch(&call.path) {
+                merged.set(true);
+                rea_engine::PatchMeaning::MergePatch
+            } else {
+                rea_engine::PatchMeaning::StoredAsSent
+            }
+        };
+        let mut answer = self
+            .inner
+            .answer_patching(world, request, generator, &patch);
+        if merged.get() && answer.applied == Applied::Yes {
+            answer.headers.push((
+                BASIS_HEADER.to_string(),
+                "merge-patch; confirmed".to_string(),
+            ));
+        }
+        answer
+    }
+
     /// A write whose `If-Match` names none of the item's current validators
     /// (the `ETag` its read answers now, as the engine computes it): the
     /// app's recorded stale answer, when the model confirmed one on the route.

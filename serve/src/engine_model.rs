@@ -48,7 +48,7 @@ fn tool_info(engine: &Engine, tool: &rea_engine::manifest::Tool) -> ToolInfo {
     }
     if let Some(view) = engine.view_of(&tool.name) {
         let reason = match view {
-            rea_engine::state::ViewPlan::Recorded(r) => Some(r.reason.clone()),
+            rea_engine::state::ViewPlan::Recorded(r) => Some(r.reason.to_string()),
             _ => None,
         };
         return ToolInfo {
@@ -104,6 +104,16 @@ impl Model for EngineModel {
         generator: &mut dyn Generator,
     ) -> Answer {
         self.engine.answer(world, request, generator)
+    }
+
+    fn answer_patching(
+        &self,
+        world: &mut World,
+        request: &Request,
+        generator: &mut dyn Generator,
+        patch: &dyn Fn(&rea_engine::Call) -> rea_engine::PatchMeaning,
+    ) -> Answer {
+        self.engine.answer_with(world, request, generator, patch)
     }
 
     fn answer_list(

@@ -86,6 +86,19 @@ pub trait Model: Send + Sync + 'static {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer;
+    /// `answer`, with an update's sent members applied as `patch` says for
+    /// the routed call (the app model's write semantics where its evidence
+    /// confirmed them); `answer` applies each plan's own meaning.
+    fn answer_patching(
+        &self,
+        world: &mut Self::World,
+        request: &Request,
+        generator: &mut dyn Generator,
+        patch: &dyn Fn(&rea_engine::Call) -> rea_engine::PatchMeaning,
+    ) -> Answer {
+        let _ = patch;
+        self.answer(world, request, generator)
+    }
     /// Answers a list call over the items of its kind another World holds
     /// now (`current(method, path)`: the app model's), when the list
     /// semantics understand it; `None` leaves the call to `answer`.

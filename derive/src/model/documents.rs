@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 /// One singleton document and how its writes answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Document {
+pub(crate) struct Document {
     pub path: String,
     /// The document as the recording's first read showed it.
     pub initial: Map<String, Value>,
@@ -58,7 +58,10 @@ fn stored_escaped(doc: &Map<String, Value>) -> Option<bool> {
     (escaped && !bare).then_some(true)
 }
 
-pub fn infer(exchanges: &[Exchange], on_resource: &dyn Fn(&Exchange) -> bool) -> Vec<Document> {
+pub(crate) fn infer(
+    exchanges: &[Exchange],
+    on_resource: &dyn Fn(&Exchange) -> bool,
+) -> Vec<Document> {
     let mut paths: Vec<String> = Vec::new();
     for x in exchanges {
         let p = x.path();
@@ -162,7 +165,11 @@ fn same_type(a: &Value, b: &Value) -> bool {
 impl Document {
     /// Applies a write to the current document: the new document, or `None`
     /// when the write is not a merge the recording showed.
-    pub fn apply(&self, current: &Map<String, Value>, sent: &Value) -> Option<Map<String, Value>> {
+    pub(crate) fn apply(
+        &self,
+        current: &Map<String, Value>,
+        sent: &Value,
+    ) -> Option<Map<String, Value>> {
         let sent = sent.as_object().filter(|m| !m.is_empty())?;
         let mut next = current.clone();
         for (k, v) in sent {

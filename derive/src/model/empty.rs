@@ -42,7 +42,7 @@ impl EmptyLists {
 type Seen = BTreeMap<String, Vec<(u64, BTreeSet<String>, BTreeSet<String>)>>;
 
 /// Infers the rule from every 2xx JSON answer.
-pub fn infer(exchanges: &[Exchange]) -> EmptyLists {
+pub(crate) fn infer(exchanges: &[Exchange]) -> EmptyLists {
     let mut seen: Seen = BTreeMap::new();
     let mut checked = Vec::new();
     let mut contradicted = Vec::new();
@@ -124,7 +124,7 @@ fn walk(v: &Value, at: String, ord: u64, seen: &mut Seen, empty: &mut bool, dept
 }
 
 /// Removes every empty-array member of the objects in `v`, at any depth.
-pub fn strip(v: &mut Value) {
+pub(crate) fn strip(v: &mut Value) {
     match v {
         Value::Object(map) => {
             map.retain(|_, c| !c.as_array().is_some_and(Vec::is_empty));

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// A record with its request and answer decoded once.
 #[derive(Debug, Clone)]
-pub struct Exchange {
+pub(crate) struct Exchange {
     pub ordinal: u64,
     pub method: String,
     pub status: u16,
@@ -30,7 +30,7 @@ pub struct Exchange {
 impl Exchange {
     /// Decodes a record with its Evidence entry (for the request headers).
     /// `None` when the record has no path or no status.
-    pub fn of(record: &Record, entry: Option<&Value>) -> Option<Exchange> {
+    pub(crate) fn of(record: &Record, entry: Option<&Value>) -> Option<Exchange> {
         let path = record.path.as_ref()?;
         let status = record.status?;
         let segments = path
@@ -84,30 +84,30 @@ impl Exchange {
         })
     }
 
-    pub fn is_2xx(&self) -> bool {
+    pub(crate) fn is_2xx(&self) -> bool {
         (200..300).contains(&self.status)
     }
 
     /// True for methods that only read.
-    pub fn is_read(&self) -> bool {
+    pub(crate) fn is_read(&self) -> bool {
         matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
     }
 
-    pub fn request_header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn request_header(&self, name: &str) -> Option<&str> {
         self.request_headers
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn response_header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn response_header(&self, name: &str) -> Option<&str> {
         self.response_headers
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn query_value(&self, name: &str) -> Option<&str> {
+    pub(crate) fn query_value(&self, name: &str) -> Option<&str> {
         self.query
             .iter()
             .find(|(n, _)| n == name)
@@ -115,7 +115,7 @@ impl Exchange {
     }
 
     /// `/a/b` from the decoded segments.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         join(&self.segments)
     }
 }

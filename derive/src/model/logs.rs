@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct LogRead {
+pub(crate) struct LogRead {
     pub path: String,
     /// The answer's member holding the items.
     pub member: String,
@@ -30,7 +30,11 @@ pub struct LogRead {
 
 impl LogRead {
     /// The items the logged write bodies give for this read's query.
-    pub fn items(&self, writes: &[Map<String, Value>], query: &[(String, String)]) -> Vec<Value> {
+    pub(crate) fn items(
+        &self,
+        writes: &[Map<String, Value>],
+        query: &[(String, String)],
+    ) -> Vec<Value> {
         let q = |n: &str| query.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
         let Some(owner) = q(&self.owner_query) else {
             return Vec::new();
@@ -72,7 +76,10 @@ impl LogRead {
 }
 
 /// The log reads the recording confirms, among records `on_resource` rejects.
-pub fn infer(exchanges: &[Exchange], on_resource: &dyn Fn(&Exchange) -> bool) -> Vec<LogRead> {
+pub(crate) fn infer(
+    exchanges: &[Exchange],
+    on_resource: &dyn Fn(&Exchange) -> bool,
+) -> Vec<LogRead> {
     let mut confirmed: Vec<LogRead> = Vec::new();
     let mut contradicted: BTreeSet<String> = BTreeSet::new();
     for (i, x) in exchanges.iter().enumerate() {

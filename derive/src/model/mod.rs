@@ -9,35 +9,35 @@
 //! document is deterministic. `list_semantics` is the list-query section
 //! (filters, sort, paging), owned by `model::lists` when present.
 
-pub mod aggregates;
-pub mod analogies;
-pub mod cascades;
-pub mod conditions;
-pub mod docstore;
-pub mod documents;
-pub mod empty;
-pub mod errors;
-pub mod exchange;
-pub mod format_suffix;
-pub mod id_references;
-pub mod keyed;
+pub(crate) mod aggregates;
+pub(crate) mod analogies;
+pub(crate) mod cascades;
+pub(crate) mod conditions;
+pub(crate) mod docstore;
+pub(crate) mod documents;
+pub(crate) mod empty;
+pub(crate) mod errors;
+pub(crate) mod exchange;
+pub(crate) mod format_suffix;
+pub(crate) mod id_references;
+pub(crate) mod keyed;
 pub mod lists;
-pub mod logs;
+pub(crate) mod logs;
 pub(crate) mod page_links;
-pub mod post_reads;
-pub mod presence;
+pub(crate) mod post_reads;
+pub(crate) mod presence;
 pub(crate) mod references;
 pub mod relations;
 pub(crate) mod renderings;
 pub(crate) mod required;
-pub mod resources;
+pub(crate) mod resources;
 pub(crate) mod revisions;
-pub mod routes;
-pub mod sequences;
+pub(crate) mod routes;
+pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
-pub mod validation;
-pub mod writes;
+pub(crate) mod validation;
+pub(crate) mod writes;
 
 use crate::state::environment_state;
 use crate::state::records::Record;

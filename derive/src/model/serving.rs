@@ -403,6 +403,23 @@ impl ServingModel {
         })
     }
 
+    /// True when a `PATCH` at `path` is an RFC 7396 merge patch by the
+    /// model's evidence: the route's inferred update semantics list
+    /// `merge-patch` among the hypotheses every recorded write of it fits
+    /// (none contradicts it), and the model's replay of the route's writes
+    /// got every recorded status (`confirms_write`).
+    pub fn merges_patch(&self, path: &str) -> bool {
+        let Some(r) = self.resolve("PATCH", path, None, None) else {
+            return false;
+        };
+        let fits = self
+            .write_of("PATCH", &r.route)
+            .is_some_and(|w| w.role == "update" && patch_merges(w));
+        fits && self
+            .replayed_writes
+            .contains(&("PATCH".to_string(), r.route))
+    }
+
     /// Replays the recording, in order, from the initial World through
     /// `answer` (the model's own ids; clocks at 0).
     fn replay(&self, exchanges: &[Exchange]) -> Vec<Replayed> {
@@ -2452,9 +2469,14 @@ impl ServingModel {
                 .collect();
             entity.retain(|k, _| keep.contains(k));
         }
+        let patching = patch_merges(w);
         for (k, v) in &sent {
-            if v.is_null() && w.semantics.contains("merge-patch") {
+            if v.is_null() && patching {
                 entity.remove(k);
+            } else if let (true, Some(old @ Value::Object(_)), Value::Object(_)) =
+                (patching, entity.get_mut(k), v)
+            {
+                rea_engine::merge_patch(old, v);
             } else if let Some(nested) = entity.get(k).and_then(|old| echo_into(old, v)) {
                 entity.insert(k.clone(), nested);
             } else {
@@ -2861,6 +2883,14 @@ fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
         })
         .collect();
     Some(Value::Object(out))
+}
+
+/// True when an update applies as an RFC 7396 merge patch (`null`
+/// removes, objects merge): its chosen semantics say so, or it is a `PATCH`
+/// and `merge-patch` is among the hypotheses every recorded write fits.
+fn patch_merges(w: &WriteSemantics) -> bool {
+    w.semantics.contains("merge-patch")
+        || w.method == "PATCH" && w.fits.iter().any(|f| f == "merge-patch")
 }
 
 /// `posts` → `post`, `categories` → `category`, `model_version` stays.

@@ -106,8 +106,17 @@ impl Snapshots {
                     let id = member_at(&entity, &key_ptr)
                         .and_then(scalar_text)
                         .or_else(|| t.id.clone());
-                    if let Some(id) = id {
-                        self.merge((t.resource, t.scope.clone(), id), &entity, x.ordinal);
+                    match id {
+                        // A `PUT`'s answer shows the whole entity it put: a
+                        // member it omits is gone.
+                        Some(id) if x.method.eq_ignore_ascii_case("PUT") => {
+                            self.values
+                                .insert((t.resource, t.scope.clone(), id), (entity, x.ordinal));
+                        }
+                        Some(id) => {
+                            self.merge((t.resource, t.scope.clone(), id), &entity, x.ordinal)
+                        }
+                        None => {}
                     }
                 }
             }

@@ -19,7 +19,7 @@ use crate::state::timeline::{
 };
 use crate::state::usable::usable_body;
 use crate::state::views::{plan_views, ReadTool, ToolKind};
-use crate::state::{EntityType, State, StateWrite};
+use crate::state::{EntityType, IdBasis, State, StateWrite, TimelineOrder};
 use crate::template_rules::TemplateRule;
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -406,9 +406,9 @@ fn derive_from_records(
             }
         }
         let (id_field, id_basis) = match &proof {
-            Some((_, field)) => (field.clone(), "path-parameter"),
+            Some((_, field)) => (field.clone(), IdBasis::PathParameter),
             None => match identity_name_field(&lists).or_else(|| suffix_field(&lists)) {
-                Some(f) => (f, "field-name"),
+                Some(f) => (f, IdBasis::FieldName),
                 None => {
                     for r in &members {
                         list_pointers.remove(&r.index);
@@ -498,7 +498,7 @@ fn derive_from_records(
             collection_template: key.clone(),
             root: ctx.roots.root_of(key),
             id_field,
-            id_basis: id_basis.to_string(),
+            id_basis,
             volatile_fields: merged.volatile_fields,
             fields,
             item_tool,
@@ -541,11 +541,10 @@ fn derive_from_records(
         name: manifest.name.clone(),
         template_rules: manifest.template_rules.clone(),
         timeline_order: if ctx.timeline.by_start_time {
-            "start-time"
+            TimelineOrder::StartTime
         } else {
-            "record-order"
-        }
-        .to_string(),
+            TimelineOrder::RecordOrder
+        },
         timeline: ctx
             .timeline
             .order

@@ -4,7 +4,7 @@
 //! reads with no write between are volatile; changes across writes keep
 //! the whole type recorded (`fields-differ`, `list-differs`).
 
-use crate::state::Entity;
+use crate::state::{Entity, Replays};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -38,7 +38,7 @@ pub(crate) struct Merged {
     pub entities: Vec<Entity>,
     pub volatile_fields: Vec<String>,
     /// `fields-differ` or `list-differs` when the type must replay.
-    pub recorded_reason: Option<String>,
+    pub recorded_reason: Option<Replays>,
 }
 
 /// A stable key for an identity value.
@@ -199,9 +199,9 @@ pub(crate) fn merge(
         }
     }
     let recorded_reason = if fields_differ {
-        Some("fields-differ".to_string())
+        Some(Replays::FieldsDiffer)
     } else if list_differs {
-        Some("list-differs".to_string())
+        Some(Replays::ListDiffers)
     } else {
         None
     };
@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(m.volatile_fields, vec!["last_seen".to_string()]);
         assert_eq!(m.entities[0].fields["last_seen"], 2);
         let m = merge("items", "id", &s, &[], &|_, _| true);
-        assert_eq!(m.recorded_reason.as_deref(), Some("fields-differ"));
+        assert_eq!(m.recorded_reason, Some(Replays::FieldsDiffer));
     }
 
     #[test]
@@ -291,10 +291,8 @@ mod tests {
             None
         );
         assert_eq!(
-            merge("items", "id", &s, &[], &|_, _| true)
-                .recorded_reason
-                .as_deref(),
-            Some("fields-differ")
+            merge("items", "id", &s, &[], &|_, _| true).recorded_reason,
+            Some(Replays::FieldsDiffer)
         );
     }
 
@@ -314,10 +312,8 @@ mod tests {
             sight("list", false, "/api/items", 1, &sparse),
         ];
         assert_eq!(
-            merge("items", "id", &s, &[], &|_, _| true)
-                .recorded_reason
-                .as_deref(),
-            Some("fields-differ")
+            merge("items", "id", &s, &[], &|_, _| true).recorded_reason,
+            Some(Replays::FieldsDiffer)
         );
     }
 
@@ -336,10 +332,8 @@ mod tests {
             },
         ];
         assert_eq!(
-            merge("items", "id", &[], &listings, &|_, _| true)
-                .recorded_reason
-                .as_deref(),
-            Some("list-differs")
+            merge("items", "id", &[], &listings, &|_, _| true).recorded_reason,
+            Some(Replays::ListDiffers)
         );
         assert_eq!(
             merge("items", "id", &[], &listings, &|_, _| false).recorded_reason,

@@ -10,7 +10,9 @@ pub use model::{
     Document, DocumentPlan, Entity, EntityType, FieldRule, FixedMember, Insert, ItemPlan, ListLine,
     ListPlan, RecordedPlan, State, StateWrite, ViewPlan, WriteAnswer, WritePlan,
 };
-pub use model::{Generated, Rule, SequenceScope, Unserved, ValueKind};
+pub use model::{
+    Generated, IdBasis, Replays, Rule, SequenceScope, TimelineOrder, Unserved, ValueKind,
+};
 pub(crate) mod derive;
 pub(crate) mod entities;
 pub(crate) mod identity;

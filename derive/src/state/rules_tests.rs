@@ -39,7 +39,7 @@ fn view<'a>(s: &'a State, tool: &str) -> &'a ViewPlan {
 
 fn reason(s: &State, tool: &str) -> Option<String> {
     match view(s, tool) {
-        ViewPlan::Recorded(r) => Some(r.reason.clone()),
+        ViewPlan::Recorded(r) => Some(r.reason.to_string()),
         _ => None,
     }
 }

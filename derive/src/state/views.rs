@@ -10,11 +10,11 @@ use crate::error::DeriveError;
 use crate::state::derive::kept_charge;
 use crate::state::derive::Ctx;
 use crate::state::identity::list_at;
-use crate::state::model::Membership;
+use crate::state::model::{Membership, Replays};
 use crate::state::usable::BODY_LIMIT;
 use crate::state::writes::replay_gen::RecordedGenerator;
 use crate::state::{
-    Document, DocumentPlan, ItemPlan, ListLine, ListPlan, RecordedPlan, State, ViewPlan,
+    Document, DocumentPlan, EntityType, ItemPlan, ListLine, ListPlan, RecordedPlan, State, ViewPlan,
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -84,10 +84,10 @@ pub(crate) const ITEM_TOTAL_MEMBERS: &[&str] = &[
     "itemcount",
 ];
 
-fn recorded(tool: &str, reason: &str, r: &ReadTool) -> ViewPlan {
+fn recorded(tool: &str, reason: Replays, r: &ReadTool) -> ViewPlan {
     ViewPlan::Recorded(RecordedPlan {
         tool: tool.to_string(),
-        reason: reason.to_string(),
+        reason,
         record_ordinals: r.ordinals.clone(),
     })
 }
@@ -174,14 +174,18 @@ pub(crate) fn plan_views(
             .iter()
             .find(|t| t.collection_template == r.collection_template);
         let plan = match r.kind {
-            ToolKind::QueryPost => recorded(name, "query-body", r),
-            ToolKind::OtherMethod => recorded(name, "body-unusable", r),
-            _ if r.unusable => recorded(name, "body-unusable", r),
-            _ if r.initial.is_empty() => recorded(name, "no-init-recording", r),
+            ToolKind::QueryPost => recorded(name, Replays::QueryBody, r),
+            ToolKind::OtherMethod => recorded(name, Replays::BodyUnusable, r),
+            _ if r.unusable => recorded(name, Replays::BodyUnusable, r),
+            _ if r.initial.is_empty() => recorded(name, Replays::NoInitRecording, r),
             ToolKind::Item => match (ty, item_pointers.get(&r.index)) {
-                (Some(t), Some(_)) if t.recorded_reason.is_some() => {
-                    recorded(name, t.recorded_reason.as_deref().unwrap_or(""), r)
-                }
+                (
+                    Some(EntityType {
+                        recorded_reason: Some(reason),
+                        ..
+                    }),
+                    Some(_),
+                ) => recorded(name, *reason, r),
                 (Some(t), Some(pointer)) => {
                     let lines = latest_per_line(&r.initial);
                     let envelope = |o: &Obs| {
@@ -198,7 +202,7 @@ pub(crate) fn plan_views(
                         .unwrap_or(&r.initial[0]);
                     let base_envelope = envelope(base);
                     if r.initial.iter().any(|o| envelope(o) != base_envelope) {
-                        recorded(name, "envelope-varies", r)
+                        recorded(name, Replays::EnvelopeVaries, r)
                     } else {
                         let mut fields: Vec<String> = Vec::new();
                         let objects: Vec<&Map<String, Value>> = r
@@ -251,12 +255,16 @@ pub(crate) fn plan_views(
                         })
                     }
                 }
-                _ => recorded(name, "no-identity", r),
+                _ => recorded(name, Replays::NoIdentity, r),
             },
             ToolKind::List => match (ty, list_pointers.get(&r.index)) {
-                (Some(t), Some(_)) if t.recorded_reason.is_some() => {
-                    recorded(name, t.recorded_reason.as_deref().unwrap_or(""), r)
-                }
+                (
+                    Some(EntityType {
+                        recorded_reason: Some(reason),
+                        ..
+                    }),
+                    Some(_),
+                ) => recorded(name, *reason, r),
                 (Some(t), Some(pointer)) => {
                     let lines = latest_per_line(&r.initial);
                     let mut fields: Vec<String> = Vec::new();
@@ -354,15 +362,15 @@ pub(crate) fn plan_views(
                         dedup(r.initial.iter().map(|o| normalize_path(&o.path)));
                     let lines: Vec<String> = dedup(r.initial.iter().map(|o| o.line.clone()));
                     if paths.len() > 1 {
-                        recorded(name, "path-varies", r)
+                        recorded(name, Replays::PathVaries, r)
                     } else if lines.len() > 1 {
-                        recorded(name, "query-varies", r)
+                        recorded(name, Replays::QueryVaries, r)
                     } else if r
                         .initial
                         .windows(2)
                         .any(|w| w[0].value != w[1].value && ctx.writes_between(w[0].pos, w[1].pos))
                     {
-                        recorded(name, "fields-differ", r)
+                        recorded(name, Replays::FieldsDiffer, r)
                     } else {
                         let latest = r
                             .initial
@@ -373,7 +381,7 @@ pub(crate) fn plan_views(
                             .map(|s| s.len())
                             .unwrap_or(usize::MAX);
                         if rendered > BODY_LIMIT {
-                            recorded(name, "rendered-oversize", r)
+                            recorded(name, Replays::RenderedOversize, r)
                         } else {
                             budget.charge(kept_charge(&latest.value))?;
                             documents.push(Document {
@@ -441,7 +449,7 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
     let engine = Engine::from_records(records, ctx.manifest.clone(), state.clone())
         .map_err(|e| DeriveError::invalid_request("", e.message))?;
     let mut world = engine.initial_world();
-    let mut failed: Vec<(usize, &'static str)> = Vec::new();
+    let mut failed: Vec<(usize, Replays)> = Vec::new();
     for (vi, view) in state.views.iter().enumerate() {
         let Some(r) = reads
             .iter()
@@ -457,8 +465,8 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
             .map(|t| t.volatile_fields.clone())
             .unwrap_or_default();
         let (pointer, is_list, reason) = match view {
-            ViewPlan::Item(p) => (p.pointer.clone(), false, "fields-differ"),
-            ViewPlan::List(p) => (p.pointer.clone(), true, "list-differs"),
+            ViewPlan::Item(p) => (p.pointer.clone(), false, Replays::FieldsDiffer),
+            ViewPlan::List(p) => (p.pointer.clone(), true, Replays::ListDiffers),
             _ => continue,
         };
         for o in latest_per_line(&r.initial) {
@@ -503,7 +511,7 @@ fn check_plans(ctx: &Ctx<'_>, reads: &[ReadTool], state: &mut State) -> Result<(
             .unwrap_or_default();
         state.views[vi] = ViewPlan::Recorded(RecordedPlan {
             tool,
-            reason: reason.to_string(),
+            reason,
             record_ordinals: ordinals,
         });
     }

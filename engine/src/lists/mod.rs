@@ -1,8 +1,11 @@
-//! List semantics as the engine serves them: the document (`semantics`),
-//! field paths and comparison (`fields`), filter expressions
-//! (`filter_lang`) and the one evaluator (`eval`) that inference (in
-//! `rea-derivation`'s `model::lists`) and serving (`render`) share.
+//! Lists as the engine serves them, through one renderer (`serve::read`):
+//! the semantics document (`semantics`), field paths and comparison
+//! (`fields`), filter expressions (`filter_lang`), the one evaluator
+//! (`eval`) that inference (in `rea-derivation`'s `model::lists`) and
+//! serving share, and the query conventions applied where no semantics
+//! have evidence (`conventions`, which the replay check asks too).
 
+pub(crate) mod conventions;
 pub mod eval;
 pub mod fields;
 pub mod filter_lang;

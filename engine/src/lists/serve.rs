@@ -7,10 +7,12 @@
 //! whole list).
 
 use crate::codec::normalize_path;
+use crate::lists::conventions;
 use crate::lists::eval::{app_token, body_params, evaluate, own_token, query_params, select, Page};
 use crate::lists::semantics::{Carrier, EndpointSemantics, TokenFormat};
 use crate::manifest::Tool;
-use crate::render::{answer_from_record, render_entity, set_pointer};
+use crate::render::{answer_from_record, normalize_line, render_entity, replay, set_pointer};
+use crate::state::{Entity, ListPlan, Membership, ViewPlan};
 use crate::{Answer, AnswerBody, Call, Engine, World};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -35,6 +37,110 @@ pub fn params_of(sem: &EndpointSemantics, call: &Call) -> Option<Vec<(String, Va
             Some(_) => None,
         },
     }
+}
+
+/// The one list renderer: a list read answered from the inferred
+/// semantics when they understand it (`answer`), else a list view rendered
+/// from the World, its recorded line's membership kept and the engine's
+/// query conventions applied to a line the plan never recorded
+/// (`conventions::shape`); `None` for a tool that is neither.
+pub(crate) fn read(engine: &Engine, world: &World, tool: &Tool, call: &Call) -> Option<Answer> {
+    if let Some(answer) = answer(engine, world, tool, call) {
+        return Some(answer);
+    }
+    match engine.view_of(&tool.name) {
+        Some(ViewPlan::List(plan)) => Some(render_world_list(engine, world, tool, plan, call)),
+        _ => None,
+    }
+}
+
+fn render_world_list(
+    engine: &Engine,
+    world: &World,
+    tool: &Tool,
+    plan: &ListPlan,
+    call: &crate::Call,
+) -> Answer {
+    let collection = normalize_path(&call.path);
+    let line = call.line();
+    let recorded_line = plan.lines.iter().find(|l| l.line == line).or_else(|| {
+        plan.lines
+            .iter()
+            .find(|l| normalize_line(&l.line) == normalize_line(&line))
+    });
+    let base_line = recorded_line
+        .or_else(|| {
+            plan.lines
+                .iter()
+                .find(|l| l.collection == collection && !l.line.contains('?'))
+        })
+        .or_else(|| plan.lines.iter().find(|l| !l.line.contains('?')))
+        .or(plan.lines.first());
+    let Some(base) = base_line.and_then(|l| engine.record(l.base_ordinal)) else {
+        return replay(engine, tool, call);
+    };
+    let type_fields = engine
+        .entity_type(&plan.type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
+    let held = world.list(&plan.type_name, &collection);
+    let entities: Vec<&Entity> = match recorded_line {
+        Some(l) if l.membership != Membership::All => {
+            l.listed.iter().filter_map(|id| held.find(id)).collect()
+        }
+        // Lines never recorded: `conventions::shape` applies their query.
+        _ => held.iter().collect(),
+    };
+    let shaped = conventions::shape(
+        engine,
+        tool,
+        &plan.type_name,
+        call,
+        recorded_line.map(|l| l.membership == Membership::All),
+        entities,
+    );
+    let total = shaped.total;
+    let entities = shaped.entities;
+    let items: Vec<Value> = entities
+        .iter()
+        .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
+        .collect();
+    let count = items.len();
+    let mut answer = answer_from_record(base, &tool.name);
+    let mut envelope = match &answer.body {
+        AnswerBody::Json(v) => v.clone(),
+        _ => Value::Null,
+    };
+    if !set_pointer(&mut envelope, &plan.pointer, Value::Array(items)) {
+        return replay(engine, tool, call);
+    }
+    for counter in &plan.counters {
+        if let Some(slot) = envelope.pointer_mut(counter) {
+            *slot = match slot {
+                Value::String(_) => Value::String(count.to_string()),
+                _ => Value::from(count as u64),
+            };
+        }
+    }
+    let recorded_count = match &answer.body {
+        AnswerBody::Json(v) => v
+            .pointer(&plan.pointer)
+            .and_then(Value::as_array)
+            .map(Vec::len),
+        _ => None,
+    };
+    answer.body = AnswerBody::Json(envelope);
+    answer.rendered = Some(base.ordinal);
+    if let Some(recorded) = recorded_count {
+        crate::answer_headers::count_headers(&mut answer, recorded, total);
+    }
+    if let Some(name) = shaped.paging_header {
+        answer
+            .headers
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+    }
+    answer.headers.extend(shaped.next);
+    answer
 }
 
 /// Answers a list call from the semantics, or `None` to leave it to the
@@ -403,7 +509,7 @@ pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option
         .entity_type(&plan.type_name)
         .map(|t| t.fields.clone())
         .unwrap_or_default();
-    if crate::listing::understands(engine, routed.tool, query, &fields) {
+    if conventions::understands(engine, routed.tool, query, &fields) {
         Some("convention")
     } else {
         Some("unconfirmed")

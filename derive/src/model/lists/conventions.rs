@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// A role a parameter name conventionally plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     PageSize,
     PageNumber,
     Offset,
@@ -124,7 +124,7 @@ const TABLE: &[(Role, &[&str])] = &[
 ];
 
 /// The conventional roles of a name (lower-cased), in table order.
-pub fn roles(name: &str) -> Vec<Role> {
+pub(crate) fn roles(name: &str) -> Vec<Role> {
     let lower = name.to_ascii_lowercase();
     TABLE
         .iter()
@@ -134,7 +134,7 @@ pub fn roles(name: &str) -> Vec<Role> {
 }
 
 /// The names the library gives a role, in table order.
-pub fn names(role: Role) -> Vec<&'static str> {
+pub(crate) fn names(role: Role) -> Vec<&'static str> {
     TABLE
         .iter()
         .filter(|(r, _)| *r == role)
@@ -143,7 +143,7 @@ pub fn names(role: Role) -> Vec<&'static str> {
 }
 
 /// True for a sort direction value (`asc`, `desc`).
-pub fn is_direction(v: &Value) -> bool {
+pub(crate) fn is_direction(v: &Value) -> bool {
     v.as_str().is_some_and(|s| {
         matches!(
             s.to_ascii_lowercase().as_str(),
@@ -153,10 +153,10 @@ pub fn is_direction(v: &Value) -> bool {
 }
 
 /// Member-name parts that mark a time (default orders usually follow one).
-pub const TIME_WORDS: &[&str] = &["date", "time", "created", "modified", "updated", "_at"];
+pub(crate) const TIME_WORDS: &[&str] = &["date", "time", "created", "modified", "updated", "_at"];
 
 /// Body members naming the next page's token.
-pub const NEXT_MEMBER_WORDS: &[&str] = &[
+pub(crate) const NEXT_MEMBER_WORDS: &[&str] = &[
     "next_page_token",
     "nextpagetoken",
     "next_token",
@@ -166,7 +166,7 @@ pub const NEXT_MEMBER_WORDS: &[&str] = &[
 ];
 
 /// Body members holding the number of matches.
-pub const TOTAL_MEMBERS: &[&str] = &[
+pub(crate) const TOTAL_MEMBERS: &[&str] = &[
     "total",
     "total_count",
     "totalcount",
@@ -252,7 +252,7 @@ pub fn operator_family(name: &str) -> Option<(&str, Vec<Affix>)> {
 
 /// A name spelled as a field plus an operator (`price_gte`, `age__lt`,
 /// `price[gt]`, `min_price`, `not_status`): the field name and operator.
-pub fn operator_spelling(name: &str) -> Option<(&str, Op)> {
+pub(crate) fn operator_spelling(name: &str) -> Option<(&str, Op)> {
     for (s, op) in SUFFIXES {
         if let Some(f) = name.strip_suffix(s).filter(|f| !f.is_empty()) {
             return Some((f, *op));

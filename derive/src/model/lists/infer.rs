@@ -901,7 +901,7 @@ fn default_page_size(ep: &Endpoint, s: &Spelling, size_params: &[String]) -> Opt
 /// than `size` entities, or lists fewer than `size` where its stated total
 /// says more remained on a first page: the default page size `size` is not
 /// contradicted.
-pub fn page_size_fits(ep: &EndpointSemantics, instances: &[Instance], size: usize) -> bool {
+pub(crate) fn page_size_fits(ep: &EndpointSemantics, instances: &[Instance], size: usize) -> bool {
     let sizes: Vec<&str> = ep
         .params
         .iter()
@@ -928,7 +928,7 @@ pub fn page_size_fits(ep: &EndpointSemantics, instances: &[Instance], size: usiz
 }
 
 /// Infers one endpoint's semantics.
-pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
+pub(crate) fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
     let spelling = spelling_of(ep);
     let mut names: Vec<String> = Vec::new();
     let mut observed: HashMap<String, Vec<Value>> = HashMap::new();

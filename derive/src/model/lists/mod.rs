@@ -12,10 +12,10 @@
 //! - `infer`: hypotheses and their confirmation;
 //! - `semantics`: the serialized document.
 
-pub mod conventions;
-pub mod infer;
+pub(crate) mod conventions;
+pub(crate) mod infer;
 pub mod instances;
-pub mod moments;
+pub(crate) mod moments;
 
 /// The document, field paths, filter expressions and the evaluator live
 /// in `rea-engine` (serving uses them); inference re-exports them.

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap};
 const MARK: &str = "feedface";
 
 /// What the replay needs to know of each list instance to check.
-pub struct Wanted {
+pub(crate) struct Wanted {
     pub ordinal: u64,
     pub tool: String,
     /// `state`: the engine's World list of the instance's collection;
@@ -129,7 +129,7 @@ fn json_of(rec: &Record) -> Option<Value> {
 /// recorded values in place of generated ones). Instances whose universe
 /// cannot be known (the call lands on nothing either World holds) are
 /// left out.
-pub fn universes(
+pub(crate) fn universes(
     records: &[Record],
     engine: &Engine,
     serving: Option<&ServingModel>,

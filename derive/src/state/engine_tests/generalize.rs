@@ -234,21 +234,41 @@ fn sibling_collections_answer_item_reads_and_writes() {
     assert_eq!(body["data"]["id"], "t1");
     assert_eq!(body["meta"], 1);
     // PATCH through the sibling's plan means what the plan means on its
-    // own route: a merge patch (`null` removes), on `things` only.
+    // own route: each sent member stored as sent (what the check confirmed),
+    // on `things` only.
     let patch = json!({"data": {"name": null, "paid": true}});
-    let answer = send(
-        &engine,
-        &mut world,
-        "PATCH",
-        "/api/things/t1",
-        Some(patch.clone()),
-    );
+    let mut stored = world.clone();
+    for (ty, collection, id) in [
+        ("things", "/api/things", "t1"),
+        ("items", "/api/items", "i1"),
+    ] {
+        let path = format!("{collection}/{id}");
+        let answer = send(&engine, &mut stored, "PATCH", &path, Some(patch.clone()));
+        assert_eq!(answer.status, 200, "{answer:?}");
+        let held = stored.entity(ty, collection, id).unwrap();
+        assert_eq!(held.fields.get("name"), Some(&Value::Null), "{path}");
+    }
+    // A caller that names the merge patch (the app model, where its
+    // evidence fits one) gets it on both routes: `null` removes.
+    let merging = |world: &mut World, path: &str| {
+        let call = Call {
+            method: "PATCH".into(),
+            path: path.into(),
+            query: None,
+            headers: Vec::new(),
+            body: Some(patch.clone()),
+        };
+        engine.answer_with(world, &Request::Http(call), &mut Fixed(0), &|_| {
+            crate::engine::PatchMeaning::MergePatch
+        })
+    };
+    let answer = merging(&mut world, "/api/things/t1");
     assert_eq!(answer.status, 200, "{answer:?}");
     let held = world.entity("things", "/api/things", "t1").unwrap();
     assert_eq!(held.fields.get("paid"), Some(&json!(true)));
     assert!(!held.fields.contains_key("name"));
     let held = held.clone();
-    let own = send(&engine, &mut world, "PATCH", "/api/items/i1", Some(patch));
+    let own = merging(&mut world, "/api/items/i1");
     assert_eq!(own.status, 200, "{own:?}");
     let item = world.entity("items", "/api/items", "i1").unwrap();
     assert!(!item.fields.contains_key("name"));

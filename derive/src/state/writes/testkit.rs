@@ -216,7 +216,7 @@ impl Scenario {
             origin: "http://app.test".into(),
             name: "app-test".into(),
             template_rules: vec![],
-            timeline_order: "start-time".into(),
+            timeline_order: crate::state::TimelineOrder::StartTime,
             timeline: (0..exchanges.len() as u64).collect(),
             state_writes: vec![],
             types: vec![EntityType {
@@ -224,7 +224,7 @@ impl Scenario {
                 collection_template: "/api/items".into(),
                 root: "/api/items".into(),
                 id_field: "id".into(),
-                id_basis: "field-name".into(),
+                id_basis: crate::state::IdBasis::FieldName,
                 volatile_fields: vec![],
                 fields,
                 item_tool: Some("get_item".into()),

@@ -1,9 +1,12 @@
-//! List queries the recording never saw: filters, sorting, limits and
-//! continuation tokens applied to a list rendered from the World, plus the
-//! default render order a write plan's `insert` rule names (see
-//! docs/serving.md, "Beyond the recording").
+//! The list-query conventions: filters, sorting, limits and continuation
+//! tokens the recording never saw, applied to a list rendered from the
+//! World where no inferred list semantics have evidence (the replay check
+//! asks `understands`), plus the default render order a write plan's
+//! `insert` rule names (docs/serving.md, "Beyond the recording"). Values
+//! compare and match as the list evaluator's do (`lists::fields`).
 
 use crate::codec::{normalize_path, query_decode};
+use crate::lists::fields::{self, Collation};
 use crate::state::{Entity, InsertPosition, PlanStatus, SortOrder};
 use crate::{Call, Engine};
 use base64::Engine as _;
@@ -149,38 +152,20 @@ pub(crate) fn read_token(token: &str) -> Option<usize> {
     value.get("offset")?.as_u64().map(|n| n as usize)
 }
 
-/// True when a field value equals the query text, coerced to the value's type.
+/// True when a field value equals the query text, coerced to the value's
+/// type (the one equality of list queries, `fields::equals`).
 pub(crate) fn value_matches(value: Option<&Value>, text: &str) -> bool {
-    match value {
-        Some(Value::String(s)) => s == text,
-        Some(Value::Number(n)) => text
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .zip(n.as_f64())
-            .is_some_and(|(a, b)| a == b),
-        Some(Value::Bool(b)) => text == if *b { "true" } else { "false" },
-        Some(Value::Null) => text == "null",
-        _ => false,
-    }
-}
-
-fn text_value(like: Option<&Value>, text: &str) -> Value {
-    match like {
-        Some(Value::Number(_)) => text
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or_else(|| Value::String(text.to_string())),
-        _ => Value::String(text.to_string()),
-    }
+    fields::equals(value, &Value::String(text.to_string()))
 }
 
 fn keep(entity: &Entity, f: &Filter) -> bool {
     let v = entity.fields.get(&f.field);
-    let cmp = || v.map(|v| compare(Some(v), Some(&text_value(Some(v), &f.text))));
+    let cmp = || {
+        v.map(|v| {
+            let wanted = fields::coerce(&Value::String(f.text.clone()), Some(v));
+            compare(Some(v), Some(&wanted))
+        })
+    };
     match f.op {
         FilterOp::Eq => value_matches(v, &f.text),
         FilterOp::Not => !value_matches(v, &f.text),
@@ -192,33 +177,11 @@ fn keep(entity: &Entity, f: &Filter) -> bool {
     }
 }
 
-fn rank(v: Option<&Value>) -> u8 {
-    match v {
-        None | Some(Value::Null) => 0,
-        Some(Value::Bool(_)) => 1,
-        Some(Value::Number(_)) => 2,
-        Some(Value::String(_)) => 3,
-        Some(Value::Array(_)) => 4,
-        Some(Value::Object(_)) => 5,
-    }
-}
-
-/// Total order on field values: absent/null, booleans, numbers, strings,
-/// then arrays and objects (by their JSON text).
+/// The one total order of list values (`fields::compare`, binary
+/// collation): absent/null, booleans, numbers, strings, then arrays and
+/// objects.
 pub(crate) fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
-    match (a, b) {
-        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x
-            .as_f64()
-            .unwrap_or(0.0)
-            .partial_cmp(&y.as_f64().unwrap_or(0.0))
-            .unwrap_or(Ordering::Equal),
-        (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
-        (Some(x @ (Value::Array(_) | Value::Object(_))), Some(y)) if rank(a) == rank(b) => {
-            x.to_string().cmp(&y.to_string())
-        }
-        _ => rank(a).cmp(&rank(b)),
-    }
+    fields::compare(a, b, Collation::Binary)
 }
 
 /// Stable sort by keys (field, descending).
