@@ -261,7 +261,7 @@ fn nested_parts(c: &Collections, segments: &[String]) -> Option<(String, String,
 }
 
 /// Infers the relations and embedding parameters of a recording.
-pub fn infer(exchanges: &[Exchange]) -> Relations {
+pub(crate) fn infer(exchanges: &[Exchange]) -> Relations {
     let c = collections(exchanges);
     let mut rels: Vec<Relation> = Vec::new();
     let mut embeds: Vec<Embedding> = Vec::new();

@@ -8,8 +8,8 @@
 //! only where replaying the whole recording through `serve` reproduces the
 //! recorded answers (`replay`).
 
-pub mod replay;
-pub mod serve;
+pub(crate) mod replay;
+pub(crate) mod serve;
 #[cfg(test)]
 mod tests;
 
@@ -195,7 +195,7 @@ fn last_and_parent(x: &Exchange) -> Option<(String, &str)> {
 
 /// Infers the document store a recording shows, when it shows one (None
 /// for every recording without documents that carry a revision token).
-pub fn infer(exchanges: &[Exchange]) -> Option<DocStore> {
+pub(crate) fn infer(exchanges: &[Exchange]) -> Option<DocStore> {
     // Item reads: an object holding the path's last segment under a member
     // and a revision-shaped text under another.
     let mut pairs: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();

@@ -42,7 +42,7 @@ pub(crate) struct Outcome {
 
 impl DocStore {
     /// The documents the recording shows before any recorded write to them.
-    pub fn initial_world(&self, exchanges: &[Exchange]) -> DocWorld {
+    pub(crate) fn initial_world(&self, exchanges: &[Exchange]) -> DocWorld {
         let mut world = DocWorld::default();
         let mut written: BTreeSet<(String, String)> = BTreeSet::new();
         for x in exchanges {

@@ -223,12 +223,12 @@ const FAMILIES: &[&[&str]] = &[
 ];
 
 /// One spelling of a family: the affix, whether it is a prefix, its operator.
-pub type Affix = (&'static str, bool, Op);
+pub(crate) type Affix = (&'static str, bool, Op);
 
 /// The family of the operator spelling of `name` (its field name and
 /// every affix of the family with its operator and whether it is a
 /// prefix), when the name spells one.
-pub fn operator_family(name: &str) -> Option<(&str, Vec<Affix>)> {
+pub(crate) fn operator_family(name: &str) -> Option<(&str, Vec<Affix>)> {
     let (field, _) = operator_spelling(name)?;
     let affix = name
         .strip_prefix(field)
