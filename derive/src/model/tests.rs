@@ -335,14 +335,23 @@ fn id_segment_with_a_suffix() {
     let mut other = har_entry("GET", &format!("{base}/40.json"), 404, "application/json");
     other["response"]["content"]["text"] = json!(r#"{"errors":["not found"]}"#);
     let m = environment_model(&evidence(vec![list, item, other])).unwrap();
+    // `.json` names the media type of every answer under it, on paths of
+    // two shapes: a format suffix, so the routes are spelled without it and
+    // the list is the items' collection (`format_suffix`).
+    let f = m.format_suffix.as_ref().expect("a format suffix");
+    assert_eq!(
+        (f.suffix.as_str(), f.shapes.as_slice()),
+        (".json", &[1, 2][..])
+    );
     let r = resource(&m, "/issues");
     let seg = r.segment.as_ref().unwrap();
-    assert_eq!(
-        (seg.suffix.as_str(), seg.kind.as_str()),
-        (".json", "integer")
-    );
-    assert_eq!(r.item.as_deref(), Some("/issues/{issue_id}.json"));
+    assert_eq!((seg.suffix.as_str(), seg.kind.as_str()), ("", "integer"));
+    assert_eq!(r.item.as_deref(), Some("/issues/{issue_id}"));
     assert_eq!(r.item_envelope.as_deref(), Some("/issue"));
+    assert!(r
+        .operations
+        .iter()
+        .any(|o| o.role == "list" && o.route == "/issues"));
     // `40.json`, never seen, routes to the same item.
     let read = r.operations.iter().find(|o| o.role == "read").unwrap();
     assert_eq!(read.ordinals, vec![1, 2]);

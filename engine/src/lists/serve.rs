@@ -283,6 +283,17 @@ fn render(
     let AnswerBody::Json(mut envelope) = answer.body.clone() else {
         return None;
     };
+    // A recorded header counting the base record's items counts this page's
+    // total (as the engine's own renders do), unless the spelling names it.
+    if sem.spelling.total_header.is_none() {
+        if let Some(recorded) = envelope
+            .pointer(&sem.items_pointer)
+            .and_then(Value::as_array)
+            .map(Vec::len)
+        {
+            crate::answer_headers::count_headers(&mut answer, recorded, page.total);
+        }
+    }
     let items: Vec<Value> = page
         .indices
         .iter()
