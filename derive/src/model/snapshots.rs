@@ -29,7 +29,8 @@ pub(crate) fn target_of(
 ) -> Option<Target> {
     for (i, r) in resources.iter().enumerate() {
         for op in &r.operations {
-            if !op.ordinals.contains(&x.ordinal) {
+            // The ordinals are sorted (`resources::infer`).
+            if op.ordinals.binary_search(&x.ordinal).is_err() {
                 continue;
             }
             let n = x.segments.len();
@@ -102,12 +103,12 @@ impl Snapshots {
                 }
             }
             _ => {
-                if let Some(entity) = entity_at(answer, r) {
-                    let id = member_at(&entity, &key_ptr)
+                if let Some(entity) = entity_ref(answer, r) {
+                    let id = member_at(entity, &key_ptr)
                         .and_then(scalar_text)
                         .or_else(|| t.id.clone());
                     if let Some(id) = id {
-                        self.merge((t.resource, t.scope.clone(), id), &entity, x.ordinal);
+                        self.merge((t.resource, t.scope.clone(), id), entity, x.ordinal);
                     }
                 }
             }
@@ -143,10 +144,15 @@ impl Snapshots {
 
 /// The entity of an item-shaped answer, at the resource's item envelope.
 pub(crate) fn entity_at(answer: &Value, r: &Resource) -> Option<Map<String, Value>> {
+    entity_ref(answer, r).cloned()
+}
+
+/// `entity_at`, borrowed.
+pub(crate) fn entity_ref<'a>(answer: &'a Value, r: &Resource) -> Option<&'a Map<String, Value>> {
     if let Some(env) = &r.item_envelope {
         if let Some(o) = answer.pointer(env).and_then(Value::as_object) {
-            return Some(o.clone());
+            return Some(o);
         }
     }
-    entity_of(answer).map(|(_, o)| o.clone())
+    entity_of(answer).map(|(_, o)| o)
 }

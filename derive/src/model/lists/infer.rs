@@ -979,11 +979,8 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 adopted: vec![],
                 item_fields: item_fields.clone(),
                 base_ordinal,
-                answers: if ep.universe_kind == "answers" {
-                    ep.universe.clone()
-                } else {
-                    Vec::new()
-                },
+                // Filled once chosen: no check reads it.
+                answers: Vec::new(),
                 spelling: spelling.clone(),
                 instances: vec![],
             }
@@ -1095,6 +1092,9 @@ pub fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
     }
     let mut sem = build(&choice, &order, collation, &defaults);
     let result = run(&sem, ep, &checked);
+    if ep.universe_kind == "answers" {
+        sem.answers = ep.universe.clone();
+    }
     // Per parameter: kept when an instance using it re-rendered and none differed.
     for p in &mut sem.params {
         for (o, v) in &result.verdicts {
