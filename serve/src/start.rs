@@ -183,15 +183,18 @@ fn build(
         served.join(", ")
     ));
     drop(evidence);
-    let lists = rea_derivation::model::lists::infer_with(&records, &manifest, &state, Some(&app));
+    // The list semantics are inferred over the engine that will serve them.
+    let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+    let engine = Engine::from_records(by_ordinal, manifest, state)?;
+    let lists = rea_derivation::model::lists::infer_with_engine(&records, &engine, Some(&app));
+    drop(records);
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",
-        state.entities.len(),
-        state.documents.len(),
-        state.writes.len()
+        engine.state.entities.len(),
+        engine.state.documents.len(),
+        engine.state.writes.len()
     ));
-    let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
-    let mut engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
+    let mut engine = engine.with_list_semantics(lists);
     // A create demands only what every recorded create sent and the app does not fill in.
     rea_engine::schemas::loosen_required(&mut engine);
     let env = Environment::new(
@@ -209,6 +212,8 @@ fn build(
         ));
         load_state(&env, path)?;
     }
+    // What the derivation freed (on both cores' heaps) goes back.
+    crate::environment::give_back_memory();
     Ok((env, left_out))
 }
 

@@ -126,7 +126,7 @@ impl Snapshots {
             // A member seen again unchanged (a list read many times) is
             // compared, not copied.
             match e.0.get_mut(k) {
-                Some(held) if held == v => {}
+                Some(held) if same(held, v) => {}
                 Some(held) => *held = v.clone(),
                 None => {
                     e.0.insert(k.clone(), v.clone());
@@ -139,6 +139,21 @@ impl Snapshots {
     pub(crate) fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
         self.values
             .get(&(t.resource, t.scope.clone(), t.id.clone()?))
+    }
+}
+
+/// `a == b`, comparing objects member by member in order first (a value
+/// seen again is usually spelled the same), by lookup only when that fails.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && (x.iter().zip(y).all(|((k, v), (l, w))| k == l && same(v, w)) || x == y)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => a == b,
     }
 }
 
