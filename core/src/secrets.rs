@@ -80,6 +80,22 @@ pub struct Summary {
 
 /// Whether a member, form field or query parameter name is a secret's.
 pub fn is_secret_member(name: &str) -> bool {
+    // The usual short ASCII name, without allocating.
+    if name.is_ascii() && name.len() <= 64 {
+        let mut buf = [0u8; 64];
+        let mut len = 0;
+        for b in name
+            .bytes()
+            .filter(|b| !matches!(b, b'_' | b'-' | b'.' | b' '))
+        {
+            buf[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        let n = &buf[..len];
+        return SECRET_MEMBER_SUFFIXES
+            .iter()
+            .any(|s| n.ends_with(s.as_bytes()));
+    }
     let n: String = name
         .chars()
         .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))

@@ -145,16 +145,32 @@ fn build(
     ));
     let names: Vec<&str> = options.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(ErrorReport::from)?;
-    let manifest = environment_manifest(&evidence, &rules, true).map_err(ErrorReport::from)?;
-    progress(&format!(
-        "{} tools; deriving the environment state",
-        manifest.tools.len()
-    ));
-    let state = environment_state_with_records(&evidence, &manifest, &records)
-        .map_err(ErrorReport::from)?;
-    progress("inferring the app model");
-    let app =
-        rea_derivation::model::serving::serving_model(&evidence).map_err(ErrorReport::from)?;
+    // The app model reads only the Evidence: it is inferred on a second
+    // core while this one derives the manifest and the state (the same
+    // documents, and the same first error, as one after the other).
+    let (manifest, state, app) = std::thread::scope(|scope| {
+        let model = scope.spawn(|| rea_derivation::model::serving::serving_model(&evidence));
+        let model = || {
+            model
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        let manifest = match environment_manifest(&evidence, &rules, true) {
+            Ok(m) => m,
+            Err(e) => return Err(ErrorReport::from(e)),
+        };
+        progress(&format!(
+            "{} tools; deriving the environment state",
+            manifest.tools.len()
+        ));
+        let state = match environment_state_with_records(&evidence, &manifest, &records) {
+            Ok(s) => s,
+            Err(e) => return Err(ErrorReport::from(e)),
+        };
+        progress("inferring the app model");
+        let app = model().map_err(ErrorReport::from)?;
+        Ok((manifest, state, app))
+    })?;
     let served: Vec<String> = app
         .model
         .resources
@@ -167,15 +183,18 @@ fn build(
         served.join(", ")
     ));
     drop(evidence);
-    let lists = rea_derivation::model::lists::infer_with(&records, &manifest, &state, Some(&app));
+    // The list semantics are inferred over the engine that will serve them.
+    let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+    let engine = Engine::from_records(by_ordinal, manifest, state)?;
+    let lists = rea_derivation::model::lists::infer_with_engine(&records, &engine, Some(&app));
+    drop(records);
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",
-        state.entities.len(),
-        state.documents.len(),
-        state.writes.len()
+        engine.state.entities.len(),
+        engine.state.documents.len(),
+        engine.state.writes.len()
     ));
-    let records = records.into_iter().map(|r| (r.ordinal, r)).collect();
-    let mut engine = Engine::from_records(records, manifest, state)?.with_list_semantics(lists);
+    let mut engine = engine.with_list_semantics(lists);
     // A create demands only what every recorded create sent and the app does not fill in.
     rea_engine::schemas::loosen_required(&mut engine);
     let env = Environment::new(
@@ -193,6 +212,8 @@ fn build(
         ));
         load_state(&env, path)?;
     }
+    // What the derivation freed (on both cores' heaps) goes back.
+    crate::environment::give_back_memory();
     Ok((env, left_out))
 }
 

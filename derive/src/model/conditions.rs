@@ -7,7 +7,7 @@
 use super::exchange::{scalar_text, sorted, Exchange};
 use super::resources::Resource;
 use super::routes::Templates;
-use super::snapshots::{entity_at, target_of, Target};
+use super::snapshots::{entity_ref, target_of, Target};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -89,8 +89,8 @@ pub(crate) fn infer(
             let entity = x
                 .answer
                 .as_ref()
-                .and_then(|a| entity_at(a, &resources[t.resource]));
-            let hit = entity.as_ref().and_then(|m| {
+                .and_then(|a| entity_ref(a, &resources[t.resource]));
+            let hit = entity.and_then(|m| {
                 m.iter()
                     .find(|(_, mv)| scalar_text(mv).as_deref() == Some(unquote(v)))
                     .map(|(k, _)| k.clone())

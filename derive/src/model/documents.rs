@@ -62,16 +62,23 @@ pub(crate) fn infer(
     exchanges: &[Exchange],
     on_resource: &dyn Fn(&Exchange) -> bool,
 ) -> Vec<Document> {
+    // Each path's exchanges, in order, the paths in order of first appearance.
     let mut paths: Vec<String> = Vec::new();
+    let mut by_path: std::collections::HashMap<String, Vec<&Exchange>> =
+        std::collections::HashMap::new();
     for x in exchanges {
         let p = x.path();
-        if !paths.contains(&p) {
-            paths.push(p);
-        }
+        by_path
+            .entry(p)
+            .or_insert_with_key(|p| {
+                paths.push(p.clone());
+                Vec::new()
+            })
+            .push(x);
     }
     let mut out = Vec::new();
     'path: for p in paths {
-        let xs: Vec<&Exchange> = exchanges.iter().filter(|x| x.path() == p).collect();
+        let xs: Vec<&Exchange> = by_path.remove(&p).unwrap_or_default();
         if xs.iter().any(|x| on_resource(x)) {
             continue;
         }

@@ -37,9 +37,9 @@ impl EmptyLists {
     }
 }
 
-/// Objects seen at one place: per object, its ordinal, its members and the
-/// members that are non-empty arrays.
-type Seen = BTreeMap<String, Vec<(u64, BTreeSet<String>, BTreeSet<String>)>>;
+/// Objects seen at one place: per shape (its members and the members that
+/// are non-empty arrays, each sorted), the ordinals of the objects of it.
+type Seen<'a> = BTreeMap<String, BTreeMap<(Vec<&'a str>, Vec<&'a str>), Vec<u64>>>;
 
 /// Infers the rule from every 2xx JSON answer.
 pub(crate) fn infer(exchanges: &[Exchange]) -> EmptyLists {
@@ -50,7 +50,7 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> EmptyLists {
         let Some(answer) = &x.answer else { continue };
         checked.push(x.ordinal);
         let mut empty = false;
-        walk(answer, String::new(), x.ordinal, &mut seen, &mut empty, 0);
+        walk(answer, "", x.ordinal, &mut seen, &mut empty, 0);
         if empty {
             contradicted.push(x.ordinal);
         }
@@ -60,11 +60,17 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> EmptyLists {
     // The answer's top level differs by route, and so do the items of a
     // root array (a route's entities): only nested places count.
     for (place, objects) in seen.iter().filter(|(p, _)| !p.is_empty() && *p != "/*") {
-        let lists: BTreeSet<&String> = objects.iter().flat_map(|(_, _, l)| l.iter()).collect();
+        let lists: BTreeSet<&str> = objects
+            .keys()
+            .flat_map(|(_, l)| l.iter().copied())
+            .collect();
         for m in lists {
-            for (ord, _, _) in objects.iter().filter(|(_, has, _)| !has.contains(m)) {
+            for (_, ords) in objects
+                .iter()
+                .filter(|((has, _), _)| has.binary_search(&m).is_err())
+            {
                 members.insert(format!("{place} {m}"));
-                supported.push(*ord);
+                supported.extend(ords.iter().copied());
             }
         }
     }
@@ -84,29 +90,36 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> EmptyLists {
     }
 }
 
-fn walk(v: &Value, at: String, ord: u64, seen: &mut Seen, empty: &mut bool, depth: usize) {
+fn walk<'a>(v: &'a Value, at: &str, ord: u64, seen: &mut Seen<'a>, empty: &mut bool, depth: usize) {
     if depth > 8 {
         return;
     }
     match v {
         Value::Object(map) => {
-            let has: BTreeSet<String> = map.keys().cloned().collect();
-            let lists: BTreeSet<String> = map
+            let mut has: Vec<&str> = map.keys().map(String::as_str).collect();
+            has.sort_unstable();
+            let mut lists: Vec<&str> = map
                 .iter()
                 .filter(|(_, v)| v.as_array().is_some_and(|a| !a.is_empty()))
-                .map(|(k, _)| k.clone())
+                .map(|(k, _)| k.as_str())
                 .collect();
+            lists.sort_unstable();
             if map
                 .values()
                 .any(|v| v.as_array().is_some_and(Vec::is_empty))
             {
                 *empty = true;
             }
-            seen.entry(at.clone()).or_default().push((ord, has, lists));
-            for (k, child) in map {
+            let shapes = match seen.get_mut(at) {
+                Some(shapes) => shapes,
+                None => seen.entry(at.to_string()).or_default(),
+            };
+            shapes.entry((has, lists)).or_default().push(ord);
+            // Scalars hold no objects: only containers are walked.
+            for (k, child) in map.iter().filter(|(_, c)| c.is_object() || c.is_array()) {
                 walk(
                     child,
-                    format!("{at}/{}", token(k)),
+                    &format!("{at}/{}", token(k)),
                     ord,
                     seen,
                     empty,
@@ -115,8 +128,9 @@ fn walk(v: &Value, at: String, ord: u64, seen: &mut Seen, empty: &mut bool, dept
             }
         }
         Value::Array(items) => {
-            for item in items {
-                walk(item, format!("{at}/*"), ord, seen, empty, depth + 1);
+            let inner = format!("{at}/*");
+            for item in items.iter().filter(|c| c.is_object() || c.is_array()) {
+                walk(item, &inner, ord, seen, empty, depth + 1);
             }
         }
         _ => {}

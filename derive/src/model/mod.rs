@@ -184,17 +184,31 @@ fn model_with_templates(
 ) -> (Model, routes::Templates) {
     let templates = routes::Templates::infer(exchanges);
     let resources = resources::infer(exchanges, &templates);
-    let mut writes = writes::infer(exchanges, &resources, &templates);
-    cascades::infer(exchanges, &resources, &templates, &mut writes);
-    let sequences = sequences::infer(exchanges, &resources, &templates);
-    let conditions = conditions::infer(exchanges, &resources, &templates);
-    let validation = validation::infer(exchanges, &resources, &templates);
-    let errors = errors::infer(exchanges, &resources, &templates);
-    let post_reads = post_reads::infer(exchanges, &resources);
-    let empty_lists = empty::infer(exchanges);
-    let arrays = keyed::infer(exchanges, &resources, &templates);
-    let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
-    let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
+    // The inferences that read only the resources run on a second core.
+    let (
+        (writes, arrays, aggregates, analogies),
+        (sequences, conditions, validation, errors, post_reads, empty_lists),
+    ) = std::thread::scope(|scope| {
+        let others = scope.spawn(|| {
+            (
+                sequences::infer(exchanges, &resources, &templates),
+                conditions::infer(exchanges, &resources, &templates),
+                validation::infer(exchanges, &resources, &templates),
+                errors::infer(exchanges, &resources, &templates),
+                post_reads::infer(exchanges, &resources),
+                empty::infer(exchanges),
+            )
+        });
+        let mut writes = writes::infer(exchanges, &resources, &templates);
+        cascades::infer(exchanges, &resources, &templates, &mut writes);
+        let arrays = keyed::infer(exchanges, &resources, &templates);
+        let aggregates = aggregates::infer(exchanges, &resources, &templates, &writes, &arrays);
+        let analogies = analogies::infer(exchanges, &resources, &templates, &writes);
+        let others = others
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        ((writes, arrays, aggregates, analogies), others)
+    });
     let presence = presence::infer(
         exchanges,
         &|x| exchange::join(&templates.template_of(&x.segments)),

@@ -21,7 +21,7 @@ pub(crate) struct Follow<'a> {
     /// An entity the World holds, by (resource index, scope, id).
     pub entity: Held<'a>,
     /// The resource's recorded entities (what conditional links are learnt from).
-    pub peers: &'a [Map<String, Value>],
+    pub peers: &'a [&'a Map<String, Value>],
 }
 
 /// The path of a URL (`http://host/a/b?x` → `/a/b`), or of a path.
@@ -120,15 +120,19 @@ fn points_at(f: &Follow<'_>, v: &Value, id: &str) -> bool {
 /// of each kind. With a peer showing each link, as its template.
 fn conditional_links<'p>(
     f: &Follow<'_>,
-    peers: &'p [Map<String, Value>],
+    peers: &'p [&'p Map<String, Value>],
     member: &str,
 ) -> Vec<(String, String, &'p Map<String, Value>)> {
     let naming: Vec<&Map<String, Value>> = peers
         .iter()
+        .copied()
         .filter(|p| !names_none(p.get(member)) && p.get(member).and_then(text).is_some())
         .collect();
-    let none: Vec<&Map<String, Value>> =
-        peers.iter().filter(|p| names_none(p.get(member))).collect();
+    let none: Vec<&Map<String, Value>> = peers
+        .iter()
+        .copied()
+        .filter(|p| names_none(p.get(member)))
+        .collect();
     let Some(first) = naming.first() else {
         return Vec::new();
     };

@@ -1830,7 +1830,11 @@ impl ServingModel {
                     let member_match = e.get(m) == Some(v);
                     let key_match = r.resource.keys.iter().any(|key| {
                         &key.name == m
-                            && Value::Object((*e).clone()).pointer(&key.entity_member) == Some(v)
+                            && if key.entity_member.is_empty() {
+                                matches!(v, Value::Object(o) if o == *e)
+                            } else {
+                                member_at(e, &key.entity_member) == Some(v)
+                            }
                     });
                     member_match || key_match
                 }
@@ -2043,11 +2047,11 @@ impl ServingModel {
                 }
                 entity = order_like(entity, Some(e));
                 // References the sent members changed (links, texts).
-                let peers: Vec<Map<String, Value>> = world
+                let peers: Vec<&Map<String, Value>> = world
                     .entities
                     .iter()
                     .filter(|(k, _)| k.0 == r.index && k.1 == r.scope && !world.gone.contains(*k))
-                    .map(|(_, v)| v.clone())
+                    .map(|(_, v)| v)
                     .collect();
                 let item_of = |p: &str| {
                     let t = self.resolve("GET", p, None, None)?;
@@ -2228,20 +2232,27 @@ impl ServingModel {
     /// is `key`: this resource's, and objects of that shape nested in any
     /// other entity (`latest_versions` of a registered model).
     fn max_within(&self, world: &ModelWorld, key_member: &str, key: &str, member: &str) -> u64 {
+        fn walk_object(
+            o: &Map<String, Value>,
+            key_leaf: &str,
+            key: &str,
+            member: &str,
+            max: &mut u64,
+        ) {
+            if o.get(key_leaf).and_then(scalar_text).as_deref() == Some(key) {
+                if let Some(n) = o
+                    .get(member)
+                    .and_then(scalar_text)
+                    .and_then(|t| t.parse::<u64>().ok())
+                {
+                    *max = (*max).max(n);
+                }
+            }
+            o.values().for_each(|c| walk(c, key_leaf, key, member, max));
+        }
         fn walk(v: &Value, key_leaf: &str, key: &str, member: &str, max: &mut u64) {
             match v {
-                Value::Object(o) => {
-                    if o.get(key_leaf).and_then(scalar_text).as_deref() == Some(key) {
-                        if let Some(n) = o
-                            .get(member)
-                            .and_then(scalar_text)
-                            .and_then(|t| t.parse::<u64>().ok())
-                        {
-                            *max = (*max).max(n);
-                        }
-                    }
-                    o.values().for_each(|c| walk(c, key_leaf, key, member, max));
-                }
+                Value::Object(o) => walk_object(o, key_leaf, key, member, max),
                 Value::Array(items) => items
                     .iter()
                     .for_each(|c| walk(c, key_leaf, key, member, max)),
@@ -2254,7 +2265,7 @@ impl ServingModel {
         }
         let mut max = 0;
         for e in world.entities.values() {
-            walk(&Value::Object(e.clone()), key_leaf, key, member, &mut max);
+            walk_object(e, key_leaf, key, member, &mut max);
         }
         max
     }
@@ -2289,8 +2300,7 @@ impl ServingModel {
                     .filter(|(key, _)| key.0 == oi && !world.gone.contains(*key));
                 let any = world.entities.keys().any(|key| key.0 == oi);
                 let found = held.any(|(_, e)| {
-                    Value::Object(e.clone())
-                        .pointer(&k.entity_member)
+                    member_at(e, &k.entity_member)
                         .and_then(scalar_text)
                         .as_deref()
                         == Some(v.as_str())

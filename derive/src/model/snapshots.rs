@@ -29,7 +29,8 @@ pub(crate) fn target_of(
 ) -> Option<Target> {
     for (i, r) in resources.iter().enumerate() {
         for op in &r.operations {
-            if !op.ordinals.contains(&x.ordinal) {
+            // The ordinals are sorted (`resources::infer`).
+            if op.ordinals.binary_search(&x.ordinal).is_err() {
                 continue;
             }
             let n = x.segments.len();
@@ -102,8 +103,8 @@ impl Snapshots {
                 }
             }
             _ => {
-                if let Some(entity) = entity_at(answer, r) {
-                    let id = member_at(&entity, &key_ptr)
+                if let Some(entity) = entity_ref(answer, r) {
+                    let id = member_at(entity, &key_ptr)
                         .and_then(scalar_text)
                         .or_else(|| t.id.clone());
                     match id {
@@ -111,10 +112,10 @@ impl Snapshots {
                         // member it omits is gone.
                         Some(id) if x.method.eq_ignore_ascii_case("PUT") => {
                             self.values
-                                .insert((t.resource, t.scope.clone(), id), (entity, x.ordinal));
+                                .insert((t.resource, t.scope.clone(), id), (entity.clone(), x.ordinal));
                         }
                         Some(id) => {
-                            self.merge((t.resource, t.scope.clone(), id), &entity, x.ordinal)
+                            self.merge((t.resource, t.scope.clone(), id), entity, x.ordinal)
                         }
                         None => {}
                     }
@@ -134,7 +135,7 @@ impl Snapshots {
             // A member seen again unchanged (a list read many times) is
             // compared, not copied.
             match e.0.get_mut(k) {
-                Some(held) if held == v => {}
+                Some(held) if same(held, v) => {}
                 Some(held) => *held = v.clone(),
                 None => {
                     e.0.insert(k.clone(), v.clone());
@@ -150,12 +151,32 @@ impl Snapshots {
     }
 }
 
+/// `a == b`, comparing objects member by member in order first (a value
+/// seen again is usually spelled the same), by lookup only when that fails.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && (x.iter().zip(y).all(|((k, v), (l, w))| k == l && same(v, w)) || x == y)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => a == b,
+    }
+}
+
 /// The entity of an item-shaped answer, at the resource's item envelope.
 pub(crate) fn entity_at(answer: &Value, r: &Resource) -> Option<Map<String, Value>> {
+    entity_ref(answer, r).cloned()
+}
+
+/// `entity_at`, borrowed.
+pub(crate) fn entity_ref<'a>(answer: &'a Value, r: &Resource) -> Option<&'a Map<String, Value>> {
     if let Some(env) = &r.item_envelope {
         if let Some(o) = answer.pointer(env).and_then(Value::as_object) {
-            return Some(o.clone());
+            return Some(o);
         }
     }
-    entity_of(answer).map(|(_, o)| o.clone())
+    entity_of(answer).map(|(_, o)| o)
 }

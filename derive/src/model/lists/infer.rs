@@ -532,13 +532,17 @@ fn check_exact(
             return (Verdict::NotUnderstood(format!("value of {n}")), None)
         }
     };
-    let want: Vec<Value> = inst.items.iter().map(|i| identity_value(ep, i)).collect();
-    let got: Vec<Value> = page
-        .indices
-        .iter()
-        .map(|&i| identity_value(ep, universe[i]))
-        .collect();
-    if want != got {
+    // The recorded items' identities against the re-rendered ones', borrowed.
+    static NULL: Value = Value::Null;
+    let same = inst.items.len() == page.indices.len()
+        && inst.items.iter().zip(&page.indices).all(|(a, &b)| {
+            let b = universe[b];
+            match &ep.identity {
+                Some(p) => p.get(a).unwrap_or(&NULL) == p.get(b).unwrap_or(&NULL),
+                None => a == b,
+            }
+        });
+    if !same {
         return (Verdict::Differs("items".into()), Some(page));
     }
     if let Some(f) = &page.fields {
@@ -1043,11 +1047,8 @@ pub(crate) fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
                 adopted: vec![],
                 item_fields: item_fields.clone(),
                 base_ordinal,
-                answers: if ep.universe_kind == "answers" {
-                    ep.universe.clone()
-                } else {
-                    Vec::new()
-                },
+                // Filled once chosen: no check reads it.
+                answers: Vec::new(),
                 spelling: spelling.clone(),
                 instances: vec![],
             }
@@ -1159,6 +1160,9 @@ pub(crate) fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
     }
     let mut sem = build(&choice, &order, collation, &defaults);
     let result = run(&sem, ep, &checked);
+    if ep.universe_kind == "answers" {
+        sem.answers = ep.universe.clone();
+    }
     // Per parameter: kept when an instance using it re-rendered and none differed.
     for p in &mut sem.params {
         for (o, v) in &result.verdicts {

@@ -47,8 +47,35 @@ pub fn infer_with(
     state: &State,
     serving: Option<&ServingModel>,
 ) -> ListSemantics {
+    infer_over(records, manifest, state, serving, None)
+}
+
+/// `infer_with` over the engine about to serve (built from the same
+/// records, its manifest and state, with no list semantics yet): the
+/// moments replay through it instead of building another.
+pub fn infer_with_engine(
+    records: &[Record],
+    engine: &rea_engine::Engine,
+    serving: Option<&ServingModel>,
+) -> ListSemantics {
+    infer_over(
+        records,
+        &engine.manifest,
+        &engine.state,
+        serving,
+        Some(engine),
+    )
+}
+
+fn infer_over(
+    records: &[Record],
+    manifest: &Manifest,
+    state: &State,
+    serving: Option<&ServingModel>,
+    engine: Option<&rea_engine::Engine>,
+) -> ListSemantics {
     let mut endpoints = instances::endpoints(records, manifest, state);
-    at_their_moment(&mut endpoints, records, manifest, state, serving);
+    at_their_moment(&mut endpoints, records, manifest, state, serving, engine);
     let mut inferred: Vec<EndpointSemantics> =
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
@@ -71,6 +98,7 @@ fn at_their_moment(
     manifest: &Manifest,
     state: &State,
     serving: Option<&ServingModel>,
+    engine: Option<&rea_engine::Engine>,
 ) {
     // A list of a child collection after a cascading delete of a parent
     // (`model::relations`) is after a write too.
@@ -129,12 +157,21 @@ fn at_their_moment(
     if wanted.is_empty() {
         return;
     }
-    let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
-    let Ok(engine) = rea_engine::Engine::from_records(by_ordinal, manifest.clone(), state.clone())
-    else {
-        return;
+    let built;
+    let engine = match engine {
+        Some(e) => e,
+        None => {
+            let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+            let Ok(e) =
+                rea_engine::Engine::from_records(by_ordinal, manifest.clone(), state.clone())
+            else {
+                return;
+            };
+            built = e;
+            &built
+        }
     };
-    let mut found = moments::universes(records, &engine, serving, state, &wanted);
+    let mut found = moments::universes(records, engine, serving, state, &wanted);
     for e in endpoints.iter_mut() {
         for i in e.instances.iter_mut().filter(|i| !i.initial) {
             i.universe = found.remove(&i.ordinal);
