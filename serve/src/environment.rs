@@ -236,13 +236,29 @@ fn lower_priority() {
 }
 
 /// Returns freed heap pages to the system (glibc keeps them otherwise, so
-/// RSS after a reset would stay at its peak).
+/// RSS after a reset would stay at its peak), then runs the hook the
+/// program's allocator set (`on_give_back`).
 pub(crate) fn give_back_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only releases free memory of the allocator.
     unsafe {
         libc::malloc_trim(0);
     }
+    if let Some(release) = GIVE_BACK.get() {
+        release();
+    }
+}
+
+/// What the program's global allocator does to return the calling thread's
+/// freed memory (set once by the binary that chose the allocator).
+static GIVE_BACK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets how freed memory goes back to the system when rea gives it back
+/// (after a large data-plane load and after a replaced World is freed):
+/// the program's allocator, when it is not the system's, returns its own.
+/// The first call wins.
+pub fn on_give_back(release: fn()) {
+    let _ = GIVE_BACK.set(release);
 }
 
 impl<M: Model> Host<M> {

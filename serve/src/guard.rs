@@ -191,7 +191,12 @@ pub(crate) enum Admit {
 /// The guard's decision for a request line and its headers (the one rule
 /// set: the middleware and the server's direct path to the app's paths
 /// both ask it).
-pub(crate) fn admit(guard: &Guard, method: &Method, uri: &axum::http::Uri, headers: &HeaderMap) -> Admit {
+pub(crate) fn admit(
+    guard: &Guard,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Admit {
     let surface = Surface::of(uri.path(), guard.env.ops().prefix());
     let host = header_text(headers, header::HOST);
     if let Some(host) = host {
@@ -270,7 +275,11 @@ pub(crate) fn admit(guard: &Guard, method: &Method, uri: &axum::http::Uri, heade
 }
 
 /// The served response, with the CORS headers of an allowed origin.
-pub(crate) fn finish(guard: &Guard, cross_origin: Option<&str>, mut response: Response) -> Response {
+pub(crate) fn finish(
+    guard: &Guard,
+    cross_origin: Option<&str>,
+    mut response: Response,
+) -> Response {
     if let Some(origin) = cross_origin {
         guard.cors.decorate(origin, response.headers_mut());
     }

@@ -256,7 +256,10 @@ mod tests {
             .iter()
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect(),
-            ..Refusal::BodyNotJson { message: String::new() }.answer()
+            ..Refusal::BodyNotJson {
+                message: String::new(),
+            }
+            .answer()
         };
         for _ in 0..2 {
             let headers = response_headers(&answer);

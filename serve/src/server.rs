@@ -204,12 +204,7 @@ struct Front {
 
 impl Front {
     fn new(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -> Front {
-        let routed = env
-            .grpc()
-            .methods
-            .iter()
-            .map(|m| m.path.clone())
-            .collect();
+        let routed = env.grpc().methods.iter().map(|m| m.path.clone()).collect();
         Front {
             router: app(env.clone(), config, ct),
             guard: guard_of(&env, config),
@@ -271,8 +266,14 @@ impl Front {
                     axum::body::Bytes::new()
                 };
                 let headers = std::mem::take(&mut parts.headers);
-                let response =
-                    http::answer(&self.env, &parts.method, &parts.uri, headers, &body, started);
+                let response = http::answer(
+                    &self.env,
+                    &parts.method,
+                    &parts.uri,
+                    headers,
+                    &body,
+                    started,
+                );
                 guard::finish(&self.guard, cross_origin.as_deref(), response)
             }
         };
