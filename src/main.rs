@@ -12,7 +12,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// mimalloc keeps a thread's emptied pages until that thread allocates
-/// again: rea gives them back at once after a large load or a freed World.
+/// again: rea gives them back at once after a large data-plane load.
 #[cfg(feature = "mimalloc")]
 fn give_back_mimalloc() {
     // SAFETY: `mi_collect` only frees and purges the calling thread's
