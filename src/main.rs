@@ -11,6 +11,15 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc keeps a thread's emptied pages until that thread allocates
+/// again: rea gives them back at once after a large data-plane load.
+#[cfg(feature = "mimalloc")]
+fn give_back_mimalloc() {
+    // SAFETY: `mi_collect` only frees and purges the calling thread's
+    // unused memory of the allocator in use.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 #[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -56,6 +65,8 @@ fn main() -> ExitCode {
         Err(e) => return ExitCode::from(cli::usage_error(e)),
     };
     let _logs = cli::logging::init(&cli.logging);
+    #[cfg(feature = "mimalloc")]
+    rea_serve::on_give_back(give_back_mimalloc);
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),

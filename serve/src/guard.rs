@@ -172,25 +172,49 @@ pub(crate) async fn check(
     request: Request,
     next: Next,
 ) -> Response {
-    let surface = Surface::of(request.uri().path(), guard.env.ops().prefix());
-    let headers = request.headers();
+    let cross_origin = match admit(&guard, request.method(), request.uri(), request.headers()) {
+        Admit::Refused(response) => return response,
+        Admit::Pass { cross_origin } => cross_origin,
+    };
+    let response: Response<Body> = next.run(request).await;
+    finish(&guard, cross_origin.as_deref(), response)
+}
+
+/// What the guard decided for one request.
+pub(crate) enum Admit {
+    /// Answered here: a refusal or a CORS preflight.
+    Refused(Response),
+    /// Served; a CORS-allowed origin gets its headers on the response.
+    Pass { cross_origin: Option<String> },
+}
+
+/// The guard's decision for a request line and its headers (the one rule
+/// set: the middleware and the server's direct path to the app's paths
+/// both ask it).
+pub(crate) fn admit(
+    guard: &Guard,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Admit {
+    let surface = Surface::of(uri.path(), guard.env.ops().prefix());
     let host = header_text(headers, header::HOST);
     if let Some(host) = host {
         if !guard.host_allowed(host) {
-            return refuse(
+            return Admit::Refused(refuse(
                 surface,
                 StatusCode::FORBIDDEN,
                 "host_not_allowed",
                 format!("the Host header {host:?} does not name this server; a server bound to loopback answers only loopback host names (DNS rebinding protection)"),
-            );
+            ));
         }
     } else if headers.contains_key(header::HOST) {
-        return refuse(
+        return Admit::Refused(refuse(
             surface,
             StatusCode::BAD_REQUEST,
             "host_not_allowed",
             "the Host header is not visible ASCII".to_string(),
-        );
+        ));
     }
     let mut cross_origin = None;
     if let Some(value) = headers.get(header::ORIGIN) {
@@ -198,33 +222,33 @@ pub(crate) async fn check(
         let cors_allowed = surface == Surface::App && guard.cors.allows(origin);
         let app_origin = surface == Surface::App && guard.env.observed().is_app_origin(origin);
         if !cors_allowed && !app_origin && !origin_trusted(origin, host) {
-            return refuse(
+            return Admit::Refused(refuse(
                 surface,
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
                 format!("requests from the page origin {origin:?} are refused: it is not this server's own origin nor on loopback{}", if surface == Surface::App { ", and CORS (--cors) does not allow it" } else { "" }),
-            );
+            ));
         }
         if cors_allowed {
             cross_origin = Some(origin.to_string());
         }
-    } else if cross_site_without_origin(request.method(), headers)
+    } else if cross_site_without_origin(method, headers)
         && !(surface == Surface::App && guard.cors.allows_any())
     {
         // An `<img>`, `<script>` or prefetch from another site: no Origin,
         // but the browser says where it came from.
-        return refuse(
+        return Admit::Refused(refuse(
             surface,
             StatusCode::FORBIDDEN,
             "origin_not_allowed",
             "a cross-site request from a web page (Sec-Fetch-Site: cross-site) is refused; only a top-level GET navigation may come from another site".to_string(),
-        );
+        ));
     }
     if surface == Surface::DataPlane
-        && request.method() == Method::POST
+        && method == Method::POST
         && !is_json(header_text(headers, header::CONTENT_TYPE))
     {
-        return refuse(
+        return Admit::Refused(refuse(
             surface,
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "content_type_not_json",
@@ -232,11 +256,11 @@ pub(crate) async fn check(
                 "POST /agentenv needs Content-Type: application/json (got {})",
                 header_text(headers, header::CONTENT_TYPE).unwrap_or("none")
             ),
-        );
+        ));
     }
     if let Some(origin) = &cross_origin {
-        if is_preflight(request.method(), headers) {
-            let path = request.uri().path();
+        if is_preflight(method, headers) {
+            let path = uri.path();
             let allowed: Vec<&str> = METHODS
                 .into_iter()
                 .filter(|m| {
@@ -244,11 +268,19 @@ pub(crate) async fn check(
                 })
                 .collect();
             let asked = header_text(headers, header::ACCESS_CONTROL_REQUEST_HEADERS);
-            return guard.cors.preflight(origin, &allowed, asked);
+            return Admit::Refused(guard.cors.preflight(origin, &allowed, asked));
         }
     }
-    let mut response: Response<Body> = next.run(request).await;
-    if let Some(origin) = &cross_origin {
+    Admit::Pass { cross_origin }
+}
+
+/// The served response, with the CORS headers of an allowed origin.
+pub(crate) fn finish(
+    guard: &Guard,
+    cross_origin: Option<&str>,
+    mut response: Response,
+) -> Response {
+    if let Some(origin) = cross_origin {
         guard.cors.decorate(origin, response.headers_mut());
     }
     response

@@ -35,13 +35,26 @@ pub(crate) async fn fallback(
             Err(rejection) => return rejection.into_response(),
         }
     };
+    answer(&env, &method, &uri, headers, &body, started)
+}
+
+/// Answers one request at the app's paths (the fallback's work once the
+/// body is read; the server's direct path calls it too).
+pub(crate) fn answer(
+    env: &Environment,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: HeaderMap,
+    body: &Bytes,
+    started: std::time::Instant,
+) -> Response {
     let head = method == Method::HEAD;
     let routed = if head && !env.routes("HEAD", uri.path()) {
         "GET"
     } else {
         method.as_str()
     };
-    let (parsed, refused) = match parse_body(&headers, &body) {
+    let (parsed, refused) = match parse_body(&headers, body) {
         Ok(parsed) => (parsed, None),
         Err(message) => (None, Some(message)),
     };
@@ -59,9 +72,9 @@ pub(crate) async fn fallback(
         None => env.call_in(crate::episodes::named(&headers).as_deref(), &request),
         Some(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
     };
-    crate::admin::journal_http(&env, request, &reply, started);
+    crate::admin::journal_http(env, request, &reply, started);
     let mut response = if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
-        method_not_allowed(&env, uri.path())
+        method_not_allowed(env, uri.path())
     } else {
         None
     }
@@ -148,24 +161,53 @@ pub(crate) fn to_response(reply: &Reply, head: bool) -> Response {
 /// The headers an answer is served with: the replayable recorded ones and
 /// the content type.
 pub(crate) fn response_headers(answer: &Answer) -> HeaderMap {
-    let mut out = HeaderMap::new();
+    let mut out = HeaderMap::with_capacity(answer.headers.len() + 1);
+    let mut names = lock_names();
     for (name, value) in &answer.headers {
-        if !replayable(name) {
+        let Some(n) = served_name(&mut names, name) else {
             continue;
-        }
-        if let (Ok(n), Ok(v)) = (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
-        ) {
+        };
+        if let Ok(v) = HeaderValue::from_str(value) {
             out.append(n, v);
         }
     }
+    drop(names);
     if let Some(ct) = content_type(answer) {
         if let Ok(v) = HeaderValue::from_str(&ct) {
             out.insert(axum::http::header::CONTENT_TYPE, v);
         }
     }
     out
+}
+
+/// Recorded header names, as spelled, to the name they are served under
+/// (`None`: not replayable or not a valid name). A recording has a few dozen
+/// names, decided once each instead of on every answer.
+type Names = std::collections::HashMap<Box<str>, Option<HeaderName>>;
+
+/// Names kept at most (an app answering ever new header names is decided
+/// afresh past this).
+const NAMES_KEPT: usize = 4096;
+
+fn lock_names() -> std::sync::MutexGuard<'static, Names> {
+    static NAMES: std::sync::OnceLock<std::sync::Mutex<Names>> = std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn served_name(names: &mut Names, name: &str) -> Option<HeaderName> {
+    if let Some(known) = names.get(name) {
+        return known.clone();
+    }
+    let decided = replayable(name)
+        .then(|| HeaderName::from_bytes(name.as_bytes()).ok())
+        .flatten();
+    if names.len() < NAMES_KEPT {
+        names.insert(name.into(), decided.clone());
+    }
+    decided
 }
 
 #[cfg(test)]
@@ -195,6 +237,38 @@ mod tests {
             "WWW-Authenticate",
         ] {
             assert!(replayable(name), "{name}");
+        }
+    }
+
+    /// The remembered decision is the one made afresh, every time.
+    #[test]
+    fn served_header_names_are_decided_once_as_replayable_decides() {
+        let answer = Answer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            headers: [
+                ("ETag", "\"1\""),
+                ("Set-Cookie", "a=b"),
+                ("X-Custom", "v"),
+                ("Bad Name", "v"),
+                ("etag", "\"2\""),
+            ]
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
+            ..Refusal::BodyNotJson {
+                message: String::new(),
+            }
+            .answer()
+        };
+        for _ in 0..2 {
+            let headers = response_headers(&answer);
+            let etags: Vec<_> = headers.get_all("etag").iter().collect();
+            assert_eq!(etags, ["\"1\"", "\"2\""]);
+            assert!(headers.get("set-cookie").is_none());
+            assert_eq!(headers.get("x-custom").unwrap(), "v");
+            assert_eq!(headers.get("content-type").unwrap(), "application/json");
+            assert_eq!(headers.len(), 4);
         }
     }
 }

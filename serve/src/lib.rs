@@ -52,7 +52,7 @@ mod tools;
 pub use cors::CorsSetting;
 pub use dataplane::DataPlaneConfig;
 pub use engine_model::EngineModel;
-pub use environment::{Environment, Reply, Request};
+pub use environment::{on_give_back, Environment, Reply, Request};
 pub use episodes::EPISODE_HEADER;
 pub use error::ServeError;
 pub use generator::SystemGenerator;

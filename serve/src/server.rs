@@ -168,8 +168,7 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
         )
         .with_state(plane)
         .layer(DefaultBodyLimit::max(config.limits.data_plane_body_bytes));
-    let cors = Cors::new(&config.cors, env.observed());
-    let guard = Arc::new(Guard::new(&config.host, cors, env.clone()));
+    let guard = guard_of(&env, config);
     Router::new()
         .merge(mcp)
         .merge(data_plane)
@@ -182,6 +181,107 @@ pub fn app(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -
         .layer(axum::middleware::from_fn(crate::admin::log_layer))
 }
 
+/// The guard every surface passes.
+fn guard_of(env: &Arc<Environment>, config: &ServeConfig) -> Arc<Guard> {
+    let cors = Cors::new(&config.cors, env.observed());
+    Arc::new(Guard::new(&config.host, cors, env.clone()))
+}
+
+/// What a connection serves: requests at the app's own paths go straight to
+/// the guard's rules and the HTTP adapter (`http::answer`, no router and no
+/// per-request middleware services); everything else goes through `app`'s
+/// router. Both answer the same: the router's layers are the same guard
+/// (`guard::admit`), the same fallback and the same log line.
+struct Front {
+    router: Router,
+    env: Arc<Environment>,
+    guard: Arc<Guard>,
+    /// Paths a route of the router owns at the app's surface (gRPC methods).
+    routed: std::collections::HashSet<String>,
+    /// Largest request body on the app's paths.
+    app_body_bytes: usize,
+}
+
+impl Front {
+    fn new(env: Arc<Environment>, config: &ServeConfig, ct: CancellationToken) -> Front {
+        let routed = env.grpc().methods.iter().map(|m| m.path.clone()).collect();
+        Front {
+            router: app(env.clone(), config, ct),
+            guard: guard_of(&env, config),
+            env,
+            routed,
+            app_body_bytes: config.limits.app_body_bytes,
+        }
+    }
+
+    /// Whether `request` takes the direct path, and whether it has a body to
+    /// read: an app path no route owns, with no body or one whose declared
+    /// length is within the body limit (anything else gets the router's own
+    /// answers, the body limit's refusal included).
+    fn direct(&self, request: &hyper::Request<hyper::body::Incoming>) -> Option<bool> {
+        let path = request.uri().path();
+        if guard::Surface::of(path, self.env.ops().prefix()) != guard::Surface::App
+            || self.routed.contains(path)
+        {
+            return None;
+        }
+        if http_body::Body::size_hint(request.body()).exact() == Some(0) {
+            return Some(false);
+        }
+        let declared = request
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)?
+            .to_str()
+            .ok()?
+            .parse::<usize>()
+            .ok()?;
+        (declared <= self.app_body_bytes).then_some(true)
+    }
+
+    async fn serve(
+        self: Arc<Self>,
+        request: hyper::Request<hyper::body::Incoming>,
+    ) -> Result<axum::response::Response, std::convert::Infallible> {
+        let Some(has_body) = self.direct(&request) else {
+            let request = request.map(axum::body::Body::new);
+            return self.router.clone().oneshot(request).await;
+        };
+        let started = Instant::now();
+        let (mut parts, body) = request.into_parts();
+        let response = match guard::admit(&self.guard, &parts.method, &parts.uri, &parts.headers) {
+            guard::Admit::Refused(response) => response,
+            guard::Admit::Pass { cross_origin } => {
+                let body = if has_body {
+                    match http_body_util::BodyExt::collect(body).await {
+                        Ok(collected) => collected.to_bytes(),
+                        // As the router's body extractor answers it.
+                        Err(e) => {
+                            return Ok(axum::response::IntoResponse::into_response((
+                                axum::http::StatusCode::BAD_REQUEST,
+                                format!("Failed to buffer the request body: {e}"),
+                            )))
+                        }
+                    }
+                } else {
+                    axum::body::Bytes::new()
+                };
+                let headers = std::mem::take(&mut parts.headers);
+                let response = http::answer(
+                    &self.env,
+                    &parts.method,
+                    &parts.uri,
+                    headers,
+                    &body,
+                    started,
+                );
+                guard::finish(&self.guard, cross_origin.as_deref(), response)
+            }
+        };
+        crate::admin::log_unjournaled(&parts.method, parts.uri.path(), &response, started);
+        Ok(response)
+    }
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open
 /// requests finish (at most `SHUTDOWN_GRACE`).
 pub async fn run(
@@ -192,7 +292,7 @@ pub async fn run(
 ) -> Result<(), ServeError> {
     let ct = CancellationToken::new();
     env.ops().set_ready();
-    let router = app(env, config, ct.child_token());
+    let front = Arc::new(Front::new(env, config, ct.child_token()));
     let stop = ct.clone();
     tokio::spawn(async move {
         shutdown.await;
@@ -232,13 +332,13 @@ pub async fn run(
             _ = ct.cancelled() => break,
         };
         let _ = stream.set_nodelay(true);
-        let router = router.clone();
+        let front = front.clone();
         let http = http.clone();
         let stop = ct.clone();
         let idle = limits.idle_timeout;
         let first = limits.header_read_timeout;
         tokio::spawn(async move {
-            serve_connection(stream, router, http, (first, idle), stop).await;
+            serve_connection(stream, front, http, (first, idle), stop).await;
             drop(permit);
         });
     }
@@ -263,7 +363,7 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 /// down gracefully when `stop` is cancelled.
 async fn serve_connection(
     stream: TcpStream,
-    router: Router,
+    front: Arc<Front>,
     http: hyper_util::server::conn::auto::Builder<TokioExecutor>,
     // The first byte must come within the header-read timeout (the protocol
     // is sniffed from it, before HTTP/1's own header timer starts); then no
@@ -282,9 +382,7 @@ async fn serve_connection(
     };
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-            let router = router.clone();
-            let request = request.map(axum::body::Body::new);
-            async move { router.oneshot(request).await }
+            front.clone().serve(request)
         });
     let conn = http.serve_connection_with_upgrades(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);

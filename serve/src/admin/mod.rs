@@ -25,7 +25,7 @@ pub use journal::{
     Entry, Filter, HttpShown, Journal, Shown, Source, Stamp, Surface, DEFAULT_CAPACITY,
 };
 pub use nearest::Near;
-pub(crate) use routes::{log_layer, router, Journaled};
+pub(crate) use routes::{log_layer, log_unjournaled, router, Journaled};
 
 use crate::environment::{Environment, Reply, Request};
 use crate::outcome::{applied_str, content_type};

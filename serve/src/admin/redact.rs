@@ -8,41 +8,48 @@ use serde_json::Value;
 /// What a redacted value reads as.
 pub(super) const REDACTED: &str = "redacted";
 
-/// Whether a header, parameter or member name says its value is a credential.
-pub(super) fn credential_name(name: &str) -> bool {
-    // Checked without lowering a copy: this runs for every header of every
-    // journaled request.
-    if rea_core::redact::CREDENTIAL_HEADERS
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case(name))
-    {
-        return true;
-    }
-    const PARTS: [&str; 14] = [
-        "auth",
-        "cookie",
-        "token",
-        "secret",
-        "session",
-        "password",
-        "passwd",
-        "csrf",
-        "xsrf",
-        "api-key",
-        "apikey",
-        "api_key",
-        "signature",
-        "credential",
-    ];
-    PARTS.iter().any(|p| contains_ignore_ascii_case(name, p))
-}
+/// The name parts that say a value is a credential (lower-case ASCII). Every
+/// name of `rea_core::redact::CREDENTIAL_HEADERS` holds one of them.
+const PARTS: [&str; 14] = [
+    "auth",
+    "cookie",
+    "token",
+    "secret",
+    "session",
+    "password",
+    "passwd",
+    "csrf",
+    "xsrf",
+    "api-key",
+    "apikey",
+    "api_key",
+    "signature",
+    "credential",
+];
 
-/// Whether `haystack` contains `needle` (lower-case ASCII), ignoring ASCII case.
-fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
-    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    n.len() <= h.len()
-        && h.windows(n.len())
-            .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+/// Whether a header, parameter or member name says its value is a credential:
+/// it holds one of `PARTS`, ignoring ASCII case.
+pub(super) fn credential_name(name: &str) -> bool {
+    // One pass over the name, trying only the parts that start with the
+    // byte at hand (this runs for every header of every journaled request).
+    let bytes = name.as_bytes();
+    (0..bytes.len()).any(|at| {
+        let candidates: &[&str] = match bytes[at].to_ascii_lowercase() {
+            b'a' => &PARTS[0..1],
+            b'c' => &["cookie", "csrf", "credential"],
+            b't' => &["token"],
+            b's' => &["secret", "session", "signature"],
+            b'p' => &["password", "passwd"],
+            b'x' => &["xsrf"],
+            _ => return false,
+        };
+        let rest = &bytes[at..];
+        let api = rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"api");
+        candidates
+            .iter()
+            .chain(if api { &PARTS[9..12] } else { &[][..] })
+            .any(|p| rest.len() >= p.len() && rest[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
+    })
 }
 
 /// A query string with credential parameters' values redacted (the rest
@@ -111,5 +118,54 @@ mod tests {
         );
         assert!(credential_name("Set-Cookie") && credential_name("X-CSRFToken"));
         assert!(!credential_name("accept") && !credential_name("au"));
+        for name in rea_core::redact::CREDENTIAL_HEADERS {
+            assert!(credential_name(name), "{name}");
+        }
+    }
+
+    /// The one-pass check says what a substring search for every part says.
+    #[test]
+    fn credential_names_match_a_plain_substring_search() {
+        let reference = |name: &str| {
+            let lower = name.to_ascii_lowercase();
+            PARTS.iter().any(|p| lower.contains(p))
+        };
+        for name in [
+            "Host",
+            "Accept-Encoding",
+            "Content-Type",
+            "If-Match",
+            "X-Api-Key",
+            "API_KEY",
+            "apikey",
+            "x-apikeys",
+            "api",
+            "ap",
+            "Proxy-Authorization",
+            "set-cookie",
+            "X-Session-Id",
+            "sess",
+            "passwd",
+            "PassWord",
+            "pass",
+            "X-XSRF-TOKEN",
+            "csrftoken",
+            "credentials",
+            "Signature",
+            "sign",
+            "secret_key",
+            "TOKEN",
+            "toke",
+            "a",
+            "",
+            "accesstoken",
+            "user-agent",
+            "x-request-id",
+            "creDential",
+            "aut",
+            "authx",
+        ] {
+            assert_eq!(credential_name(name), reference(name), "{name}");
+        }
     }
 }

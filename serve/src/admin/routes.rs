@@ -212,10 +212,21 @@ pub(crate) async fn log_layer(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let uri = request.uri().clone();
     let response = next.run(request).await;
+    log_unjournaled(&method, uri.path(), &response, started);
+    response
+}
+
+/// Writes the log line of a response whose request the journal did not log.
+pub(crate) fn log_unjournaled(
+    method: &axum::http::Method,
+    path: &str,
+    response: &Response,
+    started: Instant,
+) {
     if response.extensions().get::<Journaled>().is_some() {
-        return response;
+        return;
     }
-    let (method, path) = (method.as_str(), uri.path());
+    let method = method.as_str();
     let status = response.status().as_u16();
     let duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     if path == "/mcp" || path.starts_with("/mcp/") {
@@ -223,5 +234,4 @@ pub(crate) async fn log_layer(request: Request, next: Next) -> Response {
     } else {
         tracing::info!(target: "rea::request", surface = "http", method, path, tool = "-", source = "-", status, duration_ms, "{method} {path} {status}");
     }
-    response
 }
