@@ -111,8 +111,10 @@ impl Snapshots {
                         // A `PUT`'s answer shows the whole entity it put: a
                         // member it omits is gone.
                         Some(id) if x.method.eq_ignore_ascii_case("PUT") => {
-                            self.values
-                                .insert((t.resource, t.scope.clone(), id), (entity.clone(), x.ordinal));
+                            self.values.insert(
+                                (t.resource, t.scope.clone(), id),
+                                (entity.clone(), x.ordinal),
+                            );
                         }
                         Some(id) => {
                             self.merge((t.resource, t.scope.clone(), id), entity, x.ordinal)
