@@ -78,7 +78,7 @@ impl Relations {
 }
 
 /// The singular of a collection's last segment (`posts` → `post`).
-pub fn singular(name: &str) -> String {
+pub(crate) fn singular(name: &str) -> String {
     if let Some(stem) = name.strip_suffix("ies") {
         format!("{stem}y")
     } else if let Some(stem) = name.strip_suffix('s').filter(|s| !s.ends_with('s')) {

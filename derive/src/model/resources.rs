@@ -257,7 +257,7 @@ fn lend_named_envelopes(resources: &mut [Resource]) {
     {
         let last = r.collection.rsplit('/').next().unwrap_or_default();
         if !last.is_empty() && !last.starts_with('{') {
-            r.item_envelope = Some(format!("/{}", base_name(last)));
+            r.item_envelope = Some(format!("/{}", super::routes::param_base(last)));
         }
     }
 }
@@ -268,24 +268,7 @@ fn item_param(parent: &str) -> String {
         .find(|s| !s.is_empty())
         .map(|s| s.trim_matches(|c| c == '{' || c == '}').to_string())
         .unwrap_or_else(|| "root".into());
-    format!("{{{}_id}}", base_name(&base))
-}
-
-fn base_name(segment: &str) -> String {
-    let s = segment
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect::<String>()
-        .to_ascii_lowercase();
-    if let Some(stem) = s.strip_suffix("ies") {
-        format!("{stem}y")
-    } else if s.ends_with("ses") || s.ends_with("xes") {
-        s[..s.len() - 2].to_string()
-    } else if let Some(stem) = s.strip_suffix('s').filter(|st| !st.is_empty()) {
-        stem.to_string()
-    } else {
-        s
-    }
+    format!("{{{}_id}}", super::routes::param_base(&base))
 }
 
 /// A list route whose elements carry `id`s, beside a sibling collection
@@ -613,7 +596,7 @@ fn finish(
 /// wrapped so are wrapped the same way, each in its own name.
 fn named_envelope(r: &Resource) -> bool {
     let last = r.collection.rsplit('/').next().unwrap_or_default();
-    r.item_envelope.as_deref() == Some(format!("/{}", base_name(last)).as_str())
+    r.item_envelope.as_deref() == Some(format!("/{}", super::routes::param_base(last)).as_str())
 }
 
 fn lend_sibling_routes(resources: &mut [Resource]) {

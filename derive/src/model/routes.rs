@@ -284,7 +284,7 @@ impl Templates {
 }
 
 /// `records` → `record`, `categories` → `category`, `shop` → `shop`.
-fn param_base(segment: &str) -> String {
+pub(crate) fn param_base(segment: &str) -> String {
     let s = segment
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })

@@ -10,6 +10,7 @@
 //! back to the spec's plans.
 
 use super::exchange::{entity_of, join, scalar_text, Exchange};
+use super::relations::singular;
 use super::resources::Resource;
 use super::routes::Templates;
 use super::snapshots::{entity_at, target_of};
@@ -2901,17 +2902,6 @@ fn echo_into(old: &Value, sent: &Value) -> Option<Value> {
 fn patch_merges(w: &WriteSemantics) -> bool {
     w.semantics.contains("merge-patch")
         || w.method == "PATCH" && w.fits.iter().any(|f| f == "merge-patch")
-}
-
-/// `posts` → `post`, `categories` → `category`, `model_version` stays.
-fn singular(name: &str) -> String {
-    if let Some(stem) = name.strip_suffix("ies") {
-        format!("{stem}y")
-    } else if let Some(stem) = name.strip_suffix('s').filter(|s| !s.ends_with('s')) {
-        stem.to_string()
-    } else {
-        name.to_string()
-    }
 }
 
 /// Replaces `from` by `to` where it stands as a word (between non-letters).
