@@ -20,26 +20,6 @@ fn give_back_mimalloc() {
     unsafe { libmimalloc_sys::mi_collect(true) }
 }
 
-/// mimalloc's `mi_option_purge_delay` (the enum's 16th member in
-/// mimalloc.h, v2 and v3; libmimalloc-sys 0.1.49 names no constant for it).
-#[cfg(feature = "mimalloc")]
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// Freed pages wait 1 s before mimalloc purges them (its default is 10 ms):
-/// a 100k-row `data/add` frees its parse tree and allocates the World at
-/// once, and with the default half its CPU went to faulting purged pages
-/// back in (benches/serve.sh; docs/serving.md). A large load still gives
-/// its memory back at once (`give_back_mimalloc`). `MIMALLOC_PURGE_DELAY`
-/// in the environment still decides when set.
-#[cfg(feature = "mimalloc")]
-fn tune_mimalloc() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one option of the allocator in use; mimalloc reads
-        // it on each purge decision.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) }
-    }
-}
-
 #[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -86,10 +66,7 @@ fn main() -> ExitCode {
     };
     let _logs = cli::logging::init(&cli.logging);
     #[cfg(feature = "mimalloc")]
-    {
-        tune_mimalloc();
-        rea_serve::on_give_back(give_back_mimalloc);
-    }
+    rea_serve::on_give_back(give_back_mimalloc);
     let code = match cli.command {
         Command::InspectWebNetworkCapture(args) => cli::inspect::run(args),
         Command::InspectAnalysisView(args) => cli::analysis_view::run(&args),
