@@ -8,6 +8,7 @@
 
 use crate::app_model::BASIS_HEADER;
 use rea_derivation::model::relations::{self, Add, Relations};
+use rea_engine::codec::id_text;
 use rea_engine::{Answer, AnswerBody, Call};
 use serde_json::Value;
 use std::cell::Cell;
@@ -56,7 +57,7 @@ fn rewrite(rels: &Relations, call: &Call, ask: &mut dyn FnMut(Call) -> Answer) -
         if let (Some(Some((member, id))), AnswerBody::Json(Value::Array(items))) =
             (member_filter, &mut a.body)
         {
-            items.retain(|e| e.get(&member).and_then(key_text).as_deref() == Some(id.as_str()));
+            items.retain(|e| e.get(&member).and_then(id_text).as_deref() == Some(id.as_str()));
         }
         return Some(marked(a, "relation-nested", n.convention));
     }
@@ -75,45 +76,25 @@ fn rewrite(rels: &Relations, call: &Call, ask: &mut dyn FnMut(Call) -> Answer) -
             return Some(marked(a, "relation-embed", false));
         }
     }
-    if call.method == "DELETE" {
-        let cascading = relations::cascade_of(rels, &call.path);
-        if !cascading.is_empty() {
-            let a = ask(call.clone());
-            if (200..300).contains(&a.status) {
-                let id = call.path.rsplit('/').next().unwrap_or("").to_string();
-                for r in cascading {
-                    for child in children(
-                        &r.child,
-                        &r.member,
-                        &Value::String(id.clone()),
-                        true,
-                        call,
-                        ask,
-                    ) {
-                        if let Some(k) = child.get("id").and_then(key_text) {
-                            ask(Call {
-                                method: "DELETE".into(),
-                                path: format!("{}/{k}", r.child),
-                                query: None,
-                                headers: call.headers.clone(),
-                                body: None,
-                            });
-                        }
-                    }
-                }
+    if call.method == "DELETE" && !relations::cascade_of(rels, &call.path).is_empty() {
+        let a = ask(call.clone());
+        if (200..300).contains(&a.status) {
+            let deletes = relations::cascaded_deletes(rels, &call.path, &mut |child| {
+                child_items(child, call, ask)
+            });
+            for path in deletes {
+                ask(Call {
+                    method: "DELETE".into(),
+                    path,
+                    query: None,
+                    headers: call.headers.clone(),
+                    body: None,
+                });
             }
-            return Some(marked(a, "relation-cascade", false));
         }
+        return Some(marked(a, "relation-cascade", false));
     }
     None
-}
-
-fn key_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
 }
 
 /// The member filter a nested rewrite put first in the query.
@@ -123,17 +104,8 @@ fn nested_filter(query: &str) -> Option<(String, String)> {
     Some((k.to_string(), rea_engine::codec::percent_decode(v)))
 }
 
-/// The child collection's entities whose member holds `key`: compared as
-/// text (`by_text`, as a nested route's path segment is) or as the same
-/// JSON value (an embedding by the entity's own key).
-fn children(
-    child: &str,
-    member: &str,
-    key: &Value,
-    by_text: bool,
-    call: &Call,
-    ask: &mut dyn FnMut(Call) -> Answer,
-) -> Vec<serde_json::Map<String, Value>> {
+/// The items of a child collection's list.
+fn child_items(child: &str, call: &Call, ask: &mut dyn FnMut(Call) -> Answer) -> Vec<Value> {
     let a = ask(Call {
         method: "GET".into(),
         path: child.to_string(),
@@ -141,20 +113,28 @@ fn children(
         headers: call.headers.clone(),
         body: None,
     });
-    let AnswerBody::Json(Value::Array(items)) = a.body else {
-        return Vec::new();
-    };
-    items
+    match a.body {
+        AnswerBody::Json(Value::Array(items)) => items,
+        _ => Vec::new(),
+    }
+}
+
+/// The child collection's entities whose member holds `key` (the same JSON
+/// value: an embedding by the entity's own key).
+fn children(
+    child: &str,
+    member: &str,
+    key: &Value,
+    call: &Call,
+    ask: &mut dyn FnMut(Call) -> Answer,
+) -> Vec<serde_json::Map<String, Value>> {
+    child_items(child, call, ask)
         .into_iter()
         .filter_map(|v| match v {
             Value::Object(o) => Some(o),
             _ => None,
         })
-        .filter(|o| match o.get(member) {
-            Some(v) if by_text => key_text(v).is_some() && key_text(v) == key_text(key),
-            Some(v) => v == key,
-            None => false,
-        })
+        .filter(|o| o.get(member) == Some(key))
         .collect()
 }
 
@@ -177,7 +157,7 @@ fn embed(body: &mut Value, adds: &[Add], call: &Call, ask: &mut dyn FnMut(Call) 
                     let Some(key) = e.get("id").cloned() else {
                         continue;
                     };
-                    let kids = children(child, member, &key, false, call, ask);
+                    let kids = children(child, member, &key, call, ask);
                     e.insert(
                         name.clone(),
                         Value::Array(kids.into_iter().map(Value::Object).collect()),
@@ -188,7 +168,7 @@ fn embed(body: &mut Value, adds: &[Add], call: &Call, ask: &mut dyn FnMut(Call) 
                     parent,
                     member,
                 } => {
-                    let Some(k) = e.get(member).and_then(key_text) else {
+                    let Some(k) = e.get(member).and_then(id_text) else {
                         continue;
                     };
                     let a = ask(Call {

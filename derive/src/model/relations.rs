@@ -828,6 +828,30 @@ pub fn cascade_of<'a>(rels: &'a Relations, path: &str) -> Vec<&'a Relation> {
         .collect()
 }
 
+/// The item paths a parent's `DELETE path` cascades to: for each relation
+/// `cascade_of` keeps, the children `list` gives for the child collection
+/// (its items) whose member holds the deleted parent's key, compared as
+/// text (the key is the path's last segment). The server and the list
+/// replay both delete these through their own dispatch.
+pub fn cascaded_deletes(
+    rels: &Relations,
+    path: &str,
+    list: &mut dyn FnMut(&str) -> Vec<Value>,
+) -> Vec<String> {
+    let id = path.rsplit('/').next().unwrap_or("");
+    let mut out = Vec::new();
+    for r in cascade_of(rels, path) {
+        for child in list(&r.child) {
+            if child.get(&r.member).and_then(scalar_text).as_deref() == Some(id) {
+                if let Some(k) = child.get(KEY).and_then(scalar_text) {
+                    out.push(format!("{}/{k}", r.child));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

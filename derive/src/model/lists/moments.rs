@@ -272,11 +272,10 @@ fn overlay(s: &ServingModel, a: &ModelWorld, w: &Wanted, id: &str, held: &mut Ve
     }
 }
 
-/// One write through the same order of models the server uses; the JSON
-/// answer, when the write was answered 2xx.
 /// A parent's delete that the app model's relations cascade
-/// (`model::relations`): the children the World lists with the member at
-/// the parent's id are deleted through the same dispatch.
+/// (`model::relations::cascaded_deletes`): the children the World lists
+/// with the member at the parent's id are deleted through the same
+/// dispatch.
 fn cascade(
     engine: &Engine,
     world: &mut rea_engine::World,
@@ -286,41 +285,34 @@ fn cascade(
     generator: &mut Replayer,
 ) {
     let Some(s) = serving else { return };
-    let id = call.path.rsplit('/').next().unwrap_or("").to_string();
-    for r in crate::model::relations::cascade_of(&s.model.relations, &call.path) {
-        let list = Call {
-            method: "GET".into(),
-            path: r.child.clone(),
-            query: None,
-            headers: Vec::new(),
-            body: None,
-        };
-        let a = engine.answer(world, &Request::Http(list), generator);
-        let rea_engine::AnswerBody::Json(Value::Array(items)) = a.body else {
-            continue;
-        };
-        let text = |v: &Value| match v {
-            Value::String(t) => Some(t.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        };
-        for k in items
-            .iter()
-            .filter(|e| e.get(&r.member).and_then(text).as_deref() == Some(id.as_str()))
-            .filter_map(|e| e.get("id").and_then(text))
-        {
-            let del = Call {
-                method: "DELETE".into(),
-                path: format!("{}/{k}", r.child),
+    let deletes =
+        crate::model::relations::cascaded_deletes(&s.model.relations, &call.path, &mut |child| {
+            let list = Call {
+                method: "GET".into(),
+                path: child.to_string(),
                 query: None,
                 headers: Vec::new(),
                 body: None,
             };
-            dispatch(engine, world, serving, app.as_deref_mut(), &del, generator);
-        }
+            match engine.answer(world, &Request::Http(list), generator).body {
+                rea_engine::AnswerBody::Json(Value::Array(items)) => items,
+                _ => Vec::new(),
+            }
+        });
+    for path in deletes {
+        let del = Call {
+            method: "DELETE".into(),
+            path,
+            query: None,
+            headers: Vec::new(),
+            body: None,
+        };
+        dispatch(engine, world, serving, app.as_deref_mut(), &del, generator);
     }
 }
 
+/// One write through the same order of models the server uses; the JSON
+/// answer, when the write was answered 2xx.
 fn dispatch(
     engine: &Engine,
     world: &mut rea_engine::World,
