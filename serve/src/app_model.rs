@@ -8,6 +8,7 @@
 use crate::model::{ImportError, Model, ToolInfo};
 use indexmap::IndexMap;
 use rea_derivation::model::serving::{ModelWorld, Served, ServingModel};
+use rea_derivation::model::MalformedBody;
 use rea_engine::{Answer, AnswerBody, Applied, Call, Footprint, Generator, Request};
 use serde_json::Value;
 
@@ -405,6 +406,51 @@ impl<M: Model> WithAppModel<M> {
             .stale_precondition(&call.method, &call.path, "if-match", body)
             .map(Self::served)
     }
+}
+
+/// What the recording showed, with the app model's answer to a malformed
+/// JSON body (start-up).
+pub(crate) fn with_malformed_body(
+    mut observed: crate::cors::Observed,
+    malformed: Option<&MalformedBody>,
+) -> crate::cors::Observed {
+    observed.malformed_body = malformed.map(|m| {
+        let answer = Answer {
+            status: m.status,
+            content_type: m.content_type.clone(),
+            headers: vec![(
+                BASIS_HEADER.to_string(),
+                "malformed-body; confirmed".to_string(),
+            )],
+            body: if m.body.is_empty() {
+                AnswerBody::Empty
+            } else {
+                AnswerBody::Text(m.body.clone())
+            },
+            tool: None,
+            applied: Applied::No,
+            error_code: None,
+            rendered: None,
+        };
+        (m.media_types.clone(), answer)
+    });
+    observed
+}
+
+/// The app's answer to a body that does not parse as JSON, sent with a
+/// media type the recording showed it refusing such bodies as; `None`
+/// keeps rea's own `body_not_json`.
+pub(crate) fn malformed_body(
+    env: &crate::environment::Environment,
+    headers: &axum::http::HeaderMap,
+) -> Option<Answer> {
+    let (media_types, answer) = env.observed().malformed_body.as_ref()?;
+    let sent = headers
+        .get(axum::http::header::CONTENT_TYPE)?
+        .to_str()
+        .ok()
+        .map(rea_derivation::model::malformed_media_type)?;
+    media_types.contains(&sent).then(|| answer.clone())
 }
 
 fn refused_as_contradicted(answer: &Answer) -> bool {

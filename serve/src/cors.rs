@@ -84,6 +84,9 @@ pub struct Observed {
     pub allow_headers: Vec<String>,
     /// A recorded `405` answer: content type and body.
     pub method_not_allowed: Option<(Option<String>, Vec<u8>)>,
+    /// The app's answer to a malformed JSON body, with the request media
+    /// types it answers (the app model's `malformed_body`).
+    pub malformed_body: Option<(Vec<String>, rea_engine::Answer)>,
     /// The app's own origins: those of the recorded request URLs and of the
     /// pages that sent them (recorded `Origin` headers). A replayed session
     /// sends them; they are the app's, not a foreign site's.

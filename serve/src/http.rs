@@ -70,7 +70,10 @@ pub(crate) fn answer(
         // across an await point. With `--isolate`, `AgentEnv-Episode`
         // names the episode whose World answers.
         None => env.call_in(crate::episodes::named(&headers).as_deref(), &request),
-        Some(message) => Arc::new(Reply::new(Refusal::BodyNotJson { message }.answer())),
+        Some(message) => Arc::new(Reply::new(
+            crate::app_model::malformed_body(env, &headers)
+                .unwrap_or_else(|| Refusal::BodyNotJson { message }.answer()),
+        )),
     };
     crate::admin::journal_http(env, request, &reply, started);
     let mut response = if reply.answer.error_code.as_deref() == Some("no_matching_tool") {

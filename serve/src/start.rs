@@ -182,6 +182,7 @@ fn build(
         served.len(),
         served.join(", ")
     ));
+    let app_malformed = app.model.malformed_body.clone();
     drop(evidence);
     // The list semantics are inferred over the engine that will serve them.
     let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
@@ -204,7 +205,10 @@ fn build(
     )
     .with_grpc(grpc)
     .with_session_bounds(options.sessions)
-    .with_observed(observed);
+    .with_observed(crate::app_model::with_malformed_body(
+        observed,
+        app_malformed.as_ref(),
+    ));
     if let Some(path) = &options.state {
         progress(&format!(
             "loading the starting World from {}",

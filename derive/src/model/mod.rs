@@ -23,6 +23,7 @@ pub(crate) mod id_references;
 pub(crate) mod keyed;
 pub mod lists;
 pub(crate) mod logs;
+pub(crate) mod malformed;
 pub(crate) mod page_links;
 pub(crate) mod post_reads;
 pub(crate) mod presence;
@@ -49,6 +50,7 @@ use std::collections::BTreeMap;
 
 pub use conditions::{Conditions, Precondition, Validator};
 pub use errors::{Absence, ErrorShape, Errors, Substitution};
+pub use malformed::{media_type as malformed_media_type, MalformedBody};
 pub use post_reads::PostRead;
 pub use resources::{InferredOperation, Key, Operation, Resource};
 pub use routes::SegmentShape;
@@ -112,6 +114,9 @@ pub struct Model {
     /// parent's key): nested routes, embedding, cascades.
     #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
     pub relations: relations::Relations,
+    /// The app's answer to a request body that does not parse as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub malformed_body: Option<malformed::MalformedBody>,
 }
 
 /// The app model of decoded Evidence.
@@ -157,13 +162,18 @@ pub(crate) fn inferred(
                 .collect()
         })
         .unwrap_or_default();
+    let mut malformed_bodies = Vec::new();
     let mut exchanges: Vec<Exchange> = state
         .timeline
         .iter()
         .filter_map(|o| {
             let rec = entries.get(o)?;
             let record = Record::from_evidence(rec)?;
-            Exchange::of(&record, rec.get("reported"))
+            let x = Exchange::of(&record, rec.get("reported"));
+            if malformed::sent_malformed(&record) {
+                malformed_bodies.push(record);
+            }
+            x
         })
         .collect();
     let format = format_suffix::infer(&exchanges);
@@ -173,6 +183,7 @@ pub(crate) fn inferred(
     let (mut model, templates) = model_with_templates(&exchanges, state.origin, state.name);
     model.format_suffix = format;
     model.id_references = id_references::infer(&exchanges);
+    model.malformed_body = malformed::infer(&malformed_bodies);
     Ok((model, exchanges, templates))
 }
 
@@ -270,6 +281,7 @@ fn model_with_templates(
         presence,
         document_store,
         relations,
+        malformed_body: None,
     };
     (model, templates)
 }
