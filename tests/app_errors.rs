@@ -1,8 +1,13 @@
-//! The app's own refusals instead of rea's, on the real captures: a request
-//! body that does not parse as JSON gets the app's recorded answer to one
-//! (json-server's Express 400 page) where the recording shows it, and rea's
-//! own `body_not_json` where it does not (Kinto) or where the body was sent
-//! as a media type the app was never seen refusing.
+//! The app's own refusals instead of rea's, on the real captures:
+//! - a request body that does not parse as JSON gets the app's recorded
+//!   answer to one (json-server's Express 400 page) where the recording shows
+//!   it, and rea's own `body_not_json` where it does not (Kinto) or where the
+//!   body was sent as a media type the app was never seen refusing;
+//! - a member sent against the type the app accepts gets the app's
+//!   invalid-type answer (WordPress's `rest_invalid_param`, DRF's field
+//!   errors), compared with what the real apps answered to requests no
+//!   session sent (`tests/fixtures/app_errors/*.json`, with how they were
+//!   made): lent to other members only where the recording confirms it.
 
 mod common;
 
@@ -38,7 +43,17 @@ fn model(app: &str, name: &str) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every model these tests read fits the model's schema.
+    let text = std::fs::read_to_string(repo_root().join("manifests/environment-model.schema.json"))
+        .unwrap();
+    let validator = jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{app} {name}: {errors:#?}");
+    doc
 }
 
 /// The recorded answer of the entry whose request body does not parse, in
@@ -114,4 +129,83 @@ fn without_a_recorded_refusal_rea_keeps_its_own() {
     );
     assert_eq!(got.status, 400);
     assert_eq!(got.json()["error"], "body_not_json", "{}", got.text());
+}
+
+/// The real app's answers to wrongly typed members (test data).
+fn wrong_types(app: &str) -> Vec<Value> {
+    let path = repo_root().join(format!("tests/fixtures/app_errors/{app}-wrong-types.json"));
+    let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    doc["exchanges"].as_array().unwrap().clone()
+}
+
+#[test]
+fn wordpress_wrong_types_get_its_invalid_parameter_answer_for_any_integer_member() {
+    // dev-b recorded two: `categories[0]` on POST /posts and `start_of_week`
+    // on POST /settings; the first renders the second exactly, so it is
+    // lent to every integer member (and array of integers).
+    let doc = model("wordpress", "dev-b.har");
+    let refusals = doc["member_types"]["refusals"].as_array().unwrap();
+    assert_eq!(refusals.len(), 2, "{refusals:?}");
+    let lent: Vec<&Value> = refusals
+        .iter()
+        .filter(|r| !r["lent_by"].as_array().unwrap().is_empty())
+        .collect();
+    assert_eq!(lent.len(), 1);
+    assert_eq!(lent[0]["member"], "categories");
+    assert_eq!(lent[0]["item_spelling"], "{member}[{index}]");
+
+    let server = Server::start(&capture("wordpress", "dev-b.har"), &[]);
+    let settings = server.get("/wp-json/wp/v2/settings").json();
+    for x in wrong_types("wordpress") {
+        let target = x["path"].as_str().unwrap();
+        let got = server.send(x["method"].as_str().unwrap(), target, Some(&x["body"]));
+        assert_eq!(got.status, 400, "{target} {}: {}", x["body"], got.text());
+        assert_eq!(got.json(), x["answer"], "{target} {}", x["body"]);
+    }
+    // Refused writes change nothing.
+    assert_eq!(server.get("/wp-json/wp/v2/settings").json(), settings);
+    // A numeric string is a value the app reads as an integer: not judged.
+    let got = server.send(
+        "POST",
+        "/wp-json/wp/v2/settings",
+        Some(&serde_json::json!({"posts_per_page": "7"})),
+    );
+    assert_ne!(got.status, 400, "{}", got.text());
+
+    // dev-a recorded no wrongly typed member: nothing is refused for one.
+    assert!(model("wordpress", "dev-a.har")
+        .get("member_types")
+        .is_none());
+}
+
+#[test]
+fn drf_wrong_types_get_the_field_error_of_the_member_the_recording_refused() {
+    // dev-b recorded one: PATCH /api/tasks/3/ {"priority": "high"}.
+    let doc = model("drf", "dev-b.har");
+    let refusals = doc["member_types"]["refusals"].as_array().unwrap();
+    assert_eq!(refusals.len(), 1);
+    assert_eq!(
+        refusals[0]["template"],
+        serde_json::json!({"{member}": ["A valid integer is required."]})
+    );
+    assert!(refusals[0]["lent_by"].as_array().unwrap().is_empty());
+
+    let server = Server::start(&capture("drf", "dev-b.har"), &[]);
+    let task = server.get("/api/tasks/5/").json();
+    for x in wrong_types("drf") {
+        let target = x["path"].as_str().unwrap();
+        let body = &x["body"];
+        let got = server.send(x["method"].as_str().unwrap(), target, Some(body));
+        if body.get("priority").is_some_and(|p| p != "7") {
+            // The refused member, on its item route and on its collection.
+            assert_eq!(got.status, 400, "{target} {body}: {}", got.text());
+            assert_eq!(got.json(), x["answer"], "{target} {body}");
+        } else {
+            // Never lent without a second refusal that confirms it: DRF
+            // answers a key or a decimal member in other words.
+            let integer = serde_json::json!({"priority": ["A valid integer is required."]});
+            assert_ne!(got.text(), integer.to_string(), "{target} {body}");
+        }
+    }
+    assert_eq!(server.get("/api/tasks/5/").json(), task);
 }

@@ -261,6 +261,14 @@ impl<M: Model> WithAppModel<M> {
             trace("app-precondition");
             return a;
         }
+        // A member sent against the type the app accepts: its own refusal.
+        if let Some(s) = self
+            .app
+            .type_refusal(&call.method, &call.path, call.body.as_ref())
+        {
+            trace("app-invalid-type");
+            return Self::served(s);
+        }
         if self.app.owns(&call.method, &call.path)
             || self.app.holds(&world.app, &call.method, &call.path)
         {

@@ -24,6 +24,7 @@ pub(crate) mod keyed;
 pub mod lists;
 pub(crate) mod logs;
 pub(crate) mod malformed;
+pub(crate) mod member_types;
 pub(crate) mod page_links;
 pub(crate) mod post_reads;
 pub(crate) mod presence;
@@ -117,6 +118,10 @@ pub struct Model {
     /// The app's answer to a request body that does not parse as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub malformed_body: Option<malformed::MalformedBody>,
+    /// The app's refusals of a sent member of the wrong type, with the
+    /// members' types they are served for.
+    #[serde(default, skip_serializing_if = "member_types::MemberTypes::is_empty")]
+    pub member_types: member_types::MemberTypes,
 }
 
 /// The app model of decoded Evidence.
@@ -184,6 +189,9 @@ pub(crate) fn inferred(
     model.format_suffix = format;
     model.id_references = id_references::infer(&exchanges);
     model.malformed_body = malformed::infer(&malformed_bodies);
+    model.member_types = member_types::infer(&exchanges, &|x| {
+        exchange::join(&templates.template_of(&x.segments))
+    });
     Ok((model, exchanges, templates))
 }
 
@@ -282,6 +290,7 @@ fn model_with_templates(
         document_store,
         relations,
         malformed_body: None,
+        member_types: Default::default(),
     };
     (model, templates)
 }

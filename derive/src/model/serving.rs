@@ -619,6 +619,29 @@ impl ServingModel {
                 .is_some_and(|r| r.resource.addressing == "rpc")
     }
 
+    /// The app's refusal of a write that sent a member of the wrong type
+    /// (`model::member_types`), when the recording showed one that fits.
+    pub fn type_refusal(&self, method: &str, path: &str, body: Option<&Value>) -> Option<Served> {
+        if self.model.member_types.is_empty() {
+            return None;
+        }
+        let mut segments: Vec<String> = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(crate::state::writes::input::percent_decode)
+            .collect();
+        if let Some(f) = &self.model.format_suffix {
+            f.strip(&mut segments);
+        }
+        let route = join(&self.templates.template_of(&segments));
+        let (status, answer, lent) =
+            super::member_types::refusal(&self.model.member_types, method, &route, body?)?;
+        Some(
+            self.json(status, answer, false, "invalid-type")
+                .by_convention(lent),
+        )
+    }
+
     /// The app's own absence answer for the item a path names.
     pub fn absent(&self, method: &str, path: &str) -> Option<Served> {
         let r = self.resolve(method, path, None, None)?;
