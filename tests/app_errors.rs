@@ -7,7 +7,9 @@
 //!   invalid-type answer (WordPress's `rest_invalid_param`, DRF's field
 //!   errors), compared with what the real apps answered to requests no
 //!   session sent (`tests/fixtures/app_errors/*.json`, with how they were
-//!   made): lent to other members only where the recording confirms it.
+//!   made): lent to other members only where the recording confirms it;
+//! - a value outside the values a member's recorded refusal lists gets that
+//!   refusal (WordPress's `rest_not_in_enum` for a post's `status`).
 
 mod common;
 
@@ -172,10 +174,21 @@ fn wordpress_wrong_types_get_its_invalid_parameter_answer_for_any_integer_member
     );
     assert_ne!(got.status, 400, "{}", got.text());
 
-    // dev-a recorded no wrongly typed member: nothing is refused for one.
-    assert!(model("wordpress", "dev-a.har")
-        .get("member_types")
-        .is_none());
+    // dev-a recorded no wrongly typed member: no type refusal is served.
+    let a = model("wordpress", "dev-a.har");
+    assert_eq!(a["member_types"]["refusals"], serde_json::json!([]));
+    let server = Server::start(&capture("wordpress", "dev-a.har"), &[]);
+    let got = server.send(
+        "POST",
+        "/wp-json/wp/v2/settings",
+        Some(&serde_json::json!({"posts_per_page": "ten"})),
+    );
+    assert_ne!(
+        serde_json::from_slice::<Value>(&got.body).ok().as_ref(),
+        Some(&wrong_types("wordpress")[0]["answer"]),
+        "{}",
+        got.text()
+    );
 }
 
 #[test]
@@ -203,9 +216,51 @@ fn drf_wrong_types_get_the_field_error_of_the_member_the_recording_refused() {
         } else {
             // Never lent without a second refusal that confirms it: DRF
             // answers a key or a decimal member in other words.
-            let integer = serde_json::json!({"priority": ["A valid integer is required."]});
-            assert_ne!(got.text(), integer.to_string(), "{target} {body}");
+            let member = body.as_object().unwrap().keys().next().unwrap().clone();
+            let integer = serde_json::json!({ member: ["A valid integer is required."] });
+            assert_ne!(
+                serde_json::from_slice::<Value>(&got.body).ok(),
+                Some(integer),
+                "{target} {body}"
+            );
         }
     }
     assert_eq!(server.get("/api/tasks/5/").json(), task);
+}
+
+#[test]
+fn wordpress_values_outside_a_listed_enum_get_its_refusal() {
+    // dev-a recorded `{"status": "live"}` refused, the answer listing the
+    // accepted values (publish, future, draft, pending, private).
+    let doc = model("wordpress", "dev-a.har");
+    let enums = doc["member_types"]["enums"].as_array().unwrap();
+    assert_eq!(enums.len(), 1, "{enums:?}");
+    assert_eq!(enums[0]["member"], "status");
+    for listed in ["publish", "future", "draft", "pending", "private"] {
+        assert!(enums[0]["allowed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == listed));
+    }
+    let server = Server::start(&capture("wordpress", "dev-a.har"), &[]);
+    let exchanges: Vec<Value> = {
+        let path = repo_root().join("tests/fixtures/app_errors/wordpress-enum.json");
+        let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        doc["exchanges"].as_array().unwrap().clone()
+    };
+    for x in exchanges {
+        let target = x["path"].as_str().unwrap();
+        let body = &x["body"];
+        let got = server.send(x["method"].as_str().unwrap(), target, Some(body));
+        if x["status"] == 400 {
+            // On the create route it was recorded on, and on the item route.
+            assert_eq!(got.status, 400, "{target} {body}: {}", got.text());
+            assert_eq!(got.json(), x["answer"], "{target} {body}");
+        } else {
+            // A listed value no session sent is accepted, as the app did.
+            assert_eq!(got.status, x["status"], "{target} {body}: {}", got.text());
+            assert_eq!(got.json()["status"], x["answer"]["status"]);
+        }
+    }
 }

@@ -23,11 +23,54 @@ pub struct MemberTypes {
     /// Members whose type a refusal is served for: the refused members, and
     /// every typed member of a lent refusal's expected type.
     pub members: Vec<TypedMember>,
+    /// Members the app accepts only named values for, with its refusal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enums: Vec<EnumRefusal>,
 }
 
 impl MemberTypes {
     pub fn is_empty(&self) -> bool {
-        self.refusals.is_empty()
+        self.refusals.is_empty() && self.enums.is_empty()
+    }
+}
+
+/// A member whose refusal lists the values it accepts: a refused write
+/// that sent one string member with a value no accepted write or answer of
+/// the route had, whose answer names the member and, in one string, every
+/// value the recording shows accepted. Served for the same member (on its
+/// resource's routes) when a sent string is none of the listed words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnumRefusal {
+    pub method: String,
+    pub route: String,
+    pub member: String,
+    /// The words of the answer's string that lists the accepted values.
+    pub allowed: Vec<String>,
+    pub status: u16,
+    /// The answer with `{member}` placeholders.
+    pub template: Value,
+    /// The refused record.
+    pub supported_by: u64,
+    /// The accepted values the listing was checked against, with the
+    /// records that show them (at most the first 5).
+    pub accepted: Vec<String>,
+    pub checked_against: Vec<u64>,
+}
+
+/// The words of a text (runs of letters, digits, `_` and `-`).
+fn words_of(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The strings of a JSON value.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|c| strings(c, out)),
+        Value::Object(map) => map.values().for_each(|c| strings(c, out)),
+        _ => {}
     }
 }
 
@@ -300,6 +343,29 @@ pub(crate) fn infer(exchanges: &[Exchange], route_of: &dyn Fn(&Exchange) -> Stri
             }
         }
     }
+    // The string values each route accepted or answered, per member.
+    let mut values: BTreeMap<(String, String), (BTreeSet<String>, Vec<u64>)> = BTreeMap::new();
+    for x in exchanges.iter().filter(|x| x.is_2xx()) {
+        let route = route_of(x);
+        let mut objects: Vec<&Map<String, Value>> = Vec::new();
+        if !x.is_read() {
+            objects.extend(x.body.as_ref().and_then(sent_members));
+        }
+        if let Some(a) = &x.answer {
+            objects.extend(answered(a));
+        }
+        for o in objects {
+            for (m, v) in o {
+                if let Some(text) = v.as_str() {
+                    let e = values.entry((route.clone(), m.clone())).or_default();
+                    e.0.insert(text.to_string());
+                    if e.1.last() != Some(&x.ordinal) && e.1.len() < 5 {
+                        e.1.push(x.ordinal);
+                    }
+                }
+            }
+        }
+    }
     let mut by_route: BTreeMap<String, BTreeMap<String, TypedMember>> = BTreeMap::new();
     for ((route, member), (kinds, items, ords)) in &seen {
         let Some(kind) = one_type(kinds) else {
@@ -321,6 +387,7 @@ pub(crate) fn infer(exchanges: &[Exchange], route_of: &dyn Fn(&Exchange) -> Stri
     }
     // The refused writes that sent exactly one member against its type.
     let mut refusals: Vec<(TypeRefusal, Violation)> = Vec::new();
+    let mut enums: Vec<EnumRefusal> = Vec::new();
     for x in exchanges {
         if x.is_read() || !(400..500).contains(&x.status) || matches!(x.status, 404 | 409 | 412) {
             continue;
@@ -333,6 +400,9 @@ pub(crate) fn infer(exchanges: &[Exchange], route_of: &dyn Fn(&Exchange) -> Stri
             continue;
         };
         let found = violations(types, sent);
+        if found.is_empty() {
+            enums.extend(enum_refusal(x, &route, sent, answer, &values));
+        }
         let [v] = found.as_slice() else { continue };
         let text = answer.to_string();
         let spelling = match v.index {
@@ -407,7 +477,61 @@ pub(crate) fn infer(exchanges: &[Exchange], route_of: &dyn Fn(&Exchange) -> Stri
         })
         .cloned()
         .collect();
-    MemberTypes { refusals, members }
+    MemberTypes {
+        refusals,
+        members,
+        enums,
+    }
+}
+
+/// The enum refusal a refused write shows, if any: exactly one sent string
+/// member holds a value the route never accepted, and one string of the
+/// answer names the member and lists every accepted value (two or more).
+fn enum_refusal(
+    x: &Exchange,
+    route: &str,
+    sent: &Map<String, Value>,
+    answer: &Value,
+    values: &BTreeMap<(String, String), (BTreeSet<String>, Vec<u64>)>,
+) -> Option<EnumRefusal> {
+    let mut texts = Vec::new();
+    strings(answer, &mut texts);
+    let found: Vec<(&String, &str, &str, &(BTreeSet<String>, Vec<u64>))> = sent
+        .iter()
+        .filter_map(|(m, v)| {
+            let v = v.as_str()?;
+            let seen = values.get(&(route.to_string(), m.clone()))?;
+            if seen.0.len() < 2 || seen.0.contains(v) {
+                return None;
+            }
+            let listing = texts.iter().find(|t| {
+                let w = words_of(t);
+                w.contains(&m.as_str()) && seen.0.iter().all(|a| w.contains(&a.as_str()))
+            })?;
+            Some((m, v, *listing, seen))
+        })
+        .collect();
+    let [(member, value, listing, seen)] = found.as_slice() else {
+        return None;
+    };
+    // A refusal quoting the refused value is value-specific.
+    if answer.to_string().contains(value) {
+        return None;
+    }
+    let mut allowed: Vec<String> = words_of(listing).into_iter().map(str::to_string).collect();
+    allowed.sort();
+    allowed.dedup();
+    Some(EnumRefusal {
+        method: x.method.clone(),
+        route: route.to_string(),
+        member: member.to_string(),
+        allowed,
+        status: x.status,
+        template: templated(answer, member, member),
+        supported_by: x.ordinal,
+        accepted: seen.0.iter().cloned().collect(),
+        checked_against: seen.1.clone(),
+    })
 }
 
 /// True when two routes are one resource's collection and item
@@ -442,6 +566,9 @@ pub(crate) fn refusal(
         .map(|t| (t.member.clone(), t.clone()))
         .collect();
     let found = violations(&types, sent);
+    if found.is_empty() {
+        return enum_answer(rules, route, sent);
+    }
     let [v] = found.as_slice() else { return None };
     let item = v.index.is_some();
     // The member's own template on its route first, then on the other
@@ -490,6 +617,29 @@ pub(crate) fn refusal(
         }
     };
     Some((r.status, rendered(&r.template, &v.member, &path), borrowed))
+}
+
+/// The enum refusal of a body that sent exactly one member a value its
+/// rule does not list.
+fn enum_answer(
+    rules: &MemberTypes,
+    route: &str,
+    sent: &Map<String, Value>,
+) -> Option<(u16, Value, bool)> {
+    let found: Vec<(&EnumRefusal, &String)> =
+        sent.iter()
+            .filter_map(|(m, v)| {
+                let v = v.as_str()?;
+                let e = rules.enums.iter().find(|e| {
+                    &e.member == m && (e.route == route || same_resource(&e.route, route))
+                })?;
+                (!e.allowed.iter().any(|a| a == v)).then_some((e, m))
+            })
+            .collect();
+    let [(e, m)] = found.as_slice() else {
+        return None;
+    };
+    Some((e.status, rendered(&e.template, m, m), e.route != route))
 }
 
 #[cfg(test)]
