@@ -426,9 +426,17 @@ pub(crate) fn with_malformed_body(
         let answer = Answer {
             status: m.status,
             content_type: m.content_type.clone(),
+            // One recorded refusal cannot show that the answer does not
+            // depend on the body (a parser's position in the message):
+            // counted as a convention until two bodies got the same answer.
             headers: vec![(
                 BASIS_HEADER.to_string(),
-                "malformed-body; confirmed".to_string(),
+                if m.supported_by.len() >= 2 {
+                    "malformed-body; confirmed"
+                } else {
+                    "malformed-body; convention"
+                }
+                .to_string(),
             )],
             body: if m.body.is_empty() {
                 AnswerBody::Empty

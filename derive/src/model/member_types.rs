@@ -176,6 +176,10 @@ fn observe(seen: &mut Seen, route: &str, members: &Map<String, Value>, ordinal: 
     }
 }
 
+/// Per (route, member): the string values accepted or answered, with the
+/// records that show them.
+type Values = BTreeMap<(String, String), (BTreeSet<String>, Vec<u64>)>;
+
 /// The object members an answer shows: its own, or each listed item's.
 fn answered(answer: &Value) -> Vec<&Map<String, Value>> {
     match answer {
@@ -344,7 +348,7 @@ pub(crate) fn infer(exchanges: &[Exchange], route_of: &dyn Fn(&Exchange) -> Stri
         }
     }
     // The string values each route accepted or answered, per member.
-    let mut values: BTreeMap<(String, String), (BTreeSet<String>, Vec<u64>)> = BTreeMap::new();
+    let mut values: Values = BTreeMap::new();
     for x in exchanges.iter().filter(|x| x.is_2xx()) {
         let route = route_of(x);
         let mut objects: Vec<&Map<String, Value>> = Vec::new();
@@ -492,11 +496,17 @@ fn enum_refusal(
     route: &str,
     sent: &Map<String, Value>,
     answer: &Value,
-    values: &BTreeMap<(String, String), (BTreeSet<String>, Vec<u64>)>,
+    values: &Values,
 ) -> Option<EnumRefusal> {
     let mut texts = Vec::new();
     strings(answer, &mut texts);
-    let found: Vec<(&String, &str, &str, &(BTreeSet<String>, Vec<u64>))> = sent
+    type Found<'a> = (
+        &'a String,
+        &'a str,
+        &'a str,
+        &'a (BTreeSet<String>, Vec<u64>),
+    );
+    let found: Vec<Found> = sent
         .iter()
         .filter_map(|(m, v)| {
             let v = v.as_str()?;
