@@ -29,6 +29,7 @@ pub(crate) mod presence;
 pub(crate) mod references;
 pub mod relations;
 pub(crate) mod renderings;
+pub(crate) mod representations;
 pub(crate) mod required;
 pub(crate) mod resources;
 pub(crate) mod revisions;
@@ -37,6 +38,7 @@ pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod validation;
+pub(crate) mod verbs;
 pub(crate) mod writes;
 
 use crate::state::environment_state;
@@ -112,6 +114,10 @@ pub struct Model {
     /// parent's key): nested routes, embedding, cascades.
     #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
     pub relations: relations::Relations,
+    /// Item reads whose query selects another representation of the
+    /// entity (`?_shape=array` → `[entity]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub representations: Vec<representations::Representation>,
 }
 
 /// The app model of decoded Evidence.
@@ -173,6 +179,7 @@ pub(crate) fn inferred(
     let (mut model, templates) = model_with_templates(&exchanges, state.origin, state.name);
     model.format_suffix = format;
     model.id_references = id_references::infer(&exchanges);
+    model.representations = representations::infer(&exchanges, &model.resources, &templates);
     Ok((model, exchanges, templates))
 }
 
@@ -270,6 +277,7 @@ fn model_with_templates(
         presence,
         document_store,
         relations,
+        representations: Vec::new(),
     };
     (model, templates)
 }

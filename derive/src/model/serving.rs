@@ -1232,7 +1232,16 @@ impl ServingModel {
                                 }
                             }
                         }
+                        // A representation the query selects (`_shape=array`).
+                        let shaped = self.read_shaped(r.index, e.clone());
+                        let rep = super::representations::render(
+                            &self.model.representations,
+                            res,
+                            &pairs,
+                            shaped,
+                        );
                         let body = match self.reads.get(&r.index) {
+                            _ if rep.is_some() => rep,
                             Some(example) => place(example, res, Value::Object(e.clone())),
                             None => None,
                         }
