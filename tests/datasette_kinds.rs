@@ -107,8 +107,10 @@ fn inserts_fill_unsent_columns_with_null_and_continue_the_ids() {
     let up = server.send(
         "POST",
         "/library/authors/-/upsert",
-        Some(&json!({"rows": [{"id": 12, "country": "KR"}, {"id": 31, "name": "New"}],
-                     "return": true})),
+        Some(
+            &json!({"rows": [{"id": 12, "country": "KR"}, {"id": 31, "name": "New"}],
+                     "return": true}),
+        ),
     );
     assert_eq!(up.status, 200, "{}", up.text());
     let rows = up.json()["rows"].clone();
@@ -127,7 +129,9 @@ fn the_model_names_the_representation_and_its_evidence() {
         .unwrap();
     assert!(out.status.success());
     let model: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let reps = model["representations"].as_array().expect("representations");
+    let reps = model["representations"]
+        .as_array()
+        .expect("representations");
     let books = reps
         .iter()
         .find(|r| r["resource"] == "books")
