@@ -164,3 +164,32 @@ fn the_model_names_the_representation_and_its_evidence() {
         );
     }
 }
+
+#[test]
+fn an_id_spelled_like_the_status_is_not_substituted_into_it() {
+    // dev-b reads `authors/404` (answered 404 `{"ok": false, …, "status":
+    // 404}`): the template keeps the status a number, so another id's
+    // absence answers `"status": 404` too (dev-a 29, `reviews/7` after its
+    // delete).
+    let out = Command::new(rea())
+        .args(["environment-model", "--json"])
+        .arg(capture("dev-b.har"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let model: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shape = model["errors"]["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["template"]["error"] == "Row not found")
+        .expect("the row absence shape");
+    assert_eq!(shape["template"]["status"], 404, "{shape}");
+    let server = Server::start(&capture("dev-b.har"), &[]);
+    let got = server.get("/library/authors/77.json?_shape=array");
+    assert_eq!(got.status, 404, "{}", got.text());
+    assert_eq!(
+        got.json(),
+        json!({"ok": false, "error": "Row not found", "errors": ["Row not found"], "status": 404})
+    );
+}
