@@ -148,6 +148,11 @@ pub(crate) fn infer(
                     .filter_map(|(k, v)| scalar_text(v).map(|t| (format!("body:{k}"), t))),
             );
         }
+        // A request value spelled like the answer's own status (`/items/404`
+        // answered 404) is ambiguous: the answer's `"status": 404` is the
+        // status, not the value.
+        let status = x.status.to_string();
+        sources.retain(|(_, v)| *v != status);
         sources.push(("path".into(), x.path()));
         sources.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
         let route = format!("{} {}", x.method, join(&templates.template_of(&x.segments)));

@@ -31,6 +31,7 @@ pub(crate) mod presence;
 pub(crate) mod references;
 pub mod relations;
 pub(crate) mod renderings;
+pub(crate) mod representations;
 pub(crate) mod required;
 pub(crate) mod resources;
 pub(crate) mod revisions;
@@ -39,6 +40,7 @@ pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod validation;
+pub(crate) mod verbs;
 pub(crate) mod writes;
 
 use crate::state::environment_state;
@@ -122,6 +124,10 @@ pub struct Model {
     /// members' types they are served for.
     #[serde(default, skip_serializing_if = "member_types::MemberTypes::is_empty")]
     pub member_types: member_types::MemberTypes,
+    /// Item reads whose query selects another representation of the
+    /// entity (`?_shape=array` → `[entity]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub representations: Vec<representations::Representation>,
 }
 
 /// The app model of decoded Evidence.
@@ -192,6 +198,7 @@ pub(crate) fn inferred(
     model.member_types = member_types::infer(&exchanges, &|x| {
         exchange::join(&templates.template_of(&x.segments))
     });
+    model.representations = representations::infer(&exchanges, &model.resources, &templates);
     Ok((model, exchanges, templates))
 }
 
@@ -291,6 +298,7 @@ fn model_with_templates(
         relations,
         malformed_body: None,
         member_types: Default::default(),
+        representations: Vec::new(),
     };
     (model, templates)
 }

@@ -333,6 +333,16 @@ fn path_role<'a>(
     drafts: &'a mut BTreeMap<(String, SegmentShape), Draft>,
 ) -> Option<PathRole<'a>> {
     let n = tpl.len();
+    // A verb tail after an item or a collection (`…/{id}/-/update`).
+    if let Some((key, role)) = verb_role(x, tpl, templates, drafts) {
+        let d = drafts.get_mut(&key)?;
+        let key_in = if matches!(role, "update" | "delete") {
+            "segment"
+        } else {
+            "none"
+        };
+        return Some((key, d, role, key_in.into()));
+    }
     // Item: the last segment is parametric.
     if n > 0 {
         let parent = join(&tpl[..n - 1]);
@@ -367,6 +377,32 @@ fn path_role<'a>(
         }
     }
     Some((key, d, role, "none".into()))
+}
+
+/// A `POST` whose path ends in a verb tail (`model::verbs`) after an item
+/// (`…/{id}/-/update`) or a collection (`…/-/insert`): the verb's role on
+/// that resource, the route spelled with the tail.
+fn verb_role(
+    x: &Exchange,
+    tpl: &[String],
+    templates: &Templates,
+    drafts: &BTreeMap<(String, SegmentShape), Draft>,
+) -> Option<((String, SegmentShape), &'static str)> {
+    if x.method != "POST" {
+        return None;
+    }
+    let (role, len) = super::verbs::tail_role(tpl)?;
+    let m = tpl.len().checked_sub(len).filter(|m| *m > 0)?;
+    let parent = join(&tpl[..m - 1]);
+    if let Some(pos) = templates.position_for(&parent, &x.segments[m - 1]) {
+        let key = (parent, pos.shape.clone());
+        let role = if role == "delete" { "delete" } else { "update" };
+        return drafts.contains_key(&key).then_some((key, role));
+    }
+    let here = join(&tpl[..m]);
+    let key = drafts.keys().find(|(p, _)| *p == here)?.clone();
+    let role = if role == "upsert" { "upsert" } else { "create" };
+    Some((key, role))
 }
 
 /// An item read confirms the position when its entity echoes the id.

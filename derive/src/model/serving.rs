@@ -132,7 +132,11 @@ pub struct ServingModel {
     etagged: BTreeMap<usize, bool>,
     /// The document store's World at the recording's start.
     docs_initial: super::docstore::serve::DocWorld,
+    /// Writes sent as `POST` to a verb tail (`…/{id}/-/update`).
+    verbs: verb_writes::VerbWrites,
 }
+
+mod verb_writes;
 
 /// Decoded query pairs, in order.
 type Pairs = Vec<(String, String)>;
@@ -361,9 +365,11 @@ impl ServingModel {
                 .into_iter()
                 .filter_map(|(i, w)| Some((i, w?)))
                 .collect(),
+            verbs: verb_writes::VerbWrites::default(),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
+        serving.verbs = verb_writes::infer(&serving, exchanges);
         serving.replayed_writes = serving.confirmed_write_routes(exchanges);
         serving
     }
@@ -609,6 +615,9 @@ impl ServingModel {
             }
         }
         if self.document(path).is_some() {
+            return true;
+        }
+        if self.claims_verb(method, path) {
             return true;
         }
         // Resolving costs a percent-decode and joins per segment: skip it
@@ -1192,6 +1201,9 @@ impl ServingModel {
         if let Some(d) = self.document(path) {
             return self.answer_document(world, d, method, query, body);
         }
+        if let Some(s) = self.answer_verb(world, method, path, body) {
+            return Some(s);
+        }
         let pairs = query
             .map(rea_engine::codec::query_pairs)
             .unwrap_or_default();
@@ -1255,7 +1267,16 @@ impl ServingModel {
                                 }
                             }
                         }
+                        // A representation the query selects (`_shape=array`).
+                        let shaped = self.read_shaped(r.index, e.clone());
+                        let rep = super::representations::render(
+                            &self.model.representations,
+                            res,
+                            &pairs,
+                            shaped,
+                        );
                         let body = match self.reads.get(&r.index) {
+                            _ if rep.is_some() => rep,
                             Some(example) => place(example, res, Value::Object(e.clone())),
                             None => None,
                         }
