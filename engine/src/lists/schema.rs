@@ -2,7 +2,7 @@
 //! type and a description of what it does, and — when the app filters on
 //! member names — one equality filter per member the collection holds.
 
-use crate::lists::semantics::{Carrier, EndpointSemantics, Meaning, Op};
+use crate::lists::semantics::{Carrier, EndpointSemantics, Meaning, Op, SearchScope};
 use crate::lists::serve::endpoint;
 use crate::Engine;
 use serde_json::{json, Map, Value};
@@ -15,7 +15,7 @@ fn op_text(op: Op) -> &'static str {
         Op::Gte => "is at least",
         Op::Lt => "is less than",
         Op::Lte => "is at most",
-        Op::Like => "contains, in any case,",
+        Op::Like => "matches, in any case, the regular expression in",
     }
 }
 
@@ -71,9 +71,13 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
         Meaning::Fields => {
             json!({"type": "string", "description": "a comma list of the members each item shows"})
         }
-        Meaning::Search => {
-            json!({"type": "string", "description": "keep items where some text contains this (any case)"})
-        }
+        Meaning::Search { scope } => json!({
+            "type": "string",
+            "description": match scope {
+                SearchScope::Deep => "keep items where some text, at any depth, contains this (any case)",
+                SearchScope::TopLevel => "keep items where one of the item's own text members (not nested ones) contains this (any case)",
+            },
+        }),
         Meaning::ValueOperators { field } => json!({
             "type": "string",
             "description": format!(
