@@ -431,11 +431,18 @@ impl Engine {
             }
         }
         let mut path = String::new();
-        for seg in self.router.segments(self.tools[tool]) {
+        for (index, seg) in self.router.segments(self.tools[tool]).iter().enumerate() {
             path.push('/');
             match seg {
                 route::Segment::Literal(l) => path.push_str(l),
-                route::Segment::Param(name) => {
+                route::Segment::Param(placeholder) => {
+                    // The argument is the tool param of this segment (its
+                    // name may differ from the placeholder: `{numeric}` is `id`).
+                    let name = t
+                        .params
+                        .iter()
+                        .find(|p| p.segment_index == index)
+                        .map_or(placeholder.as_str(), |p| p.name.as_str());
                     let value = match args.get(name) {
                         Some(Value::String(s)) if !s.is_empty() => s.clone(),
                         Some(Value::Number(n)) => n.to_string(),

@@ -837,7 +837,10 @@ mod tests {
         ];
         let refs: Vec<&Value> = all.iter().collect();
         let none = HashMap::new();
-        for (scope, want) in [(SearchScope::TopLevel, vec![0]), (SearchScope::Deep, vec![0, 1])] {
+        for (scope, want) in [
+            (SearchScope::TopLevel, vec![0]),
+            (SearchScope::Deep, vec![0, 1]),
+        ] {
             let mut sem = semantics();
             sem.params.push(ParamMeaning {
                 name: "search".into(),

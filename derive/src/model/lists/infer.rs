@@ -12,8 +12,9 @@ use crate::model::lists::fields::{resolve, scalar, Collation, FieldPath};
 use crate::model::lists::filter_lang;
 use crate::model::lists::instances::{Endpoint, Instance};
 use crate::model::lists::semantics::{
-    DefaultFilter, EndpointSemantics, InstanceCheck, Meaning, Op, ParamMeaning, SortKey, Spelling,
-    TokenFormat, SearchScope};
+    DefaultFilter, EndpointSemantics, InstanceCheck, Meaning, Op, ParamMeaning, SearchScope,
+    SortKey, Spelling, TokenFormat,
+};
 use base64::Engine as _;
 use serde_json::Value;
 use std::collections::HashMap;
