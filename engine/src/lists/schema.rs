@@ -126,8 +126,20 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
             names
         }
     };
-    for p in sem.params.iter().filter(|p| p.status == "kept") {
+    // Kept meanings, and the library conventions HTTP serves too.
+    for p in sem
+        .params
+        .iter()
+        .filter(|p| p.status == "kept" || p.status == "convention")
+    {
         let mut schema = describe(sem, &p.meaning, &members);
+        if p.status == "convention" {
+            if let Some(d) = schema["description"].as_str() {
+                schema["description"] = json!(format!(
+                    "{d} (a common convention the recording never used)"
+                ));
+            }
+        }
         // A sort key whose direction is a parameter of its own is one
         // member name: the sortable members are its enum.
         let directed = sem.params.iter().any(|d| {
@@ -150,6 +162,32 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
                         "description": format!("keep items whose `{m}` equals this value; a comma list means any of them"),
                     }),
                 );
+            }
+        }
+    }
+    // A lent comparison family (`views_gte` kept: `likes_lte`, `body_like`),
+    // on every member, as HTTP understands it.
+    if sem.carrier == Carrier::Query {
+        for l in &sem.lent_operators {
+            for m in &members {
+                let name = if l.prefix {
+                    format!("{}{m}", l.affix)
+                } else {
+                    format!("{m}{}", l.affix)
+                };
+                if !out.contains_key(&name) {
+                    out.insert(
+                        name,
+                        json!({
+                            "type": ["string", "number", "boolean", "array"],
+                            "description": format!(
+                                "keep items whose `{m}` {} this value (the spelling of `{}`, lent to every member)",
+                                op_text(l.op),
+                                l.from
+                            ),
+                        }),
+                    );
+                }
             }
         }
     }
