@@ -192,3 +192,49 @@ fn couch_row_lists_and_searches_over_mcp_answer_the_http_bytes() {
         same_as_http_and_real(&server, &mut mcp, "couch", call, request);
     }
 }
+
+/// The official MCP Python SDK (`tests/python/mcp_narrowing.py`, over
+/// streamable HTTP) gets the HTTP bytes too, on both captures.
+#[test]
+fn the_official_sdk_gets_the_http_bytes() {
+    let root = repo_root();
+    let status = std::process::Command::new("bash")
+        .arg(root.join("tests/python/setup.sh"))
+        .status()
+        .expect("run tests/python/setup.sh");
+    assert!(status.success(), "tests/python/setup.sh failed: {status:?}");
+    let python = root.join(".venv/bin/python");
+    for (app, cases) in [
+        (
+            "jsonserver",
+            json!([
+                ["get_posts_comments_by_id", {"id": "9"}, "GET", "/posts/9/comments", null],
+                ["get_posts_by_id", {"id": "6", "_embed": "comments"}, "GET", "/posts/6?_embed=comments", null],
+                ["get_comments_by_id", {"id": "12", "_expand": "post"}, "GET", "/comments/12?_expand=post", null],
+                ["get_posts", {"title_like": "^quick", "_sort": "views"}, "GET", "/posts?title_like=%5Equick&_sort=views", null],
+            ]),
+        ),
+        (
+            "couch",
+            json!([
+                ["get_authors_all_docs", {"include_docs": true, "limit": 2, "skip": 3}, "GET", "/authors/_all_docs?include_docs=true&limit=2&skip=3", null],
+                ["post_books_find", {"body": {"selector": {"year": {"$gte": 1990}}, "fields": ["_id", "year"]}}, "POST", "/books/_find", {"selector": {"year": {"$gte": 1990}}, "fields": ["_id", "year"]}],
+            ]),
+        ),
+    ] {
+        let server = Server::start(&fixture(app, "dev-a.har"), &[]);
+        let out = std::process::Command::new(&python)
+            .arg(root.join("tests/python/mcp_narrowing.py"))
+            .arg(format!("http://{}", server.addr))
+            .arg(cases.to_string())
+            .current_dir(root.join("tests/python"))
+            .output()
+            .expect("run python");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed, 0 failed"),
+            "{app}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
