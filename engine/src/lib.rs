@@ -14,7 +14,8 @@
 //! - `Engine::resolve(&Request)` routes once: an HTTP request by the router's
 //!   precedence (a tool that renders from the World first, then literal
 //!   segments over parameters, then manifest order) or to a family sibling;
-//!   a `Request::Tool` is pinned to its tool (answered by it or refused).
+//!   a `Request::Tool` is pinned to its tool (answered by it or refused;
+//!   the app model may answer its HTTP form, `Engine::tool_call`).
 //! - `Engine::dispatch(&mut world, routed, &mut generator)` answers; it
 //!   never panics on input and changes the World only when it answers
 //!   `applied: Yes`. `Engine::answer` = resolve + dispatch.
