@@ -14,7 +14,8 @@
 //! - `Engine::resolve(&Request)` routes once: an HTTP request by the router's
 //!   precedence (a tool that renders from the World first, then literal
 //!   segments over parameters, then manifest order) or to a family sibling;
-//!   a `Request::Tool` is pinned to its tool (answered by it or refused).
+//!   a `Request::Tool` is pinned to its tool (answered by it or refused;
+//!   the app model may answer its HTTP form, `Engine::tool_call`).
 //! - `Engine::dispatch(&mut world, routed, &mut generator)` answers; it
 //!   never panics on input and changes the World only when it answers
 //!   `applied: Yes`. `Engine::answer` = resolve + dispatch.
@@ -431,11 +432,18 @@ impl Engine {
             }
         }
         let mut path = String::new();
-        for seg in self.router.segments(self.tools[tool]) {
+        for (index, seg) in self.router.segments(self.tools[tool]).iter().enumerate() {
             path.push('/');
             match seg {
                 route::Segment::Literal(l) => path.push_str(l),
-                route::Segment::Param(name) => {
+                route::Segment::Param(placeholder) => {
+                    // The argument is the tool param of this segment (its
+                    // name may differ from the placeholder: `{numeric}` is `id`).
+                    let name = t
+                        .params
+                        .iter()
+                        .find(|p| p.segment_index == index)
+                        .map_or(placeholder.as_str(), |p| p.name.as_str());
                     let value = match args.get(name) {
                         Some(Value::String(s)) if !s.is_empty() => s.clone(),
                         Some(Value::Number(n)) => n.to_string(),

@@ -23,6 +23,9 @@ pub const APP_MODEL_MEMBER: &str = "app_model";
 pub struct WithAppModel<M: Model> {
     inner: M,
     app: ServingModel,
+    /// The inner model's tools, with the document store's arguments
+    /// (`docstore_tools`).
+    tools: Vec<ToolInfo>,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -36,7 +39,8 @@ pub struct Worlds<W> {
 
 impl<M: Model> WithAppModel<M> {
     pub fn new(inner: M, app: ServingModel) -> Self {
-        WithAppModel { inner, app }
+        let tools = crate::docstore_tools::offer(inner.tools(), &app);
+        WithAppModel { inner, app, tools }
     }
 
     fn served(s: Served) -> Answer {
@@ -113,7 +117,7 @@ impl<M: Model> Model for WithAppModel<M> {
     }
 
     fn tools(&self) -> &[ToolInfo] {
-        self.inner.tools()
+        &self.tools
     }
 
     fn initial_world(&self) -> Self::World {
@@ -129,9 +133,19 @@ impl<M: Model> Model for WithAppModel<M> {
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
+        // A tool call means its HTTP form: the relations and the model's
+        // own answers take it as they take that HTTP request (the engine's
+        // part stays pinned to the tool), so both answer the same bytes.
+        let tool_call = match request {
+            Request::Tool { name, arguments } => Model::tool_call(self, name, arguments),
+            Request::Http(_) => None,
+        };
         // A nested route, an embedding or a cascading delete: rewritten
         // into the calls it means (`relations`), answered by this model.
-        if let Request::Http(call) = request {
+        if let Some(call) = tool_call.as_ref().or(match request {
+            Request::Http(call) => Some(call),
+            Request::Tool { .. } => None,
+        }) {
             let rels = &self.app.model.relations;
             let mut ask = |c: Call| self.answer(world, &Request::Http(c), generator);
             if let Some(a) = crate::relations::answer(rels, call, &mut ask) {
@@ -172,9 +186,13 @@ impl<M: Model> Model for WithAppModel<M> {
             trace("app-list");
             return a;
         }
-        let Request::Http(call) = request else {
+        let call = match (request, &tool_call) {
+            (Request::Http(call), _) => call,
+            (Request::Tool { .. }, Some(call)) => call,
             // A tool call is answered by its tool (the engine), never re-routed.
-            return self.engine_answer(&mut world.inner, request, generator);
+            (Request::Tool { .. }, None) => {
+                return self.engine_answer(&mut world.inner, request, generator)
+            }
         };
         let a = self.call_inner(world, call, request, generator);
         if tracing_model() {
@@ -246,6 +264,13 @@ impl<M: Model> Model for WithAppModel<M> {
 
     fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
         self.inner.tool_schemas(tool)
+    }
+
+    fn tool_call(&self, name: &str, arguments: &serde_json::Map<String, Value>) -> Option<Call> {
+        let store = self.tools.iter().find(|t| t.tool.name == name);
+        store
+            .and_then(|t| crate::docstore_tools::call(t, &self.app, arguments))
+            .or_else(|| self.inner.tool_call(name, arguments))
     }
 }
 

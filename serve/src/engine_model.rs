@@ -129,6 +129,16 @@ impl Model for EngineModel {
         rea_engine::lists::serve::basis(&self.engine, world, request)
     }
 
+    fn tool_call(
+        &self,
+        name: &str,
+        arguments: &serde_json::Map<String, Value>,
+    ) -> Option<rea_engine::Call> {
+        self.engine
+            .tool_call(name, &Value::Object(arguments.clone()))
+            .ok()
+    }
+
     fn export(&self, world: &World) -> Value {
         self.engine.export(world)
     }

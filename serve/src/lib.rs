@@ -29,6 +29,7 @@ pub mod app_model;
 pub mod check;
 pub mod cors;
 mod dataplane;
+mod docstore_tools;
 mod engine_model;
 mod environment;
 mod episodes;

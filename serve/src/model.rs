@@ -5,8 +5,8 @@
 
 use indexmap::IndexMap;
 use rea_engine::manifest::Tool;
-use rea_engine::{Answer, Footprint, Generator, Request};
-use serde_json::Value;
+use rea_engine::{Answer, Call, Footprint, Generator, Request};
+use serde_json::{Map, Value};
 
 /// Whether a tool reads or may change state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,5 +147,12 @@ pub trait Model: Send + Sync + 'static {
     /// What tool `tool` takes and answers, as the recording shows it.
     fn tool_schemas(&self, _tool: &str) -> ToolSchemas {
         ToolSchemas::default()
+    }
+
+    /// The HTTP form (method, path, query, body) of a call of tool `name`
+    /// with MCP `arguments`, when the model can spell one; `None` otherwise
+    /// (the call is then answered by its tool alone).
+    fn tool_call(&self, _name: &str, _arguments: &Map<String, Value>) -> Option<Call> {
+        None
     }
 }

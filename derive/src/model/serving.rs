@@ -605,6 +605,17 @@ impl ServingModel {
         Ok(world)
     }
 
+    /// The MCP arguments of the document store's row list or search at
+    /// `path` (`docstore::arguments`): name → JSON Schema, and whether they
+    /// are members of the body.
+    pub fn docstore_arguments(
+        &self,
+        method: &str,
+        path: &str,
+    ) -> Option<(serde_json::Map<String, Value>, bool)> {
+        crate::model::docstore::arguments::of(self.model.document_store.as_ref()?, method, path)
+    }
+
     /// True when the model owns the route outright (RPC resources): it is
     /// asked first; otherwise only when the spec's plans cannot answer or
     /// the entity was changed through the model.

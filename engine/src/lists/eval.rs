@@ -5,7 +5,7 @@
 
 use crate::lists::fields::{compare, equals, resolve, Collation, FieldPath};
 use crate::lists::filter_lang;
-use crate::lists::semantics::{EndpointSemantics, Meaning, Op, SortKey, TokenFormat};
+use crate::lists::semantics::{EndpointSemantics, Meaning, Op, SearchScope, SortKey, TokenFormat};
 use base64::Engine as _;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -207,13 +207,9 @@ fn op_holds(op: Op, field: Option<&Value>, wanted: &Value, c: Collation) -> bool
     match op {
         Op::Eq => equals(field, wanted),
         Op::Ne => !equals(field, wanted),
-        Op::Like => match (field, wanted.as_str()) {
-            (Some(Value::String(t)), Some(w)) => t.to_lowercase().contains(&w.to_lowercase()),
-            (Some(v @ (Value::Number(_) | Value::Bool(_))), Some(w)) => {
-                v.to_string().to_lowercase().contains(&w.to_lowercase())
-            }
-            _ => false,
-        },
+        Op::Like => wanted
+            .as_str()
+            .is_some_and(|w| LikePattern::new(w).holds(field)),
         _ => {
             let Some(v) = field else { return false };
             let w = crate::lists::fields::coerce(wanted, Some(v));
@@ -224,6 +220,70 @@ fn op_holds(op: Op, field: Option<&Value>, wanted: &Value, c: Collation) -> bool
                 Op::Lt => o == Ordering::Less,
                 _ => o != Ordering::Greater,
             }
+        }
+    }
+}
+
+/// The longest `_like` pattern read as a regular expression (longer ones
+/// match as literal text), and the compiled size it may take.
+pub const LIKE_PATTERN_MAX: usize = 256;
+const LIKE_COMPILED_MAX: usize = 1 << 16;
+
+/// The text a `_like` filter matches a member by: a string, a number or
+/// boolean as written, an array's scalars joined by commas (as a
+/// JavaScript array's `toString`); none for objects and nulls.
+fn like_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
+        Value::Array(a) => Some(
+            a.iter()
+                .map(|x| match x {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        _ => None,
+    }
+}
+
+/// A `_like` value: a case-insensitive regular expression found anywhere
+/// in the member's text, or, for a pattern too long or not valid, a literal
+/// text the member contains in any case.
+pub enum LikePattern {
+    Regex(regex::Regex),
+    Literal(String),
+}
+
+impl LikePattern {
+    pub fn new(pattern: &str) -> LikePattern {
+        let compiled = (pattern.len() <= LIKE_PATTERN_MAX)
+            .then(|| {
+                regex::RegexBuilder::new(pattern)
+                    .case_insensitive(true)
+                    .size_limit(LIKE_COMPILED_MAX)
+                    .dfa_size_limit(LIKE_COMPILED_MAX)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        match compiled {
+            Some(re) => LikePattern::Regex(re),
+            None => LikePattern::Literal(pattern.to_lowercase()),
+        }
+    }
+
+    /// True when the member's value matches.
+    pub fn holds(&self, field: Option<&Value>) -> bool {
+        let Some(text) = field.and_then(like_text) else {
+            return false;
+        };
+        match self {
+            LikePattern::Regex(re) => re.is_match(&text),
+            LikePattern::Literal(l) => text.to_lowercase().contains(l.as_str()),
         }
     }
 }
@@ -382,7 +442,7 @@ pub fn evaluate(
     let c = sem.collation;
     let mut filters: Vec<(FieldPath, Op, Vec<Value>)> = Vec::new();
     let mut clauses = Vec::new();
-    let mut needles: Vec<String> = Vec::new();
+    let mut needles: Vec<(String, SearchScope)> = Vec::new();
     let mut selectors: Vec<(FieldPath, Vec<String>)> = Vec::new();
     let mut sort_values: Option<(String, Vec<Value>)> = None;
     let mut direction: Option<bool> = None;
@@ -451,9 +511,12 @@ pub fn evaluate(
                 }
                 fields = Some(named)
             }
-            Meaning::Search => {
-                needles.extend(values.iter().filter_map(text_of).map(|s| s.to_lowercase()))
-            }
+            Meaning::Search { scope } => needles.extend(
+                values
+                    .iter()
+                    .filter_map(text_of)
+                    .map(|s| (s.to_lowercase(), scope)),
+            ),
             Meaning::FilterLanguage => {
                 for v in values {
                     let Some(text) = v.as_str() else {
@@ -472,19 +535,37 @@ pub fn evaluate(
             filters.push((d.field.clone(), Op::Eq, vec![d.value.clone()]));
         }
     }
+    // `_like` patterns, compiled once per request.
+    let likes: Vec<Vec<LikePattern>> = filters
+        .iter()
+        .map(|(_, op, alts)| match op {
+            Op::Like => alts
+                .iter()
+                .map(|w| LikePattern::new(&text_of(w).unwrap_or_default()))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     let mut matches: Vec<usize> = (0..universe.len())
         .filter(|&i| {
             let e = universe[i];
-            filters.iter().all(|(f, op, alts)| {
+            filters.iter().zip(&likes).all(|((f, op, alts), likes)| {
                 let v = f.get(e);
                 match op {
+                    Op::Like => likes.iter().any(|p| p.holds(v)),
                     Op::Ne => alts.iter().all(|w| op_holds(*op, v, w, c)),
                     _ => alts.iter().any(|w| op_holds(*op, v, w, c)),
                 }
             }) && clauses
                 .iter()
                 .all(|(cl, p)| filter_lang::holds(cl, p, e, c))
-                && needles.iter().all(|n| contains_text(e, n))
+                && needles.iter().all(|(n, scope)| match scope {
+                    SearchScope::Deep => contains_text(e, n),
+                    SearchScope::TopLevel => e.as_object().is_some_and(|o| {
+                        o.values()
+                            .any(|v| v.as_str().is_some_and(|t| t.to_lowercase().contains(n)))
+                    }),
+                })
                 && selectors.iter().all(|(f, words)| match f.get(e) {
                     // A boolean member picks by its name: a word naming it
                     // (`closed` for `is_closed`) keeps the true ones, any
@@ -693,6 +774,86 @@ mod tests {
         // A field name filters (the field-name convention).
         let page = evaluate(&sem, &query_params("score=4"), &refs, &none).unwrap();
         assert_eq!(page.indices, vec![5]);
+    }
+
+    /// `_like` reads its value as a case-insensitive regular expression
+    /// found anywhere in the member's text; a value that is no valid
+    /// pattern, or too long, matches as a literal text.
+    #[test]
+    fn like_is_a_case_insensitive_regular_expression() {
+        use crate::lists::semantics::ParamMeaning;
+        let mut sem = semantics();
+        sem.params.push(ParamMeaning {
+            name: "title_like".into(),
+            meaning: Meaning::Filter {
+                field: FieldPath::member("title"),
+                op: Op::Like,
+            },
+            basis: "convention".into(),
+            status: "kept".into(),
+            observed: vec![],
+            confirmed_by: vec![1],
+            contradicted_by: vec![],
+        });
+        let all = [
+            serde_json::json!({"id": 1, "title": "Rust Guide", "tags": ["a", "b"]}),
+            serde_json::json!({"id": 2, "title": "A guide to (Go)"}),
+            serde_json::json!({"id": 3, "title": "Guides+s"}),
+            serde_json::json!({"id": 4, "title": 42}),
+        ];
+        let refs: Vec<&Value> = all.iter().collect();
+        let none = HashMap::new();
+        let ids = |q: &str| -> Vec<usize> {
+            let page = evaluate(&sem, &query_params(q), &refs, &none).unwrap();
+            page.indices.iter().map(|&i| i + 1).collect()
+        };
+        assert_eq!(ids("title_like=guide"), vec![1, 2, 3]);
+        assert_eq!(ids("title_like=%5Eguide"), vec![3]);
+        assert_eq!(ids("title_like=guide%24"), vec![1]);
+        assert_eq!(ids("title_like=rust%7Cgo"), vec![1, 2]);
+        assert_eq!(ids("title_like=%5E4%5Cd%24"), vec![4]);
+        // Not a valid pattern: the literal text, in any case.
+        assert_eq!(ids("title_like=(go"), vec![2]);
+        assert_eq!(ids("title_like=%2Bs"), vec![3]);
+        // A pattern past the bound is literal text too.
+        let long = "a".repeat(LIKE_PATTERN_MAX + 1);
+        assert!(LikePattern::new(&long).holds(Some(&Value::String(format!("x{long}")))));
+        assert!(!LikePattern::new(&format!("^{}", "a?".repeat(200)))
+            .holds(Some(&Value::String("b".into()))));
+        // An array member is its scalars joined by commas.
+        assert!(LikePattern::new("^a,b$").holds(Some(&all[0]["tags"])));
+        assert!(!LikePattern::new("x").holds(None));
+    }
+
+    /// A top-level search looks in the item's own texts only; a deep one
+    /// in every text, nested ones too.
+    #[test]
+    fn search_scopes_differ_on_nested_texts() {
+        use crate::lists::semantics::{ParamMeaning, SearchScope};
+        let all = [
+            serde_json::json!({"id": 1, "name": "Juniper", "description": "Legacy API shutdown"}),
+            serde_json::json!({"id": 2, "name": "Kestrel", "settings": {"labels": ["api"]}}),
+            serde_json::json!({"id": 3, "name": "Lumen", "budget": 5}),
+        ];
+        let refs: Vec<&Value> = all.iter().collect();
+        let none = HashMap::new();
+        for (scope, want) in [
+            (SearchScope::TopLevel, vec![0]),
+            (SearchScope::Deep, vec![0, 1]),
+        ] {
+            let mut sem = semantics();
+            sem.params.push(ParamMeaning {
+                name: "search".into(),
+                meaning: Meaning::Search { scope },
+                basis: "convention".into(),
+                status: "kept".into(),
+                observed: vec![],
+                confirmed_by: vec![1],
+                contradicted_by: vec![],
+            });
+            let page = evaluate(&sem, &query_params("search=API"), &refs, &none).unwrap();
+            assert_eq!(page.indices, want, "{scope:?}");
+        }
     }
 
     /// A selector keeps the entities whose member is one of the value's

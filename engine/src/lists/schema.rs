@@ -2,7 +2,7 @@
 //! type and a description of what it does, and — when the app filters on
 //! member names — one equality filter per member the collection holds.
 
-use crate::lists::semantics::{Carrier, EndpointSemantics, Meaning, Op};
+use crate::lists::semantics::{Carrier, EndpointSemantics, Meaning, Op, SearchScope};
 use crate::lists::serve::endpoint;
 use crate::Engine;
 use serde_json::{json, Map, Value};
@@ -15,7 +15,7 @@ fn op_text(op: Op) -> &'static str {
         Op::Gte => "is at least",
         Op::Lt => "is less than",
         Op::Lte => "is at most",
-        Op::Like => "contains, in any case,",
+        Op::Like => "matches, in any case, the regular expression in",
     }
 }
 
@@ -71,9 +71,13 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
         Meaning::Fields => {
             json!({"type": "string", "description": "a comma list of the members each item shows"})
         }
-        Meaning::Search => {
-            json!({"type": "string", "description": "keep items where some text contains this (any case)"})
-        }
+        Meaning::Search { scope } => json!({
+            "type": "string",
+            "description": match scope {
+                SearchScope::Deep => "keep items where some text, at any depth, contains this (any case)",
+                SearchScope::TopLevel => "keep items where one of the item's own text members (not nested ones) contains this (any case)",
+            },
+        }),
         Meaning::ValueOperators { field } => json!({
             "type": "string",
             "description": format!(
@@ -122,8 +126,20 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
             names
         }
     };
-    for p in sem.params.iter().filter(|p| p.status == "kept") {
+    // Kept meanings, and the library conventions HTTP serves too.
+    for p in sem
+        .params
+        .iter()
+        .filter(|p| p.status == "kept" || p.status == "convention")
+    {
         let mut schema = describe(sem, &p.meaning, &members);
+        if p.status == "convention" {
+            if let Some(d) = schema["description"].as_str() {
+                schema["description"] = json!(format!(
+                    "{d} (a common convention the recording never used)"
+                ));
+            }
+        }
         // A sort key whose direction is a parameter of its own is one
         // member name: the sortable members are its enum.
         let directed = sem.params.iter().any(|d| {
@@ -146,6 +162,32 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
                         "description": format!("keep items whose `{m}` equals this value; a comma list means any of them"),
                     }),
                 );
+            }
+        }
+    }
+    // A lent comparison family (`views_gte` kept: `likes_lte`, `body_like`),
+    // on every member, as HTTP understands it.
+    if sem.carrier == Carrier::Query {
+        for l in &sem.lent_operators {
+            for m in &members {
+                let name = if l.prefix {
+                    format!("{}{m}", l.affix)
+                } else {
+                    format!("{m}{}", l.affix)
+                };
+                if !out.contains_key(&name) {
+                    out.insert(
+                        name,
+                        json!({
+                            "type": ["string", "number", "boolean", "array"],
+                            "description": format!(
+                                "keep items whose `{m}` {} this value (the spelling of `{}`, lent to every member)",
+                                op_text(l.op),
+                                l.from
+                            ),
+                        }),
+                    );
+                }
             }
         }
     }

@@ -34,8 +34,31 @@ pub enum Op {
     Gte,
     Lt,
     Lte,
-    /// The field's text contains the value, in any case (`title_like`).
+    /// The field's text matches the value read as a regular expression, in
+    /// any case (`title_like=^how`); a value that is no valid pattern, or a
+    /// longer one than `lists::eval::LIKE_PATTERN_MAX`, is matched as a
+    /// literal text the field contains.
     Like,
+}
+
+/// Which members a search looks in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SearchScope {
+    /// Every text, at any depth (nested objects and arrays too).
+    #[default]
+    Deep,
+    /// The item's own text members only (not those of nested objects or
+    /// arrays): chosen where it re-renders every recorded search as well
+    /// as `deep` does.
+    TopLevel,
+}
+
+impl SearchScope {
+    /// True for the default scope (left out of the document).
+    pub fn is_deep(&self) -> bool {
+        *self == SearchScope::Deep
+    }
 }
 
 /// What one parameter does.
@@ -62,8 +85,12 @@ pub enum Meaning {
     Filter { field: FieldPath, op: Op },
     /// Show only the named members (comma list).
     Fields,
-    /// Keep entities where some text member contains the value (any case).
-    Search,
+    /// Keep entities where some text member in `scope` contains the value
+    /// (any case).
+    Search {
+        #[serde(default, skip_serializing_if = "SearchScope::is_deep")]
+        scope: SearchScope,
+    },
     /// A filter expression (`a = 'x' AND b > 1`, `LIKE`).
     FilterLanguage,
     /// Keep entities whose field compares with the value by the operator
@@ -90,7 +117,7 @@ impl Meaning {
             Meaning::Direction { .. } => "direction",
             Meaning::Filter { .. } => "filter",
             Meaning::Fields => "fields",
-            Meaning::Search => "search",
+            Meaning::Search { .. } => "search",
             Meaning::FilterLanguage => "filter-language",
             Meaning::ValueOperators { .. } => "value-operators",
             Meaning::Selector { .. } => "selector",

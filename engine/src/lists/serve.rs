@@ -426,25 +426,38 @@ fn encode(text: &str) -> String {
 }
 
 /// The request's query with `drop` names removed and `(name, value)` appended.
+/// The request's own URL with the `drop` parameters replaced by `add`: in
+/// the place of the first one the request held (as apps that copy the
+/// request's parameters and set one do: json-server, Kinto, WordPress),
+/// else at the end.
 fn link(engine: &Engine, call: &Call, drop: &[&str], add: (&str, String)) -> String {
-    let mut pairs: Vec<String> = call
+    let mut at: Option<usize> = None;
+    let mut pairs: Vec<String> = Vec::new();
+    for p in call
         .query
         .as_deref()
         .unwrap_or("")
         .split('&')
         .filter(|p| !p.is_empty())
-        .filter(|p| {
-            let n = p.split_once('=').map_or(*p, |(n, _)| n);
-            !drop.iter().any(|d| {
-                url::form_urlencoded::parse(n.as_bytes())
-                    .next()
-                    .is_some_and(|(k, _)| k == *d)
-                    || n == *d
-            })
-        })
-        .map(str::to_string)
-        .collect();
-    pairs.push(format!("{}={}", encode(add.0), encode(&add.1)));
+    {
+        let n = p.split_once('=').map_or(p, |(n, _)| n);
+        let dropped = drop.iter().any(|d| {
+            url::form_urlencoded::parse(n.as_bytes())
+                .next()
+                .is_some_and(|(k, _)| k == *d)
+                || n == *d
+        });
+        if dropped {
+            at.get_or_insert(pairs.len());
+        } else {
+            pairs.push(p.to_string());
+        }
+    }
+    let added = format!("{}={}", encode(add.0), encode(&add.1));
+    match at {
+        Some(i) => pairs.insert(i, added),
+        None => pairs.push(added),
+    }
     format!(
         "{}{}?{}",
         engine.manifest.origin,

@@ -8,6 +8,7 @@
 //! only where replaying the whole recording through `serve` reproduces the
 //! recorded answers (`replay`).
 
+pub(crate) mod arguments;
 pub(crate) mod replay;
 pub(crate) mod serve;
 #[cfg(test)]

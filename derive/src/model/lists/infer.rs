@@ -12,8 +12,8 @@ use crate::model::lists::fields::{resolve, scalar, Collation, FieldPath};
 use crate::model::lists::filter_lang;
 use crate::model::lists::instances::{Endpoint, Instance};
 use crate::model::lists::semantics::{
-    DefaultFilter, EndpointSemantics, InstanceCheck, Meaning, Op, ParamMeaning, SortKey, Spelling,
-    TokenFormat,
+    DefaultFilter, EndpointSemantics, InstanceCheck, Meaning, Op, ParamMeaning, SearchScope,
+    SortKey, Spelling, TokenFormat,
 };
 use base64::Engine as _;
 use serde_json::Value;
@@ -317,7 +317,19 @@ fn candidates(
                 sort_param: String::new(),
             },
             Role::Fields => Meaning::Fields,
-            Role::Search => Meaning::Search,
+            // The narrower scope first: it is kept where it re-renders
+            // every recorded search as well as the deep one does.
+            Role::Search => {
+                out.push((
+                    Meaning::Search {
+                        scope: SearchScope::TopLevel,
+                    },
+                    "convention",
+                ));
+                Meaning::Search {
+                    scope: SearchScope::Deep,
+                }
+            }
             Role::FilterLanguage
                 if values
                     .iter()
@@ -1194,11 +1206,14 @@ pub(crate) fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         .verdicts
         .iter()
         .filter(|(_, v)| *v == Verdict::Reproduced)
+        // A page of fewer than two items constrains no order.
         .filter(|(o, _)| {
             ep.instances
                 .iter()
                 .find(|i| i.ordinal == *o)
-                .is_some_and(|i| !i.params.iter().any(|(n, _)| sort_names.contains(n)))
+                .is_some_and(|i| {
+                    i.items.len() >= 2 && !i.params.iter().any(|(n, _)| sort_names.contains(n))
+                })
         })
         .map(|(o, _)| *o)
         .collect();
