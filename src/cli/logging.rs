@@ -278,6 +278,57 @@ impl Visit for PlainFields {
     }
 }
 
+/// Writes a request's info line into the buffer: the bytes `TextLine`
+/// writes for the `rea::request` event (`rea_serve::admin::RequestLine`),
+/// built under the buffer's lock into the buffer itself, without the
+/// event. False (nothing written) where the event's line could differ: a
+/// value that needs escaping, or a timestamp outside the years 1970-9999.
+fn request_line(line: &rea_serve::admin::RequestLine<'_>) -> bool {
+    let texts = [line.method, line.path, line.tool, line.source, line.surface];
+    if !texts.iter().all(|t| plain(t)) {
+        return false;
+    }
+    let mut stamp = String::with_capacity(32);
+    if !timestamp(std::time::SystemTime::now(), &mut stamp) {
+        return false;
+    }
+    let mut buffer = pending();
+    let at = buffer.len();
+    let mut out = Utf8Bytes(&mut buffer);
+    let written = write!(
+        out,
+        "{stamp}  INFO rea::request: {} {} {} surface=\"{}\" method=\"{}\" path=\"{}\" tool=\"{}\" source=\"{}\" status={} duration_ms={:?}\n",
+        line.method,
+        line.path,
+        line.status,
+        line.surface,
+        line.method,
+        line.path,
+        line.tool,
+        line.source,
+        line.status,
+        line.duration_ms
+    );
+    if written.is_err() {
+        buffer.truncate(at);
+        return false;
+    }
+    if buffer.len() >= FLUSH_AT {
+        write_out(&mut buffer);
+    }
+    true
+}
+
+/// `fmt::Write` into a byte buffer.
+struct Utf8Bytes<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for Utf8Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
 /// Writes the last buffered lines when dropped (held by `main`).
 pub(crate) struct Flush;
 
@@ -352,12 +403,18 @@ pub(crate) fn init(args: &LogArgs) -> Flush {
             .try_init(),
         LogFormat::Text => {
             let ansi = std::io::stderr().is_terminal();
-            builder
+            let installed = builder
                 .with_ansi(ansi)
                 .event_format(TextLine {
                     default: format::Format::default().with_ansi(ansi),
                 })
-                .try_init()
+                .try_init();
+            if installed.is_ok() && !ansi {
+                // The request line is `TextLine`'s short path, written
+                // without its event.
+                rea_serve::admin::on_request_line(request_line);
+            }
+            installed
         }
     };
     Flush
@@ -385,6 +442,98 @@ mod tests {
         let mut line = String::new();
         assert!(!timestamp(UNIX_EPOCH - Duration::from_secs(1), &mut line));
         assert!(line.is_empty());
+    }
+
+    /// The request line written without its event is the event's line,
+    /// byte for byte after the timestamp; a value needing escaping is left
+    /// to the event.
+    #[test]
+    fn request_lines_are_the_lines_their_events_write() {
+        #[derive(Clone, Default)]
+        struct Captured(std::sync::Arc<Mutex<Vec<u8>>>);
+        impl Write for Captured {
+            fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(data);
+                Ok(data.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .event_format(TextLine {
+                default: format::Format::default().with_ansi(false),
+            })
+            .finish();
+        let dispatch = tracing::Dispatch::new(subscriber);
+        let cases = [
+            (
+                "http",
+                "GET",
+                "/line-test/a?b=1",
+                "get_a",
+                "world",
+                200,
+                0.023,
+            ),
+            (
+                "data-plane",
+                "data/reset",
+                "/agentenv",
+                "-",
+                "world",
+                200,
+                1e-7,
+            ),
+            (
+                "http",
+                "PATCH",
+                "/line-test/%22",
+                "-",
+                "unmatched",
+                404,
+                12.5,
+            ),
+        ];
+        for (surface, method, path, tool, source, status, duration_ms) in cases {
+            let line = rea_serve::admin::RequestLine {
+                surface,
+                method,
+                path,
+                tool,
+                source,
+                status,
+                duration_ms,
+            };
+            assert!(request_line(&line));
+            let written = {
+                let mut buffer = pending();
+                let text = String::from_utf8(buffer.clone()).unwrap();
+                buffer.clear();
+                text
+            };
+            tracing::dispatcher::with_default(&dispatch, || {
+                tracing::info!(target: "rea::request", surface, method, path, tool, source, status, duration_ms, "{method} {path} {status}");
+            });
+            let event =
+                String::from_utf8(std::mem::take(&mut *captured.0.lock().unwrap())).unwrap();
+            let mine = written.lines().find(|l| l.contains(path)).unwrap();
+            assert_eq!(&mine[27..], &event.trim_end()[27..], "{path}");
+        }
+        let quoted = rea_serve::admin::RequestLine {
+            surface: "http",
+            method: "GET",
+            path: "/a\"b",
+            tool: "-",
+            source: "-",
+            status: 200,
+            duration_ms: 1.0,
+        };
+        assert!(!request_line(&quoted));
     }
 
     #[test]
