@@ -137,39 +137,38 @@ fn plain_line(event: &Event<'_>) -> Option<String> {
 /// (`2026-01-01T00:00:00.000000Z`); false (nothing written) outside the
 /// years 1970 to 9999.
 fn timestamp(at: std::time::SystemTime, line: &mut String) -> bool {
-    let Ok(since) = at.duration_since(std::time::UNIX_EPOCH) else {
+    let Some(text) = stamp(at) else {
         return false;
     };
+    line.extend(text.iter().map(|&b| b as char));
+    true
+}
+
+/// `at` as the default format's timer writes it, in ASCII; `None` outside
+/// the years 1970 to 9999.
+fn stamp(at: std::time::SystemTime) -> Option<[u8; 27]> {
+    let since = at.duration_since(std::time::UNIX_EPOCH).ok()?;
     let secs = since.as_secs();
     let (year, month, day) = civil_from_days((secs / 86_400) as i64);
     if year > 9999 {
-        return false;
+        return None;
     }
     let of_day = secs % 86_400;
-    let digits = |n: u64, width: usize, line: &mut String| {
-        let mut buf = [b'0'; 6];
-        let mut n = n;
-        for slot in buf[..width].iter_mut().rev() {
+    let mut text = *b"0000-00-00T00:00:00.000000Z";
+    let mut digits = |at: usize, width: usize, mut n: u64| {
+        for slot in text[at..at + width].iter_mut().rev() {
             *slot = b'0' + (n % 10) as u8;
             n /= 10;
         }
-        line.extend(buf[..width].iter().map(|&b| b as char));
     };
-    digits(year as u64, 4, line);
-    line.push('-');
-    digits(u64::from(month), 2, line);
-    line.push('-');
-    digits(u64::from(day), 2, line);
-    line.push('T');
-    digits(of_day / 3600, 2, line);
-    line.push(':');
-    digits(of_day / 60 % 60, 2, line);
-    line.push(':');
-    digits(of_day % 60, 2, line);
-    line.push('.');
-    digits(u64::from(since.subsec_micros()), 6, line);
-    line.push('Z');
-    true
+    digits(0, 4, year as u64);
+    digits(5, 2, u64::from(month));
+    digits(8, 2, u64::from(day));
+    digits(11, 2, of_day / 3600);
+    digits(14, 2, of_day / 60 % 60);
+    digits(17, 2, of_day % 60);
+    digits(20, 6, u64::from(since.subsec_micros()));
+    Some(text)
 }
 
 /// The proleptic Gregorian date of a count of days since 1970-01-01
@@ -280,53 +279,92 @@ impl Visit for PlainFields {
 
 /// Writes a request's info line into the buffer: the bytes `TextLine`
 /// writes for the `rea::request` event (`rea_serve::admin::RequestLine`),
-/// built under the buffer's lock into the buffer itself, without the
-/// event. False (nothing written) where the event's line could differ: a
-/// value that needs escaping, or a timestamp outside the years 1970-9999.
+/// appended under the buffer's lock to the buffer itself, without the event
+/// and without `fmt`. False (nothing written) where the event's line could
+/// differ: a value that needs escaping, or a timestamp outside the years
+/// 1970-9999.
 fn request_line(line: &rea_serve::admin::RequestLine<'_>) -> bool {
     let texts = [line.method, line.path, line.tool, line.source, line.surface];
     if !texts.iter().all(|t| plain(t)) {
         return false;
     }
-    let mut stamp = String::with_capacity(32);
-    if !timestamp(std::time::SystemTime::now(), &mut stamp) {
+    let Some(stamp) = stamp(std::time::SystemTime::now()) else {
         return false;
-    }
+    };
     let mut buffer = pending();
-    let at = buffer.len();
-    let mut out = Utf8Bytes(&mut buffer);
-    let written = write!(
-        out,
-        "{stamp}  INFO rea::request: {} {} {} surface=\"{}\" method=\"{}\" path=\"{}\" tool=\"{}\" source=\"{}\" status={} duration_ms={:?}\n",
-        line.method,
-        line.path,
-        line.status,
-        line.surface,
-        line.method,
-        line.path,
-        line.tool,
-        line.source,
-        line.status,
-        line.duration_ms
-    );
-    if written.is_err() {
-        buffer.truncate(at);
-        return false;
+    let out = &mut *buffer;
+    out.extend_from_slice(&stamp);
+    out.extend_from_slice(b"  INFO rea::request: ");
+    for part in [line.method, " ", line.path, " "] {
+        out.extend_from_slice(part.as_bytes());
     }
-    if buffer.len() >= FLUSH_AT {
-        write_out(&mut buffer);
+    push_u64(out, u64::from(line.status));
+    for (name, value) in [
+        (" surface=\"", line.surface),
+        ("\" method=\"", line.method),
+        ("\" path=\"", line.path),
+        ("\" tool=\"", line.tool),
+        ("\" source=\"", line.source),
+    ] {
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(value.as_bytes());
+    }
+    out.extend_from_slice(b"\" status=");
+    push_u64(out, u64::from(line.status));
+    out.extend_from_slice(b" duration_ms=");
+    push_debug_ms(out, line.duration_ms);
+    out.push(b'\n');
+    if out.len() >= FLUSH_AT {
+        write_out(out);
     }
     true
 }
 
-/// `fmt::Write` into a byte buffer.
-struct Utf8Bytes<'a>(&'a mut Vec<u8>);
-
-impl std::fmt::Write for Utf8Bytes<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
+/// Appends `n` in decimal.
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Appends `ms` as `{:?}` writes it. A duration in whole microseconds (as
+/// the journal rounds them) is written from its integer; anything else
+/// through `fmt`.
+fn push_debug_ms(out: &mut Vec<u8>, ms: f64) {
+    let micros = (ms * 1000.0).round();
+    if ms.is_sign_positive() && micros < 1e12 && micros / 1000.0 == ms {
+        let micros = micros as u64;
+        push_u64(out, micros / 1000);
+        out.push(b'.');
+        let mut frac = micros % 1000;
+        if frac == 0 {
+            out.push(b'0');
+            return;
+        }
+        let mut width = 3;
+        while frac % 10 == 0 {
+            frac /= 10;
+            width -= 1;
+        }
+        let text = [
+            b'0' + (frac / 100 % 10) as u8,
+            b'0' + (frac / 10 % 10) as u8,
+            b'0' + (frac % 10) as u8,
+        ];
+        out.extend_from_slice(&text[3 - width..]);
+        return;
+    }
+    let mut text = String::new();
+    let _ = write!(text, "{ms:?}");
+    out.extend_from_slice(text.as_bytes());
 }
 
 /// Writes the last buffered lines when dropped (held by `main`).
@@ -534,6 +572,33 @@ mod tests {
             duration_ms: 1.0,
         };
         assert!(!request_line(&quoted));
+    }
+
+    /// Durations are written as `{:?}` writes them, rounded to whole
+    /// microseconds as the journal rounds them or not.
+    #[test]
+    fn durations_are_written_as_debug_writes_them() {
+        let mut values: Vec<f64> = (0..20_000u64).map(|k| k as f64 / 1e3).collect();
+        values.extend((0..2_000u64).map(|k| (k * 7_919 + 1) as f64 * 1.013 / 1e3));
+        values.extend([
+            1e9 + 0.001,
+            123_456_789.012,
+            5e-5,
+            1e-7,
+            1e16,
+            2.5e300,
+            -0.0,
+            -1.5,
+        ]);
+        values.extend([f64::NAN, f64::INFINITY]);
+        for v in values {
+            let ms = (v * 1e6).round() / 1e3;
+            for value in [v, ms] {
+                let mut out = Vec::new();
+                push_debug_ms(&mut out, value);
+                assert_eq!(String::from_utf8(out).unwrap(), format!("{value:?}"));
+            }
+        }
     }
 
     #[test]
