@@ -350,7 +350,7 @@ fn push_debug_ms(out: &mut Vec<u8>, ms: f64) {
             return;
         }
         let mut width = 3;
-        while frac % 10 == 0 {
+        while frac.is_multiple_of(10) {
             frac /= 10;
             width -= 1;
         }
