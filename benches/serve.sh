@@ -117,6 +117,18 @@ entries = entries.get("entries", entries) if isinstance(entries, dict) else entr
 hits = [e for e in entries if e.get("request", {}).get("operation") == op]
 print(max(hits, key=lambda e: e["id"])["duration_ms"] if hits else "n/a")' "$2" 2>/dev/null || echo n/a
 }
+# settle PID: waits until the freed World is given back (the retiring
+# thread runs at low priority: on a busy machine 3 s were not enough), that
+# is until RSS holds still for a second, for at most SETTLE_SECONDS (20).
+settle() {
+  local last now
+  last="$(rss_mib "$1")"
+  for _ in $(seq 1 "${SETTLE_SECONDS:-20}"); do
+    sleep 1; now="$(rss_mib "$1")"
+    [ "$now" = "$last" ] && return 0
+    last="$now"
+  done
+}
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else 'n/a')" "$1" "$2"; }
 mean() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print(f'{sum(v)/len(v):.0f}')" "$@"; }
 mean1() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print(f'{sum(v)/len(v):.1f}')" "$@"; }
@@ -259,7 +271,7 @@ data_plane() { # label bin
   t="$(rpc "$rport" data/add "$work/add-100000.json")"
   local r0; r0="$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$rport/agentenv")"
   t="$(rpc "$rport" data/reset)"
-  sleep 3 # the replaced World is freed in the background
+  sleep 1; settle "$rpid" # the replaced World is freed in the background
   printf '%-8s data/reset at 100k entities: %.2f ms (an HTTP round trip: %.2f ms; in the server: %s ms); RSS fresh %s MiB, after the reset %s MiB\n' \
     "$label" "$(python3 -c "print($t*1000)")" "$(python3 -c "print($r0*1000)")" "$(server_ms "$rport" data/reset)" "$fresh" "$(rss_mib "$rpid")"
   stop "$rpid"
@@ -277,7 +289,7 @@ memory() { # label bin
     -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]["parts"][0]["data"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
   local after; after="$(rss_mib "$rpid")"
   local rt; rt="$(rpc "$rport" data/reset)"
-  sleep 3 # the replaced World is freed in the background
+  sleep 1; settle "$rpid" # the replaced World is freed in the background
   printf '%-8s data/reset at %s entities: %.2f ms (in the server: %s ms)\n' "$label" "$count" "$(python3 -c "print($rt*1000)")" "$(server_ms "$rport" data/reset)"
   printf '%-8s RSS fresh %s MiB; after %s creates (%s rows, %.1f s) %s MiB; after data/reset %s MiB (%sx fresh)\n' \
     "$label" "$fresh" "$creates" "$count" "$(echo "$t1 - $t0" | bc)" "$after" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$fresh")"

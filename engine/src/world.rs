@@ -105,12 +105,25 @@ impl Held {
         }
     }
 
-    fn row(id: Value, fields: &Map<String, Value>, place: &Arc<(String, String)>) -> Held {
-        let text = serde_json::to_string(fields).unwrap_or_else(|_| "{}".to_string());
+    /// A loaded row, its text written through `scratch` (reused from row to
+    /// row, so each text is one allocation of its exact size, not a string
+    /// grown by doubling and then shrunk).
+    fn row(
+        id: Value,
+        fields: &Map<String, Value>,
+        place: &Arc<(String, String)>,
+        scratch: &mut Vec<u8>,
+    ) -> Held {
+        scratch.clear();
+        let text: Box<str> = match serde_json::to_writer(&mut *scratch, fields) {
+            // serde_json writes UTF-8 only.
+            Ok(()) => std::str::from_utf8(scratch).unwrap_or("{}").into(),
+            Err(_) => "{}".into(),
+        };
         Held {
             id,
             built: std::sync::OnceLock::new(),
-            text: Some(text.into_boxed_str()),
+            text: Some(text),
             place: place.clone(),
         }
     }
@@ -725,6 +738,7 @@ impl World {
         // freed one by one, the texts would land in their holes and keep
         // the heap's pages from going back to the system.
         let mut parsed: Vec<Map<String, Value>> = Vec::new();
+        let mut scratch = Vec::new();
         match root.shift_remove("collections") {
             None | Some(Value::Null) => {}
             Some(Value::Object(collections)) => {
@@ -775,7 +789,10 @@ impl World {
                         if place.0 != entity.type_name || place.1 != entity.collection {
                             place = Arc::new((entity.type_name.clone(), entity.collection.clone()));
                         }
-                        list.insert_held(Held::row(entity.id, &entity.fields, &place), None);
+                        list.insert_held(
+                            Held::row(entity.id, &entity.fields, &place, &mut scratch),
+                            None,
+                        );
                         parsed.push(entity.fields);
                     }
                 }

@@ -137,39 +137,38 @@ fn plain_line(event: &Event<'_>) -> Option<String> {
 /// (`2026-01-01T00:00:00.000000Z`); false (nothing written) outside the
 /// years 1970 to 9999.
 fn timestamp(at: std::time::SystemTime, line: &mut String) -> bool {
-    let Ok(since) = at.duration_since(std::time::UNIX_EPOCH) else {
+    let Some(text) = stamp(at) else {
         return false;
     };
+    line.extend(text.iter().map(|&b| b as char));
+    true
+}
+
+/// `at` as the default format's timer writes it, in ASCII; `None` outside
+/// the years 1970 to 9999.
+fn stamp(at: std::time::SystemTime) -> Option<[u8; 27]> {
+    let since = at.duration_since(std::time::UNIX_EPOCH).ok()?;
     let secs = since.as_secs();
     let (year, month, day) = civil_from_days((secs / 86_400) as i64);
     if year > 9999 {
-        return false;
+        return None;
     }
     let of_day = secs % 86_400;
-    let digits = |n: u64, width: usize, line: &mut String| {
-        let mut buf = [b'0'; 6];
-        let mut n = n;
-        for slot in buf[..width].iter_mut().rev() {
+    let mut text = *b"0000-00-00T00:00:00.000000Z";
+    let mut digits = |at: usize, width: usize, mut n: u64| {
+        for slot in text[at..at + width].iter_mut().rev() {
             *slot = b'0' + (n % 10) as u8;
             n /= 10;
         }
-        line.extend(buf[..width].iter().map(|&b| b as char));
     };
-    digits(year as u64, 4, line);
-    line.push('-');
-    digits(u64::from(month), 2, line);
-    line.push('-');
-    digits(u64::from(day), 2, line);
-    line.push('T');
-    digits(of_day / 3600, 2, line);
-    line.push(':');
-    digits(of_day / 60 % 60, 2, line);
-    line.push(':');
-    digits(of_day % 60, 2, line);
-    line.push('.');
-    digits(u64::from(since.subsec_micros()), 6, line);
-    line.push('Z');
-    true
+    digits(0, 4, year as u64);
+    digits(5, 2, u64::from(month));
+    digits(8, 2, u64::from(day));
+    digits(11, 2, of_day / 3600);
+    digits(14, 2, of_day / 60 % 60);
+    digits(17, 2, of_day % 60);
+    digits(20, 6, u64::from(since.subsec_micros()));
+    Some(text)
 }
 
 /// The proleptic Gregorian date of a count of days since 1970-01-01
@@ -278,6 +277,96 @@ impl Visit for PlainFields {
     }
 }
 
+/// Writes a request's info line into the buffer: the bytes `TextLine`
+/// writes for the `rea::request` event (`rea_serve::admin::RequestLine`),
+/// appended under the buffer's lock to the buffer itself, without the event
+/// and without `fmt`. False (nothing written) where the event's line could
+/// differ: a value that needs escaping, or a timestamp outside the years
+/// 1970-9999.
+fn request_line(line: &rea_serve::admin::RequestLine<'_>) -> bool {
+    let texts = [line.method, line.path, line.tool, line.source, line.surface];
+    if !texts.iter().all(|t| plain(t)) {
+        return false;
+    }
+    let Some(stamp) = stamp(std::time::SystemTime::now()) else {
+        return false;
+    };
+    let mut buffer = pending();
+    let out = &mut *buffer;
+    out.extend_from_slice(&stamp);
+    out.extend_from_slice(b"  INFO rea::request: ");
+    for part in [line.method, " ", line.path, " "] {
+        out.extend_from_slice(part.as_bytes());
+    }
+    push_u64(out, u64::from(line.status));
+    for (name, value) in [
+        (" surface=\"", line.surface),
+        ("\" method=\"", line.method),
+        ("\" path=\"", line.path),
+        ("\" tool=\"", line.tool),
+        ("\" source=\"", line.source),
+    ] {
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(value.as_bytes());
+    }
+    out.extend_from_slice(b"\" status=");
+    push_u64(out, u64::from(line.status));
+    out.extend_from_slice(b" duration_ms=");
+    push_debug_ms(out, line.duration_ms);
+    out.push(b'\n');
+    if out.len() >= FLUSH_AT {
+        write_out(out);
+    }
+    true
+}
+
+/// Appends `n` in decimal.
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Appends `ms` as `{:?}` writes it. A duration in whole microseconds (as
+/// the journal rounds them) is written from its integer; anything else
+/// through `fmt`.
+fn push_debug_ms(out: &mut Vec<u8>, ms: f64) {
+    let micros = (ms * 1000.0).round();
+    if ms.is_sign_positive() && micros < 1e12 && micros / 1000.0 == ms {
+        let micros = micros as u64;
+        push_u64(out, micros / 1000);
+        out.push(b'.');
+        let mut frac = micros % 1000;
+        if frac == 0 {
+            out.push(b'0');
+            return;
+        }
+        let mut width = 3;
+        while frac.is_multiple_of(10) {
+            frac /= 10;
+            width -= 1;
+        }
+        let text = [
+            b'0' + (frac / 100 % 10) as u8,
+            b'0' + (frac / 10 % 10) as u8,
+            b'0' + (frac % 10) as u8,
+        ];
+        out.extend_from_slice(&text[3 - width..]);
+        return;
+    }
+    let mut text = String::new();
+    let _ = write!(text, "{ms:?}");
+    out.extend_from_slice(text.as_bytes());
+}
+
 /// Writes the last buffered lines when dropped (held by `main`).
 pub(crate) struct Flush;
 
@@ -352,12 +441,18 @@ pub(crate) fn init(args: &LogArgs) -> Flush {
             .try_init(),
         LogFormat::Text => {
             let ansi = std::io::stderr().is_terminal();
-            builder
+            let installed = builder
                 .with_ansi(ansi)
                 .event_format(TextLine {
                     default: format::Format::default().with_ansi(ansi),
                 })
-                .try_init()
+                .try_init();
+            if installed.is_ok() && !ansi {
+                // The request line is `TextLine`'s short path, written
+                // without its event.
+                rea_serve::admin::on_request_line(request_line);
+            }
+            installed
         }
     };
     Flush
@@ -385,6 +480,125 @@ mod tests {
         let mut line = String::new();
         assert!(!timestamp(UNIX_EPOCH - Duration::from_secs(1), &mut line));
         assert!(line.is_empty());
+    }
+
+    /// The request line written without its event is the event's line,
+    /// byte for byte after the timestamp; a value needing escaping is left
+    /// to the event.
+    #[test]
+    fn request_lines_are_the_lines_their_events_write() {
+        #[derive(Clone, Default)]
+        struct Captured(std::sync::Arc<Mutex<Vec<u8>>>);
+        impl Write for Captured {
+            fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(data);
+                Ok(data.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .event_format(TextLine {
+                default: format::Format::default().with_ansi(false),
+            })
+            .finish();
+        let dispatch = tracing::Dispatch::new(subscriber);
+        let cases = [
+            (
+                "http",
+                "GET",
+                "/line-test/a?b=1",
+                "get_a",
+                "world",
+                200,
+                0.023,
+            ),
+            (
+                "data-plane",
+                "data/reset",
+                "/agentenv",
+                "-",
+                "world",
+                200,
+                1e-7,
+            ),
+            (
+                "http",
+                "PATCH",
+                "/line-test/%22",
+                "-",
+                "unmatched",
+                404,
+                12.5,
+            ),
+        ];
+        for (surface, method, path, tool, source, status, duration_ms) in cases {
+            let line = rea_serve::admin::RequestLine {
+                surface,
+                method,
+                path,
+                tool,
+                source,
+                status,
+                duration_ms,
+            };
+            assert!(request_line(&line));
+            let written = {
+                let mut buffer = pending();
+                let text = String::from_utf8(buffer.clone()).unwrap();
+                buffer.clear();
+                text
+            };
+            tracing::dispatcher::with_default(&dispatch, || {
+                tracing::info!(target: "rea::request", surface, method, path, tool, source, status, duration_ms, "{method} {path} {status}");
+            });
+            let event =
+                String::from_utf8(std::mem::take(&mut *captured.0.lock().unwrap())).unwrap();
+            let mine = written.lines().find(|l| l.contains(path)).unwrap();
+            assert_eq!(&mine[27..], &event.trim_end()[27..], "{path}");
+        }
+        let quoted = rea_serve::admin::RequestLine {
+            surface: "http",
+            method: "GET",
+            path: "/a\"b",
+            tool: "-",
+            source: "-",
+            status: 200,
+            duration_ms: 1.0,
+        };
+        assert!(!request_line(&quoted));
+    }
+
+    /// Durations are written as `{:?}` writes them, rounded to whole
+    /// microseconds as the journal rounds them or not.
+    #[test]
+    fn durations_are_written_as_debug_writes_them() {
+        let mut values: Vec<f64> = (0..20_000u64).map(|k| k as f64 / 1e3).collect();
+        values.extend((0..2_000u64).map(|k| (k * 7_919 + 1) as f64 * 1.013 / 1e3));
+        values.extend([
+            1e9 + 0.001,
+            123_456_789.012,
+            5e-5,
+            1e-7,
+            1e16,
+            2.5e300,
+            -0.0,
+            -1.5,
+        ]);
+        values.extend([f64::NAN, f64::INFINITY]);
+        for v in values {
+            let ms = (v * 1e6).round() / 1e3;
+            for value in [v, ms] {
+                let mut out = Vec::new();
+                push_debug_ms(&mut out, value);
+                assert_eq!(String::from_utf8(out).unwrap(), format!("{value:?}"));
+            }
+        }
     }
 
     #[test]

@@ -434,16 +434,13 @@ fn log_line(entry: &Entry) {
         Surface::Mcp => ("tools/call", "mcp"),
         Surface::DataPlane => (req.text("operation").unwrap_or(""), "/agentenv"),
     };
-    tracing::info!(
-        target: "rea::request",
-        surface = entry.surface.as_str(),
+    super::line::info(&super::line::RequestLine {
+        surface: entry.surface.as_str(),
         method,
         path,
-        tool = entry.tool.as_deref().unwrap_or("-"),
-        source = entry.source.as_str(),
-        status = entry.status,
-        duration_ms = entry.duration_ms,
-        "{method} {path} {}",
-        entry.status
-    );
+        tool: entry.tool.as_deref().unwrap_or("-"),
+        source: entry.source.as_str(),
+        status: entry.status,
+        duration_ms: entry.duration_ms,
+    });
 }

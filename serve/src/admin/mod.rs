@@ -5,6 +5,7 @@
 //! # Layout
 //! - `journal`: the bounded ring of calls from every surface, its SSE stream.
 //! - `redact`: what the journal never keeps (credentials, by name).
+//! - `line`: the per-request info line and the writer a binary may set.
 //! - `nearest`: the near-miss explanation for unmatched requests.
 //! - `coverage`: what the fake could not answer, grouped by kind.
 //! - `routes`: the admin router (`/_rea/...`) and the log layer.
@@ -15,6 +16,7 @@
 
 mod coverage;
 mod journal;
+mod line;
 mod nearest;
 mod redact;
 mod routes;
@@ -24,6 +26,7 @@ mod tests;
 pub use journal::{
     Entry, Filter, HttpShown, Journal, Shown, Source, Stamp, Surface, DEFAULT_CAPACITY,
 };
+pub use line::{on_request_line, LineWriter, RequestLine};
 pub use nearest::Near;
 pub(crate) use routes::{log_layer, log_unjournaled, router, Journaled};
 

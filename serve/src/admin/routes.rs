@@ -232,6 +232,14 @@ pub(crate) fn log_unjournaled(
     if path == "/mcp" || path.starts_with("/mcp/") {
         tracing::debug!(target: "rea::request", surface = "mcp-transport", method, path, status, duration_ms, "{method} {path} {status}");
     } else {
-        tracing::info!(target: "rea::request", surface = "http", method, path, tool = "-", source = "-", status, duration_ms, "{method} {path} {status}");
+        super::line::info(&super::line::RequestLine {
+            surface: "http",
+            method,
+            path,
+            tool: "-",
+            source: "-",
+            status,
+            duration_ms,
+        });
     }
 }
