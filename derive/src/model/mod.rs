@@ -23,6 +23,7 @@ pub(crate) mod id_references;
 pub(crate) mod keyed;
 pub mod lists;
 pub(crate) mod logs;
+pub(crate) mod nulls;
 pub(crate) mod page_links;
 pub(crate) mod post_reads;
 pub(crate) mod presence;
@@ -49,6 +50,7 @@ use std::collections::BTreeMap;
 
 pub use conditions::{Conditions, Precondition, Validator};
 pub use errors::{Absence, ErrorShape, Errors, Substitution};
+pub use nulls::NullReading;
 pub use post_reads::PostRead;
 pub use resources::{InferredOperation, Key, Operation, Resource};
 pub use routes::SegmentShape;

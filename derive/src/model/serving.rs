@@ -22,6 +22,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::snapshots::EntityKey;
 
+mod held;
+mod patch_nulls;
+pub use held::{Held, ViewChange};
+
 /// An answer the model gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Served {
@@ -2482,7 +2486,7 @@ impl ServingModel {
         }
         let patching = patch_merges(w);
         for (k, v) in &sent {
-            if v.is_null() && patching {
+            if v.is_null() && patching && !super::nulls::stores(w) {
                 entity.remove(k);
             } else if let (true, Some(old @ Value::Object(_)), Value::Object(_)) =
                 (patching, entity.get_mut(k), v)
