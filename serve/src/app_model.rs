@@ -25,6 +25,9 @@ pub struct WithAppModel<M: Model> {
     /// The engine's World as the serving started (built when first asked):
     /// a row unchanged since leaves the app model's own reading of it.
     started: std::sync::OnceLock<M::World>,
+    /// The World's document paths, as the serving started, that are the
+    /// document store's documents (`{collection}/{key}`).
+    store_paths: std::sync::OnceLock<Vec<String>>,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -42,6 +45,7 @@ impl<M: Model> WithAppModel<M> {
             inner,
             app,
             started: std::sync::OnceLock::new(),
+            store_paths: std::sync::OnceLock::new(),
         }
     }
 
@@ -97,7 +101,7 @@ impl<M: Model> WithAppModel<M> {
         generator: &mut dyn Generator,
     ) -> Option<Answer> {
         let before = world.app.clone();
-        let started = self.started.get_or_init(|| self.inner.initial_world());
+        let started = self.started();
         let inner = &world.inner;
         let adopted = self.app.adopt(
             &world.app,
@@ -119,8 +123,40 @@ impl<M: Model> WithAppModel<M> {
         answer
     }
 
+    fn started(&self) -> &M::World {
+        self.started.get_or_init(|| self.inner.initial_world())
+    }
+
+    fn store_paths(&self) -> &[String] {
+        self.store_paths.get_or_init(|| {
+            if self.app.model.document_store.is_none() {
+                return Vec::new();
+            }
+            let started = self.started();
+            self.inner
+                .document_paths(started)
+                .into_iter()
+                .filter(|p| self.app.store_key(p).is_some())
+                .collect()
+        })
+    }
+
     fn write_through(&self, world: &mut Worlds<M::World>) {
         let Worlds { inner, app } = world;
+        // The store's documents the World also holds at their paths.
+        for path in self.store_paths() {
+            if !self.app.store_changed(app, path) {
+                continue;
+            }
+            let body = self
+                .app
+                .store_document(app, path)
+                .cloned()
+                .map(Value::Object);
+            if self.inner.document(inner, path) != body {
+                self.inner.put_document(inner, path, body.as_ref());
+            }
+        }
         for (collection, id, value) in self.app.written_views(app) {
             let now = self.inner.row(inner, collection, id);
             let same = match (&now, value) {
@@ -135,6 +171,24 @@ impl<M: Model> WithAppModel<M> {
     }
 
     fn read_through(&self, world: &mut Worlds<M::World>) {
+        // Only a `data/add` writes the store's paths in the World, and its
+        // import refuses a document the store cannot take (`import_owned`).
+        let _ = self.try_read_through(world);
+    }
+
+    fn try_read_through(&self, world: &mut Worlds<M::World>) -> Result<(), String> {
+        for path in self.store_paths() {
+            let now = self.inner.document(&world.inner, path);
+            if now == self.inner.document(self.started(), path)
+                || now.as_ref().and_then(Value::as_object)
+                    == self.app.store_document(&world.app, path)
+            {
+                continue;
+            }
+            self.app
+                .adopt_document(std::sync::Arc::make_mut(&mut world.app), path, now.as_ref())
+                .map_err(|e| format!("documents {path}: {e}"))?;
+        }
         let inner = &world.inner;
         let changes = self.app.stale_views(&world.app, &|c: &str, id: &str| {
             self.inner.row(inner, c, id)
@@ -143,6 +197,7 @@ impl<M: Model> WithAppModel<M> {
             self.app
                 .apply_views(std::sync::Arc::make_mut(&mut world.app), changes);
         }
+        Ok(())
     }
 
     /// A model-served item read of a resource whose recorded reads carried
@@ -248,7 +303,8 @@ impl<M: Model> Model for WithAppModel<M> {
             app: std::sync::Arc::new(app),
         };
         // The rows are the truth: a view the value shows otherwise takes its row.
-        self.read_through(&mut worlds);
+        self.try_read_through(&mut worlds)
+            .map_err(|detail| ImportError { detail })?;
         Ok(worlds)
     }
 

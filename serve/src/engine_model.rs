@@ -178,6 +178,23 @@ impl Model for EngineModel {
         crate::tools::engine_schemas(&self.engine, tool)
     }
 
+    fn document_paths(&self, world: &World) -> Vec<String> {
+        world.documents.iter().map(|(p, _)| p.clone()).collect()
+    }
+
+    fn document(&self, world: &World, path: &str) -> Option<Value> {
+        world.documents.get(path).cloned()
+    }
+
+    fn put_document(&self, world: &mut World, path: &str, value: Option<&Value>) {
+        match value {
+            Some(v) => {
+                world.documents.insert(path.to_string(), v.clone());
+            }
+            None => world.documents.retain(|p, _| p != path),
+        }
+    }
+
     fn row(&self, world: &World, collection: &str, id: &str) -> Held {
         let Some(t) = self.type_at(collection) else {
             return Held::NotHeld;

@@ -163,6 +163,19 @@ pub trait Model: Send + Sync + 'static {
     ) {
     }
 
+    /// The paths of `world`'s documents.
+    fn document_paths(&self, _world: &Self::World) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The document `world` holds at `path`.
+    fn document(&self, _world: &Self::World, _path: &str) -> Option<Value> {
+        None
+    }
+
+    /// Sets (`Some`) or removes (`None`) the document at `path`.
+    fn put_document(&self, _world: &mut Self::World, _path: &str, _value: Option<&Value>) {}
+
     /// What tool `tool` takes and answers, as the recording shows it.
     fn tool_schemas(&self, _tool: &str) -> ToolSchemas {
         ToolSchemas::default()

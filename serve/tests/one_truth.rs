@@ -241,6 +241,10 @@ fn a_record_the_app_model_upserts_is_the_row_a_tool_call_then_patches_and_delete
     })
     .expect("data/add");
     assert_eq!(http(&env, "GET", &item, None).1["data"]["price"], json!(40));
+    // The list as a tool call is the engine's: the same value.
+    let (status, by_tool) = tool(&env, "GET", PRODUCTS, json!({}));
+    assert_eq!(status, 200, "{by_tool}");
+    assert_eq!(listed(&by_tool, &id)[0]["price"], json!(40));
     let (_, list) = http(&env, "GET", PRODUCTS, None);
     assert_eq!(listed(&list, &id)[0]["price"], json!(40));
     // An order upserted the same way, deleted through the tool: the HTTP
@@ -340,6 +344,32 @@ fn data_get_lists_every_document_of_the_document_store_once_with_its_current_val
     assert_eq!(d["document"]["title"], json!("T"));
     assert_eq!(d["document"]["_rev"], put["rev"]);
     assert_eq!(now.len(), fresh.len() + 1);
+    // A document the World also holds at its path (the spec's document
+    // of a recorded read) is that one value: a write through the store
+    // changes it, a data/add of it changes what the store answers.
+    let (_, book) = http(&env, "GET", "/books/book-001", None);
+    let mut edited = book.clone();
+    edited["title"] = json!("Retitled");
+    let (status, ack) = http(&env, "PUT", "/books/book-001", Some(edited));
+    assert_eq!(status, 201, "{ack}");
+    let held = env.export()["documents"]["/books/book-001"].clone();
+    assert_eq!(held["title"], json!("Retitled"));
+    assert_eq!(held["_rev"], ack["rev"]);
+    add(&env, |w| {
+        w["documents"]["/books/book-001"]["title"] = json!("Added")
+    })
+    .expect("data/add");
+    let (status, read) = http(&env, "GET", "/books/book-001", None);
+    assert_eq!((status, &read["title"]), (200, &json!("Added")));
+    // One the store cannot take (no revision) is refused, the World unchanged.
+    let refused = add(&env, |w| {
+        w["documents"]["/books/book-001"] = json!({"title": "no revision"})
+    });
+    assert!(refused.is_err());
+    assert_eq!(
+        http(&env, "GET", "/books/book-001", None).1["title"],
+        json!("Added")
+    );
     // data/get → data/add → data/get is the same World; data/reset restores the start.
     let got = env.export();
     env.replace(&got).expect("loads back");

@@ -228,4 +228,68 @@ impl ServingModel {
         }
         self.import(&value)
     }
+
+    /// The document store's (collection, key) of a World document path
+    /// `{collection}/{key}`, when the path is one of its documents'.
+    pub fn store_key(&self, path: &str) -> Option<(String, String)> {
+        let d = self.model.document_store.as_ref()?;
+        let (coll, key) = path.rsplit_once('/')?;
+        (d.collections.iter().any(|c| c == coll) && !key.is_empty())
+            .then(|| (coll.to_string(), key.to_string()))
+    }
+
+    /// The store's document at `path` (see `store_key`): its body, `None`
+    /// when it is deleted or the store holds no such document.
+    pub fn store_document<'w>(
+        &self,
+        world: &'w ModelWorld,
+        path: &str,
+    ) -> Option<&'w Map<String, Value>> {
+        let (coll, key) = self.store_key(path)?;
+        world
+            .docs
+            .docs
+            .get(&coll)?
+            .get(&key)
+            .filter(|d| !d.deleted)
+            .map(|d| &d.body)
+    }
+
+    /// The store's document at `path` becomes `value` (the World's
+    /// document there; `None`: the World holds none, so it is deleted).
+    pub fn adopt_document(
+        &self,
+        world: &mut ModelWorld,
+        path: &str,
+        value: Option<&Value>,
+    ) -> Result<(), String> {
+        let (Some(d), Some((coll, key))) = (&self.model.document_store, self.store_key(path))
+        else {
+            return Ok(());
+        };
+        let (body, deleted) = match value.and_then(Value::as_object) {
+            Some(b) => (b.clone(), false),
+            None => match world.docs.docs.get(&coll).and_then(|c| c.get(&key)) {
+                Some(held) => (held.body.clone(), true),
+                None => return Ok(()),
+            },
+        };
+        let change = serde_json::json!({
+            "documents": [{"collection": coll, "id": key, "document": body, "deleted": deleted}],
+        });
+        world.docs = d.import_changes(&world.docs, &change)?;
+        Ok(())
+    }
+
+    /// True when the store's document at `path` is not as the recording
+    /// started it (a call through the model wrote or deleted it).
+    pub fn store_changed(&self, world: &ModelWorld, path: &str) -> bool {
+        let Some((coll, key)) = self.store_key(path) else {
+            return false;
+        };
+        let at = |w: &'_ super::super::docstore::serve::DocWorld| {
+            w.docs.get(&coll).and_then(|c| c.get(&key)).cloned()
+        };
+        at(&world.docs) != at(&self.docs_initial)
+    }
 }
