@@ -1,5 +1,5 @@
 //! The app model in front of the spec's engine: a `Model` that answers the
-//! calls the inferred app model understands (`rea_derivation::model::serving`)
+//! calls the inferred app model understands (`rea_derivation::ServingModel`)
 //! and delegates every other call to the engine. RPC resources are the
 //! model's outright; for path resources the model answers only what the
 //! engine answers with rea's own error (no tool, write not served, not
@@ -7,7 +7,7 @@
 
 use crate::model::{ImportError, Model, ToolInfo};
 use indexmap::IndexMap;
-use rea_derivation::model::serving::{Held, ModelWorld, Served, ServingModel};
+use rea_derivation::{Held, ModelWorld, Served, ServingModel};
 use rea_engine::{Answer, AnswerBody, Applied, Call, Footprint, Generator, Request};
 use serde_json::Value;
 
@@ -92,8 +92,8 @@ impl<M: Model> WithAppModel<M> {
     /// `ask` on both Worlds: the model's view of the call's item is first
     /// brought up to its row when the row changed since the start (an
     /// engine write, a `data/add`); a model write is then written through
-    /// to the rows (`sync`). A call the model declines, or answers without
-    /// a change, leaves its World as it was.
+    /// to the rows (`write_through`). A call the model declines, or answers
+    /// without a change, leaves its World as it was.
     fn ask_in(
         &self,
         world: &mut Worlds<M::World>,
@@ -263,8 +263,10 @@ impl<M: Model> Model for WithAppModel<M> {
     }
 
     /// The engine's World, plus under `app_model` what the app model's own
-    /// World holds beyond the recording's start (entities it created,
-    /// changed or removed, documents, id counters), when anything.
+    /// World holds beyond the recording's start, when anything: entities
+    /// of collections no table holds, the keys (`held`) of rows it answers
+    /// for (their value is the row), removed keys, singleton documents, id
+    /// counters, and every document of the document store.
     fn export(&self, world: &Self::World) -> Value {
         let mut v = self.inner.export(&world.inner);
         let held = |c: &str, id: &str| self.inner.row(&world.inner, c, id) != Held::NotHeld;

@@ -4,7 +4,7 @@
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
-use rea_derivation::model::serving::Held;
+use rea_derivation::Held;
 use rea_engine::{Answer, Engine, Footprint, Generator, Request, World};
 use serde_json::Value;
 

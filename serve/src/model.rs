@@ -4,7 +4,7 @@
 //! (`engine_model`); the adapters' unit tests host a small fake.
 
 use indexmap::IndexMap;
-use rea_derivation::model::serving::Held;
+use rea_derivation::Held;
 use rea_engine::manifest::Tool;
 use rea_engine::{Answer, Footprint, Generator, Request};
 use serde_json::Value;

@@ -21,7 +21,7 @@ pub(crate) mod exchange;
 pub(crate) mod format_suffix;
 pub(crate) mod id_references;
 pub(crate) mod keyed;
-pub mod lists;
+pub(crate) mod lists;
 pub(crate) mod logs;
 pub(crate) mod nulls;
 pub(crate) mod page_links;
@@ -35,7 +35,7 @@ pub(crate) mod resources;
 pub(crate) mod revisions;
 pub(crate) mod routes;
 pub(crate) mod sequences;
-pub mod serving;
+pub(crate) mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod validation;
 pub(crate) mod writes;
@@ -48,15 +48,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub use conditions::{Conditions, Precondition, Validator};
-pub use errors::{Absence, ErrorShape, Errors, Substitution};
-pub use nulls::NullReading;
-pub use post_reads::PostRead;
-pub use resources::{InferredOperation, Key, Operation, Resource};
-pub use routes::SegmentShape;
-pub use sequences::{Sequence, SequenceMember};
-pub use validation::Rule;
-pub use writes::{AnswerShape, DeleteSemantics, Effect, Rejected, ServerFilled, WriteSemantics};
+pub(crate) use conditions::Conditions;
+pub(crate) use errors::Errors;
+pub(crate) use post_reads::PostRead;
+pub(crate) use resources::Resource;
+pub(crate) use sequences::Sequence;
+pub(crate) use validation::Rule;
+pub(crate) use writes::WriteSemantics;
 
 /// The app model document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
