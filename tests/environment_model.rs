@@ -5,7 +5,7 @@
 //! spec's own documents are untouched (their goldens are checked elsewhere).
 
 use rea_core::{inspect_web_network_capture, InspectRequest};
-use rea_derivation::model::environment_model;
+use rea_derivation::environment_model;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -206,3 +206,19 @@ fn the_episode_example_runs() {
     let recorded = Server::start(&capture, &[]);
     assert_eq!(isolated.data(), recorded.data());
 }
+
+/// One truth per resource over the AgentEnv data plane (docs/serving.md):
+/// the reference client's data/get, data/add and data/reset against a
+/// WordPress capture whose tag creates the app model answers, read back
+/// over plain HTTP.
+#[test]
+fn agentenv_client_sees_one_row_per_entity_the_app_model_writes() {
+    let python = venv_python();
+    let capture = repo_root().join("tests/fixtures/wordpress/dev-a.har");
+    let server = Server::start(&capture, &[]);
+    run_script(
+        &python,
+        "agentenv_one_truth.py",
+        &[format!("http://{}", server.addr)],
+    );
+}

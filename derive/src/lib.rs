@@ -15,9 +15,10 @@
 //! - `state`: the environment state (entities, documents, view and write plans).
 //! - `engine`: re-export of `rea-engine` (routing, rendering and applying calls against a World).
 //!
-//! Modules other crates name in paths (`analysis`, `manifest`, `model`,
+//! Modules other crates name in paths (`analysis`, `manifest`,
 //! `protobuf_view`, `source`, `state`, `view`) are public and re-export
-//! what those crates use; the rest of the crate is private, so
+//! what those crates use; the app model (`model`) is private, its surface
+//! re-exported at the crate root; the rest of the crate is private, so
 //! `unreachable_pub` names whatever is `pub` without being used outside.
 #![warn(unreachable_pub)]
 
@@ -26,9 +27,9 @@ mod budget;
 mod capture_view;
 mod error;
 pub mod manifest;
-// The app model: its own document and serving model; only `serving` and
-// `lists` (and the re-exports of `model/mod.rs`) are public.
-pub mod model;
+// The app model: its own document and serving model, private; what other
+// crates use is re-exported below.
+mod model;
 pub mod protobuf_view;
 mod qlog_view;
 pub mod source;
@@ -45,7 +46,13 @@ pub use rea_engine as engine;
 pub(crate) mod testkit;
 
 pub use error::DeriveError;
+// The app model's surface (its modules stay private): the document, the
+// serving model over its own World, list semantics and relations.
 pub use manifest::environment_manifest;
+pub use model::lists::infer_with_engine as infer_list_semantics;
+pub use model::relations;
+pub use model::serving::{serving_model, Held, ModelWorld, Served, ServingModel, ViewChange};
+pub use model::{environment_model, malformed_media_type, MalformedBody, Model as AppModel};
 pub use surface::api_surface;
 pub use template_rules::TemplateRule;
 

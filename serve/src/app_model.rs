@@ -1,5 +1,5 @@
 //! The app model in front of the spec's engine: a `Model` that answers the
-//! calls the inferred app model understands (`rea_derivation::model::serving`)
+//! calls the inferred app model understands (`rea_derivation::ServingModel`)
 //! and delegates every other call to the engine. RPC resources are the
 //! model's outright; for path resources the model answers only what the
 //! engine answers with rea's own error (no tool, write not served, not
@@ -7,8 +7,7 @@
 
 use crate::model::{ImportError, Model, ToolInfo};
 use indexmap::IndexMap;
-use rea_derivation::model::serving::{ModelWorld, Served, ServingModel};
-use rea_derivation::model::MalformedBody;
+use rea_derivation::{Held, MalformedBody, ModelWorld, Served, ServingModel};
 use rea_engine::{Answer, AnswerBody, Applied, Call, Footprint, Generator, Request};
 use serde_json::Value;
 
@@ -26,6 +25,12 @@ pub struct WithAppModel<M: Model> {
     /// The inner model's tools, with the document store's arguments
     /// (`docstore_tools`).
     tools: Vec<ToolInfo>,
+    /// The engine's World as the serving started (built when first asked):
+    /// a row unchanged since leaves the app model's own reading of it.
+    started: std::sync::OnceLock<M::World>,
+    /// The World's document paths, as the serving started, that are the
+    /// document store's documents (`{collection}/{key}`).
+    store_paths: std::sync::OnceLock<Vec<String>>,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -40,7 +45,13 @@ pub struct Worlds<W> {
 impl<M: Model> WithAppModel<M> {
     pub fn new(inner: M, app: ServingModel) -> Self {
         let tools = crate::docstore_tools::offer(inner.tools(), &app);
-        WithAppModel { inner, app, tools }
+        WithAppModel {
+            inner,
+            app,
+            tools,
+            started: std::sync::OnceLock::new(),
+            store_paths: std::sync::OnceLock::new(),
+        }
     }
 
     fn served(s: Served) -> Answer {
@@ -81,6 +92,117 @@ impl<M: Model> WithAppModel<M> {
             .answer_engine_call(world, call, now, &mut uuid)
             .map(Self::served)
             .map(|a| self.validated(call, a))
+    }
+
+    /// `ask` on both Worlds: the model's view of the call's item is first
+    /// brought up to its row when the row changed since the start (an
+    /// engine write, a `data/add`); a model write is then written through
+    /// to the rows (`write_through`). A call the model declines, or answers
+    /// without a change, leaves its World as it was.
+    fn ask_in(
+        &self,
+        world: &mut Worlds<M::World>,
+        call: &Call,
+        generator: &mut dyn Generator,
+    ) -> Option<Answer> {
+        let before = world.app.clone();
+        let started = self.started();
+        let inner = &world.inner;
+        let adopted = self.app.adopt(
+            &world.app,
+            &call.method,
+            &call.path,
+            &|c: &str, id: &str| self.inner.row(inner, c, id),
+            &|c: &str, id: &str| self.inner.row(started, c, id),
+        );
+        if let Some(change) = adopted.clone() {
+            self.app
+                .apply_views(std::sync::Arc::make_mut(&mut world.app), vec![change]);
+        }
+        let answer = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator);
+        match &answer {
+            Some(a) if a.applied == Applied::Yes => self.write_through(world),
+            _ if adopted.is_some() => world.app = before,
+            _ => {}
+        }
+        answer
+    }
+
+    fn started(&self) -> &M::World {
+        self.started.get_or_init(|| self.inner.initial_world())
+    }
+
+    fn store_paths(&self) -> &[String] {
+        self.store_paths.get_or_init(|| {
+            if self.app.model.document_store.is_none() {
+                return Vec::new();
+            }
+            let started = self.started();
+            self.inner
+                .document_paths(started)
+                .into_iter()
+                .filter(|p| self.app.store_key(p).is_some())
+                .collect()
+        })
+    }
+
+    fn write_through(&self, world: &mut Worlds<M::World>) {
+        let Worlds { inner, app } = world;
+        // The store's documents the World also holds at their paths.
+        for path in self.store_paths() {
+            if !self.app.store_changed(app, path) {
+                continue;
+            }
+            let body = self
+                .app
+                .store_document(app, path)
+                .cloned()
+                .map(Value::Object);
+            if self.inner.document(inner, path) != body {
+                self.inner.put_document(inner, path, body.as_ref());
+            }
+        }
+        for (collection, id, value) in self.app.written_views(app) {
+            let now = self.inner.row(inner, collection, id);
+            let same = match (&now, value) {
+                (Held::NotHeld, _) | (Held::Absent, None) => true,
+                (Held::Row(r), Some(v)) => r == v,
+                _ => false,
+            };
+            if !same {
+                self.inner.put_row(inner, collection, id, value);
+            }
+        }
+    }
+
+    fn read_through(&self, world: &mut Worlds<M::World>) {
+        // Only a `data/add` writes the store's paths in the World, and its
+        // import refuses a document the store cannot take (`import_owned`).
+        let _ = self.try_read_through(world);
+    }
+
+    fn try_read_through(&self, world: &mut Worlds<M::World>) -> Result<(), String> {
+        for path in self.store_paths() {
+            let now = self.inner.document(&world.inner, path);
+            if now == self.inner.document(self.started(), path)
+                || now.as_ref().and_then(Value::as_object)
+                    == self.app.store_document(&world.app, path)
+            {
+                continue;
+            }
+            self.app
+                .adopt_document(std::sync::Arc::make_mut(&mut world.app), path, now.as_ref())
+                .map_err(|e| format!("documents {path}: {e}"))?;
+        }
+        let inner = &world.inner;
+        let changes = self.app.stale_views(&world.app, &|c: &str, id: &str| {
+            self.inner.row(inner, c, id)
+        });
+        if !changes.is_empty() {
+            self.app
+                .apply_views(std::sync::Arc::make_mut(&mut world.app), changes);
+        }
+        Ok(())
     }
 
     /// A model-served item read of a resource whose recorded reads carried
@@ -130,6 +252,100 @@ impl<M: Model> Model for WithAppModel<M> {
     fn answer(
         &self,
         world: &mut Self::World,
+        request: &Request,
+        generator: &mut dyn Generator,
+    ) -> Answer {
+        let answer = self.answer_once(world, request, generator);
+        // An engine write changed rows the model's views may show.
+        if answer.applied == Applied::Yes && answer.tool.is_some() {
+            self.read_through(world);
+        }
+        answer
+    }
+
+    fn list_basis(&self, world: &Self::World, request: &Request) -> Option<&'static str> {
+        self.inner.list_basis(&world.inner, request)
+    }
+
+    /// The engine's World, plus under `app_model` what the app model's own
+    /// World holds beyond the recording's start, when anything: entities
+    /// of collections no table holds, the keys (`held`) of rows it answers
+    /// for (their value is the row), removed keys, singleton documents, id
+    /// counters, and every document of the document store.
+    fn export(&self, world: &Self::World) -> Value {
+        let mut v = self.inner.export(&world.inner);
+        let held = |c: &str, id: &str| self.inner.row(&world.inner, c, id) != Held::NotHeld;
+        if let (Some(app), Some(o)) = (self.app.export_views(&world.app, &held), v.as_object_mut())
+        {
+            o.insert(APP_MODEL_MEMBER.to_string(), app);
+        }
+        v
+    }
+
+    /// The engine's World from the value without `app_model`; the app
+    /// model's from `app_model` (else the recording's start).
+    fn import(&self, value: &Value) -> Result<Self::World, ImportError> {
+        self.import_owned(value.clone())
+    }
+
+    fn tables(&self) -> IndexMap<String, Value> {
+        self.inner.tables()
+    }
+
+    /// `import`, taking the value: the engine's part is not copied.
+    fn import_owned(&self, mut value: Value) -> Result<Self::World, ImportError> {
+        let app_part = value
+            .as_object_mut()
+            .and_then(|o| o.shift_remove(APP_MODEL_MEMBER));
+        let inner = self.inner.import_owned(value)?;
+        let app = match &app_part {
+            Some(a) => self
+                .app
+                .import_views(a, &|c: &str, id: &str| self.inner.row(&inner, c, id))
+                .map_err(|detail| ImportError { detail })?,
+            None => self.app.initial_world(),
+        };
+        let mut worlds = Worlds {
+            inner,
+            app: std::sync::Arc::new(app),
+        };
+        // The rows are the truth: a view the value shows otherwise takes its row.
+        self.try_read_through(&mut worlds)
+            .map_err(|detail| ImportError { detail })?;
+        Ok(worlds)
+    }
+
+    fn begin_trace(&self, world: &mut Self::World) {
+        self.inner.begin_trace(&mut world.inner);
+    }
+
+    /// The engine's trace holds only for the engine's own answers (the app
+    /// model's answers name no tool); the app model's are not traced.
+    fn end_trace(&self, world: &mut Self::World, answer: &Answer) -> Option<Footprint> {
+        let inner = self.inner.end_trace(&mut world.inner, answer);
+        answer.tool.as_ref().and(inner)
+    }
+
+    fn routes(&self, method: &str, path: &str) -> bool {
+        self.inner.routes(method, path) || self.app.owns(method, path)
+    }
+
+    fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
+        self.inner.tool_schemas(tool)
+    }
+
+    fn tool_call(&self, name: &str, arguments: &serde_json::Map<String, Value>) -> Option<Call> {
+        let store = self.tools.iter().find(|t| t.tool.name == name);
+        store
+            .and_then(|t| crate::docstore_tools::call(t, &self.app, arguments))
+            .or_else(|| self.inner.tool_call(name, arguments))
+    }
+}
+
+impl<M: Model> WithAppModel<M> {
+    fn answer_once(
+        &self,
+        world: &mut Worlds<M::World>,
         request: &Request,
         generator: &mut dyn Generator,
     ) -> Answer {
@@ -204,77 +420,6 @@ impl<M: Model> Model for WithAppModel<M> {
         a
     }
 
-    fn list_basis(&self, world: &Self::World, request: &Request) -> Option<&'static str> {
-        self.inner.list_basis(&world.inner, request)
-    }
-
-    /// The engine's World, plus under `app_model` what the app model's own
-    /// World holds beyond the recording's start (entities it created,
-    /// changed or removed, documents, id counters), when anything.
-    fn export(&self, world: &Self::World) -> Value {
-        let mut v = self.inner.export(&world.inner);
-        if let (Some(app), Some(o)) = (self.app.export(&world.app), v.as_object_mut()) {
-            o.insert(APP_MODEL_MEMBER.to_string(), app);
-        }
-        v
-    }
-
-    /// The engine's World from the value without `app_model`; the app
-    /// model's from `app_model` (else the recording's start).
-    fn import(&self, value: &Value) -> Result<Self::World, ImportError> {
-        self.import_owned(value.clone())
-    }
-
-    fn tables(&self) -> IndexMap<String, Value> {
-        self.inner.tables()
-    }
-
-    /// `import`, taking the value: the engine's part is not copied.
-    fn import_owned(&self, mut value: Value) -> Result<Self::World, ImportError> {
-        let app_part = value
-            .as_object_mut()
-            .and_then(|o| o.shift_remove(APP_MODEL_MEMBER));
-        let app = match &app_part {
-            Some(a) => self
-                .app
-                .import(a)
-                .map_err(|detail| ImportError { detail })?,
-            None => self.app.initial_world(),
-        };
-        Ok(Worlds {
-            inner: self.inner.import_owned(value)?,
-            app: std::sync::Arc::new(app),
-        })
-    }
-
-    fn begin_trace(&self, world: &mut Self::World) {
-        self.inner.begin_trace(&mut world.inner);
-    }
-
-    /// The engine's trace holds only for the engine's own answers (the app
-    /// model's answers name no tool); the app model's are not traced.
-    fn end_trace(&self, world: &mut Self::World, answer: &Answer) -> Option<Footprint> {
-        let inner = self.inner.end_trace(&mut world.inner, answer);
-        answer.tool.as_ref().and(inner)
-    }
-
-    fn routes(&self, method: &str, path: &str) -> bool {
-        self.inner.routes(method, path) || self.app.owns(method, path)
-    }
-
-    fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
-        self.inner.tool_schemas(tool)
-    }
-
-    fn tool_call(&self, name: &str, arguments: &serde_json::Map<String, Value>) -> Option<Call> {
-        let store = self.tools.iter().find(|t| t.tool.name == name);
-        store
-            .and_then(|t| crate::docstore_tools::call(t, &self.app, arguments))
-            .or_else(|| self.inner.tool_call(name, arguments))
-    }
-}
-
-impl<M: Model> WithAppModel<M> {
     fn call_inner(
         &self,
         world: &mut Worlds<M::World>,
@@ -297,7 +442,7 @@ impl<M: Model> WithAppModel<M> {
         if self.app.owns(&call.method, &call.path)
             || self.app.holds(&world.app, &call.method, &call.path)
         {
-            if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator) {
+            if let Some(a) = self.ask_in(world, call, generator) {
                 trace("app-first");
                 return a;
             }
@@ -314,8 +459,7 @@ impl<M: Model> WithAppModel<M> {
                 if refused_as_contradicted(&answer)
                     && !self.app.confirms_write(&call.method, &call.path) => {}
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {
-                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
-                {
+                if let Some(a) = self.ask_in(world, call, generator) {
                     trace("app-fallback");
                     return a;
                 }
@@ -326,8 +470,7 @@ impl<M: Model> WithAppModel<M> {
             Some("missing_required_members")
                 if self.app.confirms_write(&call.method, &call.path) =>
             {
-                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
-                {
+                if let Some(a) = self.ask_in(world, call, generator) {
                     trace("app-required");
                     return a;
                 }
@@ -338,15 +481,13 @@ impl<M: Model> WithAppModel<M> {
             Some("missing_required_members")
                 if self.app.confirms_write(&call.method, &call.path) =>
             {
-                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
-                {
+                if let Some(a) = self.ask_in(world, call, generator) {
                     trace("app-required");
                     return a;
                 }
             }
             Some("not_found") if call.method == "PUT" => {
-                if let Some(a) = self.ask(std::sync::Arc::make_mut(&mut world.app), call, generator)
-                {
+                if let Some(a) = self.ask_in(world, call, generator) {
                     trace("app-upsert");
                     return a;
                 }
@@ -377,7 +518,11 @@ impl<M: Model> WithAppModel<M> {
     ) -> Answer {
         let merged = std::cell::Cell::new(false);
         let patch = |call: &Call| {
-            if call.method.eq_ignore_ascii_case("PATCH") && self.app.merges_patch(&call.path) {
+            // A sent `null` the route's evidence says is stored is not merged away.
+            if call.method.eq_ignore_ascii_case("PATCH")
+                && self.app.merges_patch(&call.path)
+                && !self.app.stores_sent_null(&call.path, call.body.as_ref())
+            {
                 merged.set(true);
                 rea_engine::PatchMeaning::MergePatch
             } else {
@@ -490,7 +635,7 @@ pub(crate) fn malformed_body(
         .get(axum::http::header::CONTENT_TYPE)?
         .to_str()
         .ok()
-        .map(rea_derivation::model::malformed_media_type)?;
+        .map(rea_derivation::malformed_media_type)?;
     media_types.contains(&sent).then(|| answer.clone())
 }
 
@@ -557,9 +702,15 @@ mod tests {
         assert_eq!(status, 201);
         assert_eq!(tag["id"], json!(19));
         let got = env.export();
-        let held = &got["app_model"]["entities"];
+        // Held once: a row of the World's tags table, named by key in `app_model`.
+        let held = &got["app_model"]["held"];
         assert_eq!(held[0]["collection"], json!("/wp-json/wp/v2/tags"));
-        assert_eq!(held[0]["entity"]["name"], json!("Guatemala"));
+        assert_eq!(held[0]["id"], json!("19"));
+        let row = got["collections"]["tags"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["id"] == json!(19)))
+            .expect("the tag's row");
+        assert_eq!(row["name"], json!("Guatemala"));
         // Reset: the tag is gone and the counter is back.
         env.reset();
         assert!(env.export().get("app_model").is_none());
@@ -578,7 +729,7 @@ mod tests {
         assert_eq!(next["id"], json!(20));
         // A malformed app_model part is refused and leaves the World alone.
         let mut bad = got.clone();
-        bad["app_model"]["entities"][0]["collection"] = json!("/nowhere");
+        bad["app_model"]["held"][0]["scope"] = json!("/nowhere");
         assert!(env.replace(&bad).is_err());
         assert_eq!(call(&env, "GET", "/wp-json/wp/v2/tags/20", None).0, 200);
     }

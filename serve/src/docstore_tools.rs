@@ -6,7 +6,7 @@
 //! store as its HTTP form (`app_model`).
 
 use crate::model::{ToolInfo, ToolKind};
-use rea_derivation::model::serving::ServingModel;
+use rea_derivation::ServingModel;
 
 /// `tools` with the store's arguments offered where a tool's path is one of
 /// its row lists or searches (literal paths only).

@@ -4,6 +4,7 @@
 use crate::model::{ImportError, Model, ToolInfo, ToolKind};
 use indexmap::IndexMap;
 use rea_core::ErrorReport;
+use rea_derivation::Held;
 use rea_engine::{Answer, Engine, Footprint, Generator, Request, World};
 use serde_json::Value;
 
@@ -185,5 +186,82 @@ impl Model for EngineModel {
 
     fn tool_schemas(&self, tool: &str) -> crate::model::ToolSchemas {
         crate::tools::engine_schemas(&self.engine, tool)
+    }
+
+    fn document_paths(&self, world: &World) -> Vec<String> {
+        world.documents.iter().map(|(p, _)| p.clone()).collect()
+    }
+
+    fn document(&self, world: &World, path: &str) -> Option<Value> {
+        world.documents.get(path).cloned()
+    }
+
+    fn put_document(&self, world: &mut World, path: &str, value: Option<&Value>) {
+        match value {
+            Some(v) => {
+                world.documents.insert(path.to_string(), v.clone());
+            }
+            None => world.documents.retain(|p, _| p != path),
+        }
+    }
+
+    fn row(&self, world: &World, collection: &str, id: &str) -> Held {
+        let Some(t) = self.type_at(collection) else {
+            return Held::NotHeld;
+        };
+        match world.entity(&t.name, collection, id) {
+            Some(e) => Held::Row(e.fields.clone()),
+            None => Held::Absent,
+        }
+    }
+
+    fn put_row(
+        &self,
+        world: &mut World,
+        collection: &str,
+        id: &str,
+        row: Option<&serde_json::Map<String, Value>>,
+    ) {
+        let Some(t) = self.type_at(collection) else {
+            return;
+        };
+        let Some(row) = row else {
+            world.remove(&t.name, collection, id);
+            return;
+        };
+        if let Some(e) = world.entity_mut(&t.name, collection, id) {
+            // The row is the value the write left: no view keeps an older one.
+            e.fields = row.clone();
+            e.view_fields.clear();
+            return;
+        }
+        let entity = rea_engine::state::Entity {
+            type_name: t.name.clone(),
+            collection: collection.to_string(),
+            id: row
+                .get(&t.id_field)
+                .cloned()
+                .unwrap_or_else(|| Value::String(id.to_string())),
+            fields: row.clone(),
+            view_fields: IndexMap::new(),
+            record_ordinals: Vec::new(),
+        };
+        world.insert(entity, None);
+    }
+}
+
+impl EngineModel {
+    /// The entity type whose collections live at `collection`, a concrete
+    /// path (a literal template first).
+    fn type_at(&self, collection: &str) -> Option<&rea_engine::state::EntityType> {
+        let types = &self.engine.state.types;
+        types
+            .iter()
+            .find(|t| t.collection_template == collection)
+            .or_else(|| {
+                types
+                    .iter()
+                    .find(|t| rea_engine::path_fits_template(collection, &t.collection_template))
+            })
     }
 }

@@ -4,6 +4,7 @@
 //! (`engine_model`); the adapters' unit tests host a small fake.
 
 use indexmap::IndexMap;
+use rea_derivation::Held;
 use rea_engine::manifest::Tool;
 use rea_engine::{Answer, Call, Footprint, Generator, Request};
 use serde_json::{Map, Value};
@@ -143,6 +144,37 @@ pub trait Model: Send + Sync + 'static {
     fn routes(&self, _method: &str, _path: &str) -> bool {
         false
     }
+
+    /// What `world` holds for `id` at the concrete collection path
+    /// `collection` (the app model's view of its path resources reads it:
+    /// one truth per resource). By default the model holds no rows.
+    fn row(&self, _world: &Self::World, _collection: &str, _id: &str) -> Held {
+        Held::NotHeld
+    }
+
+    /// Writes (`Some`) or removes (`None`) the row `row` reads, when a type
+    /// of the World lives at `collection`.
+    fn put_row(
+        &self,
+        _world: &mut Self::World,
+        _collection: &str,
+        _id: &str,
+        _row: Option<&serde_json::Map<String, Value>>,
+    ) {
+    }
+
+    /// The paths of `world`'s documents.
+    fn document_paths(&self, _world: &Self::World) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The document `world` holds at `path`.
+    fn document(&self, _world: &Self::World, _path: &str) -> Option<Value> {
+        None
+    }
+
+    /// Sets (`Some`) or removes (`None`) the document at `path`.
+    fn put_document(&self, _world: &mut Self::World, _path: &str, _value: Option<&Value>) {}
 
     /// What tool `tool` takes and answers, as the recording shows it.
     fn tool_schemas(&self, _tool: &str) -> ToolSchemas {

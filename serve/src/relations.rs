@@ -1,4 +1,4 @@
-//! Serving the app model's relations (`rea_derivation::model::relations`):
+//! Serving the app model's relations (`rea_derivation::relations`):
 //! a nested route answered as the call on the child collection it means
 //! (a list filtered on the member, a create with the member set), an
 //! embedding parameter answered by adding the related entities to the
@@ -7,7 +7,7 @@
 //! semantics, writes and absences stay with their owners.
 
 use crate::app_model::BASIS_HEADER;
-use rea_derivation::model::relations::{self, Add, Relations};
+use rea_derivation::relations::{self, Add, Relations};
 use rea_engine::codec::id_text;
 use rea_engine::{Answer, AnswerBody, Call};
 use serde_json::Value;

@@ -149,7 +149,7 @@ fn build(
     // core while this one derives the manifest and the state (the same
     // documents, and the same first error, as one after the other).
     let (manifest, state, app) = std::thread::scope(|scope| {
-        let model = scope.spawn(|| rea_derivation::model::serving::serving_model(&evidence));
+        let model = scope.spawn(|| rea_derivation::serving_model(&evidence));
         let model = || {
             model
                 .join()
@@ -187,7 +187,7 @@ fn build(
     // The list semantics are inferred over the engine that will serve them.
     let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
     let engine = Engine::from_records(by_ordinal, manifest, state)?;
-    let lists = rea_derivation::model::lists::infer_with_engine(&records, &engine, Some(&app));
+    let lists = rea_derivation::infer_list_semantics(&records, &engine, Some(&app));
     drop(records);
     progress(&format!(
         "{} entities, {} documents, {} write plans; building the engine",

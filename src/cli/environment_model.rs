@@ -4,7 +4,7 @@
 
 use super::output::{fail, print_document};
 use rea_core::ErrorReport;
-use rea_derivation::model::{environment_model, Model};
+use rea_derivation::{environment_model, AppModel as Model};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

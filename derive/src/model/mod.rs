@@ -21,10 +21,11 @@ pub(crate) mod exchange;
 pub(crate) mod format_suffix;
 pub(crate) mod id_references;
 pub(crate) mod keyed;
-pub mod lists;
+pub(crate) mod lists;
 pub(crate) mod logs;
 pub(crate) mod malformed;
 pub(crate) mod member_types;
+pub(crate) mod nulls;
 pub(crate) mod page_links;
 pub(crate) mod post_reads;
 pub(crate) mod presence;
@@ -37,7 +38,7 @@ pub(crate) mod resources;
 pub(crate) mod revisions;
 pub(crate) mod routes;
 pub(crate) mod sequences;
-pub mod serving;
+pub(crate) mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod validation;
 pub(crate) mod verbs;
@@ -51,15 +52,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub use conditions::{Conditions, Precondition, Validator};
-pub use errors::{Absence, ErrorShape, Errors, Substitution};
+pub(crate) use conditions::Conditions;
+pub(crate) use errors::Errors;
+pub(crate) use post_reads::PostRead;
+pub(crate) use resources::Resource;
+pub(crate) use sequences::Sequence;
+pub(crate) use validation::Rule;
+pub(crate) use writes::WriteSemantics;
 pub use malformed::{media_type as malformed_media_type, MalformedBody};
-pub use post_reads::PostRead;
-pub use resources::{InferredOperation, Key, Operation, Resource};
-pub use routes::SegmentShape;
-pub use sequences::{Sequence, SequenceMember};
-pub use validation::Rule;
-pub use writes::{AnswerShape, DeleteSemantics, Effect, Rejected, ServerFilled, WriteSemantics};
 
 /// The app model document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

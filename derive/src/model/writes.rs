@@ -45,6 +45,10 @@ pub struct WriteSemantics {
     pub cascades: Vec<super::cascades::Cascade>,
     pub supported_by: Vec<u64>,
     pub checked_against: Vec<u64>,
+    /// Updates: how a sent `null` reads and what decided it (`nulls`);
+    /// absent when no recorded update of the app sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_member: Option<super::nulls::NullReading>,
 }
 
 /// A hypothesis the recording contradicts.
@@ -121,6 +125,9 @@ struct Acc {
     anti_merge: Vec<u64>,
     anti_replace: Vec<u64>,
     anti_patch: Vec<u64>,
+    /// Updates whose sent `null` left no member / kept it (`nulls`).
+    null_removed: Vec<u64>,
+    null_kept: Vec<u64>,
     upsert_new: Vec<u64>,
     filled: BTreeMap<String, Vec<(Value, u64, String)>>,
     effects: BTreeMap<(String, String, Option<String>), Vec<u64>>,
@@ -178,10 +185,13 @@ pub(crate) fn infer(
         }
         snaps.learn(x, t, r);
     }
-    accs.into_values()
+    let mut writes: Vec<WriteSemantics> = accs
+        .into_values()
         .filter(|a| !a.ords.is_empty())
         .map(|a| finish(a, resources))
-        .collect()
+        .collect();
+    super::nulls::lend(&mut writes);
+    writes
 }
 
 fn unwrap_body<'a>(
@@ -524,6 +534,10 @@ fn compare_update(
     }
     if null_removed {
         acc.anti_merge.push(ord);
+        acc.null_removed.push(ord);
+    }
+    if null_kept {
+        acc.null_kept.push(ord);
     }
     if null_kept || nested_replaced {
         acc.anti_patch.push(ord);
@@ -723,6 +737,9 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
         .max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0)))
         .map(|(k, _)| k.clone())
         .unwrap_or_else(|| "other".into());
+    let null_member = (a.role == "update" && a.method == "PATCH")
+        .then(|| super::nulls::recorded(&a.null_removed, &a.null_kept))
+        .flatten();
     WriteSemantics {
         resource: r.name.clone(),
         collection: r.collection.clone(),
@@ -753,6 +770,7 @@ fn finish(a: Acc, resources: &[Resource]) -> WriteSemantics {
             })
             .collect(),
         delete,
+        null_member,
         supported_by: sorted(a.ords),
         checked_against: sorted(a.checked),
     }

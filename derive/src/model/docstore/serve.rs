@@ -779,6 +779,24 @@ impl DocStore {
         Some(serde_json::json!({"documents": documents, "writes": world.writes}))
     }
 
+    /// Every document the World holds (`data/get`: each listed once, with
+    /// its current value; a removed one marked `deleted`) and the writes
+    /// counted per collection, in `export_changes`' shape (which
+    /// `import_changes` reads back).
+    pub fn export_all(&self, world: &DocWorld) -> Value {
+        let documents: Vec<Value> = world
+            .docs
+            .iter()
+            .flat_map(|(coll, docs)| docs.iter().map(move |(id, d)| (coll, id, d)))
+            .map(|(coll, id, d)| {
+                serde_json::json!({
+                    "collection": coll, "id": id, "document": d.body, "deleted": d.deleted,
+                })
+            })
+            .collect();
+        serde_json::json!({"documents": documents, "writes": world.writes})
+    }
+
     /// A World from `export_changes`' shape laid over `initial`; `Err`
     /// names what does not fit.
     pub fn import_changes(&self, initial: &DocWorld, value: &Value) -> Result<DocWorld, String> {

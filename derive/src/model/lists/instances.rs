@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 /// One recorded call of a list endpoint.
 #[derive(Debug, Clone)]
-pub struct Instance {
+pub(crate) struct Instance {
     pub ordinal: u64,
     pub path: String,
     pub query: Option<String>,
@@ -36,14 +36,14 @@ pub struct Instance {
 impl Instance {
     /// True when the instance can be re-rendered: from the initial World,
     /// or from the World as of its moment.
-    pub fn checkable(&self) -> bool {
+    pub(crate) fn checkable(&self) -> bool {
         self.initial || self.universe.is_some()
     }
 }
 
 /// One list endpoint and its instances.
 #[derive(Debug, Clone)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     pub tool: Tool,
     pub carrier: Carrier,
     pub items_pointer: String,
@@ -136,7 +136,7 @@ fn normalize(path: &str) -> String {
 }
 
 /// Gathers the list endpoints of a capture, in manifest tool order.
-pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<Endpoint> {
+pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<Endpoint> {
     let by_ordinal: HashMap<u64, &Record> = records.iter().map(|r| (r.ordinal, r)).collect();
     let position = timeline_positions(state);
     let roots = Roots::new(&manifest.tools);

@@ -14,15 +14,14 @@
 
 pub(crate) mod conventions;
 pub(crate) mod infer;
-pub mod instances;
+pub(crate) mod instances;
 pub(crate) mod moments;
 
 /// The document, field paths, filter expressions and the evaluator live
 /// in `rea-engine` (serving uses them); inference re-exports them.
-pub use rea_engine::lists::{eval, fields, filter_lang, semantics};
+pub(crate) use rea_engine::lists::{eval, fields, filter_lang, semantics};
 
-pub use eval::{evaluate, NotUnderstood, Page};
-pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};
+pub(crate) use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};
 
 use crate::manifest::Manifest;
 use crate::model::serving::ServingModel;
@@ -30,18 +29,12 @@ use crate::state::records::Record;
 use crate::state::State;
 
 /// Infers the list semantics of every list endpoint of a capture, from its
-/// records, manifest and environment state. Deterministic. Instances after
-/// writes are checked only against the initial World's view of them (not
-/// at all); see `infer_with`.
-pub fn infer(records: &[Record], manifest: &Manifest, state: &State) -> ListSemantics {
-    infer_with(records, manifest, state, None)
-}
-
-/// `infer`, with the instances recorded after writes checked against the
-/// World as of their moment: the recording's writes replayed through the
+/// records, manifest and environment state (deterministic), with the
+/// instances recorded after writes checked against the World as of their
+/// moment: the recording's writes replayed through the
 /// spec's engine and the app model (`serving`), as the server dispatches
 /// them (`moments`).
-pub fn infer_with(
+pub(crate) fn infer_with(
     records: &[Record],
     manifest: &Manifest,
     state: &State,
