@@ -36,6 +36,7 @@ pub(crate) mod routes;
 pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
+pub(crate) mod titled;
 pub(crate) mod validation;
 pub(crate) mod writes;
 
@@ -112,6 +113,10 @@ pub struct Model {
     /// parent's key): nested routes, embedding, cascades.
     #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
     pub relations: relations::Relations,
+    /// Items keyed by a title (a word segment no id-like member echoes):
+    /// the app's absence answer and write refusals for titles never recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub titled: Option<titled::Titled>,
 }
 
 /// The app model of decoded Evidence.
@@ -224,6 +229,7 @@ fn model_with_templates(
     );
     let document_store = docstore::infer(exchanges);
     let relations = relations::infer(exchanges);
+    let titled = titled::infer(exchanges, &templates);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -270,6 +276,7 @@ fn model_with_templates(
         presence,
         document_store,
         relations,
+        titled,
     };
     (model, templates)
 }

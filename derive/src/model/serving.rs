@@ -1056,6 +1056,23 @@ impl ServingModel {
                 return d.served(&mut world.docs, call, now_ms, new_uuid);
             }
         }
+        if let Some(t) = &self.model.titled {
+            let path = match &self.model.format_suffix {
+                Some(f) => f.strip_path(&call.path),
+                None => call.path.clone(),
+            };
+            if let Some(a) = t.answer(&call.method, &path, call.body.as_ref()) {
+                let served = Served {
+                    status: a.status,
+                    content_type: self.content_type.clone(),
+                    body: a.body,
+                    applied: false,
+                    basis: "titled",
+                    convention: false,
+                };
+                return Some(served.by_convention(a.convention));
+            }
+        }
         self.answer(
             world,
             &call.method,
