@@ -33,6 +33,8 @@ pub(crate) mod required;
 pub(crate) mod resources;
 pub(crate) mod revisions;
 pub(crate) mod routes;
+pub(crate) mod rpc_lists;
+pub(crate) mod rpc_refusals;
 pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
@@ -117,6 +119,13 @@ pub struct Model {
     /// the app's absence answer and write refusals for titles never recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub titled: Option<titled::Titled>,
+    /// Refusals of RPC-style writes, keyed by the parameter names sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc_refusals: Vec<rpc_refusals::RpcRefusal>,
+    /// Paged lists of RPC-style paths (the list named by query values):
+    /// limits, cursors and the items their recorded pages chain to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc_lists: Vec<rpc_lists::RpcLists>,
 }
 
 /// The app model of decoded Evidence.
@@ -230,6 +239,8 @@ fn model_with_templates(
     let document_store = docstore::infer(exchanges);
     let relations = relations::infer(exchanges);
     let titled = titled::infer(exchanges, &templates);
+    let rpc_refusals = rpc_refusals::infer(exchanges);
+    let rpc_lists = rpc_lists::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -277,6 +288,8 @@ fn model_with_templates(
         document_store,
         relations,
         titled,
+        rpc_refusals,
+        rpc_lists,
     };
     (model, templates)
 }

@@ -1073,6 +1073,23 @@ impl ServingModel {
                 return Some(served.by_convention(a.convention));
             }
         }
+        let query = call
+            .query
+            .as_deref()
+            .map(rea_engine::codec::query_pairs)
+            .unwrap_or_default();
+        if let Some((status, body, convention)) = super::rpc_refusals::answer(
+            &self.model.rpc_refusals,
+            &query,
+            &call.method,
+            &call.path,
+            call.body.as_ref(),
+        ) {
+            return Some(
+                self.json(status, body, false, "rpc-refusal")
+                    .by_convention(convention),
+            );
+        }
         self.answer(
             world,
             &call.method,
@@ -1082,6 +1099,24 @@ impl ServingModel {
             now_ms,
             new_uuid,
         )
+        .or_else(|| {
+            let segments: Vec<String> = call
+                .path
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(crate::state::writes::input::percent_decode)
+                .collect();
+            let path = super::exchange::join(&segments);
+            if call.method != "GET" {
+                return None;
+            }
+            self.model
+                .rpc_lists
+                .iter()
+                .filter(|l| l.path == path)
+                .find_map(|l| l.answer(&query))
+                .map(|body| self.json(200, body, false, "rpc-list"))
+        })
     }
 
     /// Answers a call the model understands; `None` to fall back.
