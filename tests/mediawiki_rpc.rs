@@ -182,3 +182,33 @@ fn the_model_names_limits_cursors_and_chained_lists() {
     assert_eq!(members["cursors"][0]["name"], "cmcontinue");
     assert!(members["cursors"][0]["key_member"].is_null());
 }
+
+#[test]
+fn a_query_keyed_read_of_an_unnamed_page_gets_the_apps_absence() {
+    // dev-a shows Plum's revisions present, then `missing` after its delete: the
+    // absence. dev-b's read of its deleted Walnut is answered the same way.
+    let server = Server::start(&capture("mediawiki", "dev-a"), &[]);
+    let (target, answer) = read_entry("dev-b", 35);
+    assert_eq!(answer["query"]["pages"][0]["missing"], true);
+    let r = server.get(&target);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json(), answer, "dev-b step 35: {target}");
+    // Two titles in one value (`|` is in no named title) are not one key.
+    let two = target.replace("titles=Walnut", "titles=Walnut%7CHazelnut");
+    let r = server.get(&two);
+    assert_ne!(
+        r.json()["query"]["pages"][0]["title"],
+        "Walnut|Hazelnut",
+        "{}",
+        r.text()
+    );
+    // A page the recording names (Cherry, listed by allpages) is never answered missing.
+    let r = server.get(&target.replace("titles=Walnut", "titles=Cherry"));
+    assert!(!r.text().contains("\"missing\""), "{}", r.text());
+    let m = model("mediawiki", "dev-a");
+    let a = &m["rpc_absences"][0];
+    assert_eq!(a["key"], "titles");
+    assert_eq!(a["key_member"], "title");
+    assert_eq!(a["flag"], "missing");
+    assert_eq!(a["template_ordinal"], 35);
+}

@@ -33,6 +33,7 @@ pub(crate) mod required;
 pub(crate) mod resources;
 pub(crate) mod revisions;
 pub(crate) mod routes;
+pub(crate) mod rpc_absence;
 pub(crate) mod rpc_lists;
 pub(crate) mod rpc_refusals;
 pub(crate) mod sequences;
@@ -126,6 +127,9 @@ pub struct Model {
     /// limits, cursors and the items their recorded pages chain to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rpc_lists: Vec<rpc_lists::RpcLists>,
+    /// Absence answers of RPC-style reads keyed by a query value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc_absences: Vec<rpc_absence::RpcAbsence>,
 }
 
 /// The app model of decoded Evidence.
@@ -241,6 +245,7 @@ fn model_with_templates(
     let titled = titled::infer(exchanges, &templates);
     let rpc_refusals = rpc_refusals::infer(exchanges);
     let rpc_lists = rpc_lists::infer(exchanges);
+    let rpc_absences = rpc_absence::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -290,6 +295,7 @@ fn model_with_templates(
         titled,
         rpc_refusals,
         rpc_lists,
+        rpc_absences,
     };
     (model, templates)
 }

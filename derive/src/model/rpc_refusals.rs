@@ -85,12 +85,15 @@ fn quotes_a_value(answer: &Value, x: &Exchange) -> bool {
         .any(|(_, v)| texts.iter().any(|t| t.contains(v.as_str())))
 }
 
+/// A call's parameters and, for an accepted write, its answer's top-level members.
+type Call = (Vec<(String, String)>, Option<Vec<String>>);
+
 /// True when the path takes several operations: a parameter every write of
 /// it sent holds two or more values, and accepted writes with different
 /// values of it answered with different top-level members (`action=edit`
 /// answers `{"edit": …}`, `action=delete` answers `{"delete": …}`).
 fn rpc_style(writes: &[&Exchange], method: &str, path: &str) -> bool {
-    let calls: Vec<(Vec<(String, String)>, Option<Vec<String>>)> = writes
+    let calls: Vec<Call> = writes
         .iter()
         .filter(|y| y.method == method && y.path() == path)
         .map(|y| {

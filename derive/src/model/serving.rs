@@ -1116,6 +1116,10 @@ impl ServingModel {
                 .filter(|l| l.path == path)
                 .find_map(|l| l.answer(&query))
                 .map(|body| self.json(200, body, false, "rpc-list"))
+                .or_else(|| {
+                    super::rpc_absence::answer(&self.model.rpc_absences, &path, &query)
+                        .map(|body| self.json(200, body, false, "rpc-absence"))
+                })
         })
     }
 

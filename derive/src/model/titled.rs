@@ -80,10 +80,13 @@ fn same_title(a: &str, b: &str) -> bool {
     a == b || a.replace('_', " ") == b.replace('_', " ")
 }
 
+/// A member's echoes: the distinct segments it echoed, and the records.
+type Echo = (BTreeSet<String>, Vec<u64>);
+
 /// Infers the title-keyed positions; `None` when the recording shows none.
 pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Option<Titled> {
     // parent → member → (distinct segments, supporting records)
-    type Echoes = BTreeMap<String, (BTreeSet<String>, Vec<u64>)>;
+    type Echoes = BTreeMap<String, Echo>;
     let mut by_parent: BTreeMap<String, (Echoes, usize)> = BTreeMap::new();
     for x in exchanges.iter().filter(|x| x.method == "GET" && x.is_2xx()) {
         let Some((seg, parent)) = x.segments.split_last() else {
@@ -119,7 +122,7 @@ pub(crate) fn infer(exchanges: &[Exchange], templates: &Templates) -> Option<Tit
         // Two distinct titles echoed, or one that the parent's own list
         // answer lists under the same member.
         let listed = listed_values(exchanges, &parent);
-        let members: Vec<(&String, &(BTreeSet<String>, Vec<u64>))> = echoes
+        let members: Vec<(&String, &Echo)> = echoes
             .iter()
             .filter(|(m, (segs, ords))| {
                 ords.len() == reads
