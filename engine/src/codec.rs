@@ -75,6 +75,28 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// True for an `application/x-www-form-urlencoded` media type (parameters ignored).
+pub fn is_form_media_type(content_type: &str) -> bool {
+    content_type.split(';').next().is_some_and(|m| {
+        m.trim()
+            .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+    })
+}
+
+/// A form-encoded body as a flat JSON object of strings, in its order (a
+/// repeated name keeps its last value). `None` when it holds no pair.
+pub fn form_object(text: &str) -> Option<serde_json::Value> {
+    let pairs = query_pairs(text.trim());
+    (!pairs.is_empty()).then(|| {
+        serde_json::Value::Object(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::String(v)))
+                .collect(),
+        )
+    })
+}
+
 /// Percent-encodes a value for use as one path segment.
 pub fn percent_encode_segment(value: &str) -> String {
     utf8_percent_encode(value, SEGMENT).to_string()

@@ -127,6 +127,12 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
     }
     match serde_json::from_slice(body) {
         Ok(value) => Ok(Some(value)),
+        // A form-encoded body reads as a flat object of strings.
+        Err(_) if form_body(headers) => std::str::from_utf8(body)
+            .ok()
+            .and_then(rea_engine::codec::form_object)
+            .map(Some)
+            .ok_or_else(|| "the form-encoded request body is not UTF-8 pairs".to_string()),
         Err(e) => {
             let ct = headers
                 .get(axum::http::header::CONTENT_TYPE)
@@ -137,6 +143,13 @@ fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Va
             ))
         }
     }
+}
+
+fn form_body(headers: &HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(rea_engine::codec::is_form_media_type)
 }
 
 /// Builds the HTTP response for a reply.

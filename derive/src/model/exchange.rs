@@ -43,7 +43,7 @@ impl Exchange {
             .as_deref()
             .map(rea_engine::codec::query_pairs)
             .unwrap_or_default();
-        let request_headers = entry
+        let request_headers: Vec<(String, String)> = entry
             .and_then(|e| e.get("request"))
             .and_then(|r| r.get("headers"))
             .and_then(Value::as_array)
@@ -59,7 +59,12 @@ impl Exchange {
             })
             .unwrap_or_default();
         let text = record.request_text.as_deref().unwrap_or("");
-        let body = serde_json::from_str::<Value>(text).ok();
+        let form = request_headers
+            .iter()
+            .any(|(n, v)| n == "content-type" && rea_engine::codec::is_form_media_type(v));
+        let body = serde_json::from_str::<Value>(text)
+            .ok()
+            .or_else(|| form.then(|| rea_engine::codec::form_object(text)).flatten());
         let (answer, answer_empty) = match &record.response_body {
             Body::Text(t) if t.trim().is_empty() => (None, true),
             Body::Text(t) => (serde_json::from_str(t).ok(), false),

@@ -37,9 +37,13 @@ pub(crate) mod required;
 pub(crate) mod resources;
 pub(crate) mod revisions;
 pub(crate) mod routes;
+pub(crate) mod rpc_absence;
+pub(crate) mod rpc_lists;
+pub(crate) mod rpc_refusals;
 pub(crate) mod sequences;
 pub(crate) mod serving;
 pub(crate) mod snapshots;
+pub(crate) mod titled;
 pub(crate) mod validation;
 pub(crate) mod verbs;
 pub(crate) mod writes;
@@ -128,6 +132,20 @@ pub struct Model {
     /// entity (`?_shape=array` → `[entity]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub representations: Vec<representations::Representation>,
+    /// Items keyed by a title (a word segment no id-like member echoes):
+    /// the app's absence answer and write refusals for titles never recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub titled: Option<titled::Titled>,
+    /// Refusals of RPC-style writes, keyed by the parameter names sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc_refusals: Vec<rpc_refusals::RpcRefusal>,
+    /// Paged lists of RPC-style paths (the list named by query values):
+    /// limits, cursors and the items their recorded pages chain to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc_lists: Vec<rpc_lists::RpcLists>,
+    /// Absence answers of RPC-style reads keyed by a query value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc_absences: Vec<rpc_absence::RpcAbsence>,
 }
 
 /// The app model of decoded Evidence.
@@ -250,6 +268,10 @@ fn model_with_templates(
     );
     let document_store = docstore::infer(exchanges);
     let relations = relations::infer(exchanges);
+    let titled = titled::infer(exchanges, &templates);
+    let rpc_refusals = rpc_refusals::infer(exchanges);
+    let rpc_lists = rpc_lists::infer(exchanges);
+    let rpc_absences = rpc_absence::infer(exchanges);
     let mut limitations = Vec::new();
     let placed: std::collections::BTreeSet<u64> = resources
         .iter()
@@ -299,6 +321,10 @@ fn model_with_templates(
         malformed_body: None,
         member_types: Default::default(),
         representations: Vec::new(),
+        titled,
+        rpc_refusals,
+        rpc_lists,
+        rpc_absences,
     };
     (model, templates)
 }

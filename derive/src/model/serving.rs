@@ -1106,6 +1106,40 @@ impl ServingModel {
                 return d.served(&mut world.docs, call, now_ms, new_uuid);
             }
         }
+        if let Some(t) = &self.model.titled {
+            let path = match &self.model.format_suffix {
+                Some(f) => f.strip_path(&call.path),
+                None => call.path.clone(),
+            };
+            if let Some(a) = t.answer(&call.method, &path, call.body.as_ref()) {
+                let served = Served {
+                    status: a.status,
+                    content_type: self.content_type.clone(),
+                    body: a.body,
+                    applied: false,
+                    basis: "titled",
+                    convention: false,
+                };
+                return Some(served.by_convention(a.convention));
+            }
+        }
+        let query = call
+            .query
+            .as_deref()
+            .map(rea_engine::codec::query_pairs)
+            .unwrap_or_default();
+        if let Some((status, body, convention)) = super::rpc_refusals::answer(
+            &self.model.rpc_refusals,
+            &query,
+            &call.method,
+            &call.path,
+            call.body.as_ref(),
+        ) {
+            return Some(
+                self.json(status, body, false, "rpc-refusal")
+                    .by_convention(convention),
+            );
+        }
         self.answer(
             world,
             &call.method,
@@ -1115,6 +1149,28 @@ impl ServingModel {
             now_ms,
             new_uuid,
         )
+        .or_else(|| {
+            let segments: Vec<String> = call
+                .path
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(crate::state::writes::input::percent_decode)
+                .collect();
+            let path = super::exchange::join(&segments);
+            if call.method != "GET" {
+                return None;
+            }
+            self.model
+                .rpc_lists
+                .iter()
+                .filter(|l| l.path == path)
+                .find_map(|l| l.answer(&query))
+                .map(|body| self.json(200, body, false, "rpc-list"))
+                .or_else(|| {
+                    super::rpc_absence::answer(&self.model.rpc_absences, &path, &query)
+                        .map(|body| self.json(200, body, false, "rpc-absence"))
+                })
+        })
     }
 
     /// Answers a call the model understands; `None` to fall back.
