@@ -37,6 +37,7 @@ pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod validation;
+pub(crate) mod write_shape;
 pub(crate) mod writes;
 
 use crate::state::environment_state;

@@ -132,6 +132,8 @@ pub struct ServingModel {
     etagged: BTreeMap<usize, bool>,
     /// The document store's World at the recording's start.
     docs_initial: super::docstore::serve::DocWorld,
+    /// Members write answers carry beyond the read shape (`write_shape`).
+    write_shapes: super::write_shape::WriteShapes,
 }
 
 /// Decoded query pairs, in order.
@@ -361,9 +363,16 @@ impl ServingModel {
                 .into_iter()
                 .filter_map(|(i, w)| Some((i, w?)))
                 .collect(),
+            write_shapes: Default::default(),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
+        serving.write_shapes = super::write_shape::infer(
+            exchanges,
+            &serving.model.resources,
+            &serving.templates,
+            &serving.read_nested,
+        );
         serving.replayed_writes = serving.confirmed_write_routes(exchanges);
         serving
     }
@@ -2152,6 +2161,7 @@ impl ServingModel {
             &mut entity,
             &|name, id| super::id_references::find_object(world.entities.values(), name, id),
         );
+        self.write_shapes.fill(r.index, &sent, &mut entity);
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
@@ -2513,6 +2523,7 @@ impl ServingModel {
         }
         // An update that draws an id (a revision) takes the sequence's next.
         super::renderings::apply(&self.renderings, &sent, &mut entity);
+        self.write_shapes.fill(r.index, &sent, &mut entity);
         // The route's own draw, else the lent write's, else another update
         // of the same item route that drew (PATCH beside an unseen PUT).
         // A lent write's draw only where this resource's reads show the
@@ -2629,6 +2640,17 @@ impl ServingModel {
     /// The write of a sibling collection's item route with this method,
     /// when the model lent that route to this resource.
     fn lent_write(&self, method: &str, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        // The sibling whose write representation this resource borrows.
+        if let Some(s) = self.write_shapes.lender(r.index) {
+            let item = self.model.resources[s].item.as_ref();
+            let own = self.model.writes.iter();
+            if let Some(w) = own
+                .clone()
+                .find(|w| w.method == method && Some(&w.route) == item)
+            {
+                return Some(w);
+            }
+        }
         let lent = r
             .resource
             .inferred_operations
@@ -2702,8 +2724,11 @@ impl ServingModel {
         // A forced delete answers as the recorded forced one did, when that
         // answer quotes the entity under a member (`previous`) and the
         // route's answer kind is the entity itself.
+        let mut entity = entity;
+        self.write_shapes.fill(r.index, &Map::new(), &mut entity);
         if let (true, Some(ex)) = (forced, self.queried_deletes.get(&w.route)) {
-            if let Some(answer) = quoting_answer(ex, &entity) {
+            let borrowed = lent.then(|| self.write_shapes.quoted_answer(r.index, ex, &entity));
+            if let Some(answer) = borrowed.flatten().or_else(|| quoting_answer(ex, &entity)) {
                 let status = *w.answer.statuses.first()?;
                 return Some(
                     self.json(status, answer, true, "delete")
