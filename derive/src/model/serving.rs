@@ -2643,11 +2643,8 @@ impl ServingModel {
         // The sibling whose write representation this resource borrows.
         if let Some(s) = self.write_shapes.lender(r.index) {
             let item = self.model.resources[s].item.as_ref();
-            let own = self.model.writes.iter();
-            if let Some(w) = own
-                .clone()
-                .find(|w| w.method == method && Some(&w.route) == item)
-            {
+            let mut writes = self.model.writes.iter();
+            if let Some(w) = writes.find(|w| w.method == method && Some(&w.route) == item) {
                 return Some(w);
             }
         }

@@ -60,6 +60,8 @@ pub(crate) struct WriteShapes {
 
 /// One recorded write answer's entity, with the texts sent for it so far.
 struct Seen {
+    /// The entity's key.
+    id: String,
     ordinal: u64,
     entity: Map<String, Value>,
     /// The last text sent for each top-level member of this entity (this call included).
@@ -198,7 +200,9 @@ fn template_of(
 /// The derivation every observation of `pointer` confirms, if any.
 fn explain(pointer: &str, seen: &[&Seen], shape: &Map<String, Value>) -> Option<Rule> {
     let values: Vec<&Value> = seen.iter().filter_map(|s| at(&s.entity, pointer)).collect();
-    if values.len() != seen.len() || seen.len() < 2 {
+    // Confirmed on two entities or more (one entity's answers show its own values).
+    let entities: BTreeSet<&str> = seen.iter().map(|s| s.id.as_str()).collect();
+    if values.len() != seen.len() || entities.len() < 2 {
         return None;
     }
     if values.iter().all(|v| *v == values[0]) {
@@ -347,6 +351,13 @@ pub(crate) fn infer(
                 None => continue,
             },
         };
+        // A representation of the entity shows at least half of the members
+        // its reads show (an acknowledgement `{ok, id, rev}` is none).
+        if let Some(shape) = read_nested.get(&t.resource) {
+            if entity.keys().filter(|k| shape.contains_key(*k)).count() * 2 < shape.len() {
+                continue;
+            }
+        }
         let keys: BTreeSet<String> = entity.keys().cloned().collect();
         if quoting {
             quoted_keys.entry(t.resource).or_default().extend(keys);
@@ -356,7 +367,7 @@ pub(crate) fn infer(
         let Some(id) = entity.get("id").map(Value::to_string).or(t.id.clone()) else {
             continue;
         };
-        let sent = sent_so_far.entry((t.resource, id)).or_default();
+        let sent = sent_so_far.entry((t.resource, id.clone())).or_default();
         if let Some(Value::Object(b)) = &x.body {
             for (k, v) in b {
                 if let Some(s) = v.as_str() {
@@ -365,6 +376,7 @@ pub(crate) fn infer(
             }
         }
         seen.entry(t.resource).or_default().push(Seen {
+            id: id.clone(),
             ordinal: x.ordinal,
             entity,
             sent: sent.clone(),
@@ -409,7 +421,7 @@ pub(crate) fn infer(
     }
     // Lending: a path collection never written in borrows the write
     // representation of the sibling (same parent) sharing the most of its
-    // read members (at least half), minus members named after a member the
+    // read members (at least half of each one's), minus members named after a member the
     // lender's reads show and its own do not (`wp:action-sticky`).
     let parent = |c: &str| c.rsplit_once('/').map(|(p, _)| p.to_string());
     for (ri, r) in resources.iter().enumerate() {
@@ -428,8 +440,10 @@ pub(crate) fn infer(
             let (Some(theirs), true) = (read_nested.get(&si), out.extras.contains_key(&si)) else {
                 continue;
             };
+            // Most of each one's read members are the other's.
             let shared = mine.keys().filter(|k| theirs.contains_key(*k)).count();
-            if shared * 2 >= mine.len() && best.is_none_or(|(b, _)| shared > b) {
+            let most = shared * 2 >= mine.len().max(theirs.len());
+            if most && best.is_none_or(|(b, _)| shared > b) {
                 best = Some((shared, si));
             }
         }
