@@ -22,6 +22,10 @@ pub const APP_MODEL_MEMBER: &str = "app_model";
 pub struct WithAppModel<M: Model> {
     inner: M,
     app: ServingModel,
+    /// The recorded origin: the model's answers name it where the app
+    /// built a URL from its own origin (`link`, `_links`), rewritten to the
+    /// serving origin as the engine's answers are.
+    origin: String,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -35,7 +39,18 @@ pub struct Worlds<W> {
 
 impl<M: Model> WithAppModel<M> {
     pub fn new(inner: M, app: ServingModel) -> Self {
-        WithAppModel { inner, app }
+        WithAppModel {
+            inner,
+            app,
+            origin: String::new(),
+        }
+    }
+
+    /// The same, its answers' URLs under `origin` (the recording's) rewritten
+    /// to the serving origin.
+    pub fn recorded_at(mut self, origin: &str) -> Self {
+        self.origin = origin.to_string();
+        self
     }
 
     fn served(s: Served) -> Answer {
@@ -76,6 +91,11 @@ impl<M: Model> WithAppModel<M> {
             .answer_engine_call(world, call, now, &mut uuid)
             .map(Self::served)
             .map(|a| self.validated(call, a))
+            // After the validator, as the engine's (computed on the recorded body).
+            .map(|mut a| {
+                rea_engine::at_serving_origin(&mut a, &self.origin, call);
+                a
+            })
     }
 
     /// A model-served item read of a resource whose recorded reads carried

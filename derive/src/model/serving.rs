@@ -404,6 +404,12 @@ impl ServingModel {
             .collect()
     }
 
+    /// The write representation of each resource (`write_shape`).
+    #[cfg(test)]
+    pub(crate) fn write_shapes(&self) -> &super::write_shape::WriteShapes {
+        &self.write_shapes
+    }
+
     /// True when the model's replay of the recording confirms its write
     /// semantics on the route `path` falls on (see `confirmed_write_routes`).
     pub fn confirms_write(&self, method: &str, path: &str) -> bool {

@@ -546,3 +546,161 @@ impl WriteShapes {
         Some(Value::Object(m))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::serving::serving_model;
+    use crate::testkit::fixture;
+    use serde_json::json;
+
+    fn shapes(capture: &str) -> (WriteShapes, Vec<Resource>) {
+        let s = serving_model(&fixture(capture)).expect("serving model");
+        (s.write_shapes().clone(), s.model.resources.clone())
+    }
+
+    fn index(resources: &[Resource], collection: &str) -> usize {
+        resources
+            .iter()
+            .position(|r| r.collection == collection)
+            .unwrap_or_else(|| panic!("no resource {collection}"))
+    }
+
+    fn rule<'a>(w: &'a WriteShapes, resource: usize, pointer: &str) -> Option<&'a Rule> {
+        w.extras
+            .get(&resource)?
+            .iter()
+            .find(|e| e.pointer == pointer)
+            .map(|e| &e.rule)
+    }
+
+    #[test]
+    fn wordpress_write_answers_carry_the_edit_members_each_with_its_derivation() {
+        let (w, rs) = shapes("wordpress/dev-a.har");
+        let posts = index(&rs, "/wp-json/wp/v2/posts");
+        assert_eq!(rule(&w, posts, "/password"), Some(&Rule::Const(json!(""))));
+        assert_eq!(
+            rule(&w, posts, "/guid/raw"),
+            Some(&Rule::Copy("/guid/rendered".into()))
+        );
+        assert_eq!(
+            rule(&w, posts, "/title/raw"),
+            Some(&Rule::Copy("/title/rendered".into()))
+        );
+        // The slug of the title, not the slug: a renamed post keeps its slug.
+        assert_eq!(
+            rule(&w, posts, "/generated_slug"),
+            Some(&Rule::Slug("/title/rendered".into()))
+        );
+        // The link with the slug replaced (a trashed post's `?p=27` link has none).
+        assert_eq!(
+            rule(&w, posts, "/permalink_template"),
+            Some(&Rule::Replace {
+                of: "/link".into(),
+                part: "/slug".into(),
+                with: "%{/type}name%".into()
+            })
+        );
+        // The sent excerpt, else "" (two entities never sent one).
+        assert_eq!(
+            rule(&w, posts, "/excerpt/raw"),
+            Some(&Rule::Sent(Some(json!(""))))
+        );
+        // The sent content, and nothing made up for an entity never sent one.
+        assert_eq!(rule(&w, posts, "/content/raw"), Some(&Rule::Sent(None)));
+        assert_eq!(
+            rule(&w, posts, "/_links/wp:action-publish"),
+            Some(&Rule::Copy("/_links/self".into()))
+        );
+        // Pages are never written in dev-a: they borrow the posts' write
+        // representation, without the links named after members only posts have.
+        let pages = index(&rs, "/wp-json/wp/v2/pages");
+        assert_eq!(w.lender(pages), Some(posts));
+        for p in [
+            "/password",
+            "/generated_slug",
+            "/permalink_template",
+            "/title/raw",
+        ] {
+            assert_eq!(rule(&w, pages, p), rule(&w, posts, p), "{p}");
+        }
+        assert!(rule(&w, pages, "/_links/wp:action-assign-author").is_some());
+        for p in ["sticky", "assign-categories", "create-tags"] {
+            assert!(
+                rule(&w, pages, &format!("/_links/wp:action-{p}")).is_none(),
+                "{p}"
+            );
+        }
+        // A forced delete's `previous` leaves the links out.
+        assert_eq!(
+            w.unquoted.get(&pages).cloned().unwrap_or_default(),
+            BTreeSet::from(["_links".to_string()])
+        );
+        // Tags, categories and comments are written: they borrow nothing;
+        // users' reads share too little with any sibling.
+        for c in ["tags", "categories", "comments"] {
+            assert_eq!(
+                w.lender(index(&rs, &format!("/wp-json/wp/v2/{c}"))),
+                None,
+                "{c}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_lent_page_is_filled_from_its_own_members() {
+        let (w, rs) = shapes("wordpress/dev-a.har");
+        let pages = index(&rs, "/wp-json/wp/v2/pages");
+        let mut page = json!({
+            "id": 26, "slug": "visit-the-roastery", "type": "page",
+            "link": "http://h/about-us/visit-the-roastery/",
+            "guid": {"rendered": "http://h/about-us/visit-the-roastery/"},
+            "title": {"rendered": "Visit the Roastery"},
+            "excerpt": {"rendered": "<p>x</p>\n", "protected": false},
+            "_links": {"self": [{"href": "http://h/wp-json/wp/v2/pages/26"}]}
+        });
+        let sent = json!({"content": "<p>y</p>"});
+        w.fill(
+            pages,
+            sent.as_object().unwrap(),
+            page.as_object_mut().unwrap(),
+        );
+        assert_eq!(page["password"], "");
+        assert_eq!(page["permalink_template"], "http://h/about-us/%pagename%/");
+        assert_eq!(page["generated_slug"], "visit-the-roastery");
+        assert_eq!(page["guid"]["raw"], page["guid"]["rendered"]);
+        assert_eq!(page["title"]["raw"], "Visit the Roastery");
+        assert_eq!(page["excerpt"]["raw"], "");
+        assert_eq!(page["_links"]["wp:action-publish"], page["_links"]["self"]);
+        // No `content` object to hold the sent text: nothing is invented.
+        assert!(page.get("content").is_none());
+    }
+
+    #[test]
+    fn apps_whose_write_answers_are_their_read_shape_get_no_write_members() {
+        // Kinto (`{data}` envelopes, tombstones with `deleted`), MLflow (RPC),
+        // Redmine (204 updates), DRF, json-server, and pouchdb-server, whose
+        // `{ok, id, rev}` acknowledgements are no representation of a document.
+        for capture in [
+            "kinto/dev-a.har",
+            "mlflow/dev-a.har",
+            "redmine/dev-a.har",
+            "redmine/dev-b.har",
+            "drf/dev-a.har",
+            "drf/dev-b.har",
+            "jsonserver/dev-a.har",
+            "jsonserver/dev-b.har",
+            "couch/dev-a.har",
+            "couch/dev-b.har",
+        ] {
+            let (w, rs) = shapes(capture);
+            let mut listed: Vec<String> = Vec::new();
+            for (i, x) in &w.extras {
+                for e in x {
+                    listed.push(format!("{} {}", rs[*i].collection, e.pointer));
+                }
+            }
+            assert!(listed.is_empty(), "{capture}: {listed:?}");
+        }
+    }
+}
