@@ -36,6 +36,7 @@ pub(crate) mod routes;
 pub(crate) mod sequences;
 pub mod serving;
 pub(crate) mod snapshots;
+pub(crate) mod status_forms;
 pub(crate) mod validation;
 pub(crate) mod write_shape;
 pub(crate) mod writes;

@@ -134,6 +134,8 @@ pub struct ServingModel {
     docs_initial: super::docstore::serve::DocWorld,
     /// Members write answers carry beyond the read shape (`write_shape`).
     write_shapes: super::write_shape::WriteShapes,
+    /// Text members whose form a status decides (`status_forms`).
+    status_forms: Vec<super::status_forms::StatusForm>,
 }
 
 /// Decoded query pairs, in order.
@@ -364,6 +366,7 @@ impl ServingModel {
                 .filter_map(|(i, w)| Some((i, w?)))
                 .collect(),
             write_shapes: Default::default(),
+            status_forms: Vec::new(),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
@@ -372,6 +375,11 @@ impl ServingModel {
             &serving.model.resources,
             &serving.templates,
             &serving.read_nested,
+        );
+        serving.status_forms = super::status_forms::infer(
+            &serving.model.writes,
+            &serving.model.resources,
+            &serving.initial,
         );
         serving.replayed_writes = serving.confirmed_write_routes(exchanges);
         serving
@@ -2167,6 +2175,8 @@ impl ServingModel {
             &mut entity,
             &|name, id| super::id_references::find_object(world.entities.values(), name, id),
         );
+        let forms = &self.status_forms;
+        let by_form = super::status_forms::apply(forms, r.index, &id, &mut entity, true);
         self.write_shapes.fill(r.index, &sent, &mut entity);
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
@@ -2186,7 +2196,7 @@ impl ServingModel {
         };
         Some(
             self.json(status, answer, true, "create")
-                .by_convention(numbered || lent_create),
+                .by_convention(numbered || lent_create || by_form),
         )
     }
 
@@ -2529,6 +2539,8 @@ impl ServingModel {
         }
         // An update that draws an id (a revision) takes the sequence's next.
         super::renderings::apply(&self.renderings, &sent, &mut entity);
+        let forms = &self.status_forms;
+        let by_form = super::status_forms::apply(forms, r.index, &id, &mut entity, false);
         self.write_shapes.fill(r.index, &sent, &mut entity);
         // The route's own draw, else the lent write's, else another update
         // of the same item route that drew (PATCH beside an unseen PUT).
@@ -2573,8 +2585,11 @@ impl ServingModel {
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
-        let convention =
-            lent || status == 201 || w.semantics.contains("convention") || by_id_convention;
+        let convention = lent
+            || status == 201
+            || w.semantics.contains("convention")
+            || by_id_convention
+            || by_form;
         if bodiless && example.is_null() {
             return Some(
                 Served {

@@ -1,0 +1,181 @@
+//! A text member with two forms that another member's value decides: the
+//! `link` spelled from the entity's slug under the status values every
+//! recorded entity showing it had (`publish`), and spelled from its key
+//! (`…/?p={id}`) under the value a soft delete set (`trash`, as the
+//! recorded soft delete's answer showed). Under a status value the
+//! recording never showed, the key form is taken (it needs nothing but the
+//! key; a convention), and at a create the members that copy the link (a
+//! `guid` fixed at creation) copy that form; after the create they keep
+//! their value (the soft delete changed the link, not the guid).
+
+use super::resources::Resource;
+use super::snapshots::EntityKey;
+use super::writes::WriteSemantics;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One member's two forms.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StatusForm {
+    pub resource: usize,
+    /// The member whose value decides the form (`status`).
+    pub decider: String,
+    /// The text member with two forms (`link`).
+    pub member: String,
+    /// The member whose text the slug form holds (`slug`).
+    pub slug_member: String,
+    /// Decider values of every entity showing the slug form.
+    pub slug_values: BTreeSet<String>,
+    /// The slug form with the slug as `{slug}`, when every such entity spells it alike.
+    pub slug_template: Option<String>,
+    /// The key form with the key as `{id}` (from the soft delete).
+    pub key_template: String,
+    /// The decider value the soft delete set with the key form.
+    pub key_value: String,
+}
+
+/// Infers the two-form members from the soft deletes' recorded changes
+/// and the entities the recording showed.
+pub(crate) fn infer(
+    writes: &[WriteSemantics],
+    resources: &[Resource],
+    initial: &BTreeMap<EntityKey, Map<String, Value>>,
+) -> Vec<StatusForm> {
+    let mut out = Vec::new();
+    for w in writes {
+        let Some(d) = w.delete.as_ref().filter(|d| d.soft) else {
+            continue;
+        };
+        let Some(ri) = resources
+            .iter()
+            .position(|r| r.collection == w.collection && r.addressing == "path")
+        else {
+            continue;
+        };
+        let deciders: Vec<(&String, &str)> = d
+            .soft_sets
+            .iter()
+            .filter_map(|(m, how)| Some((m, how.get("value")?.as_str()?)))
+            .collect();
+        let [(decider, key_value)] = deciders.as_slice() else {
+            continue;
+        };
+        for (member, how) in &d.soft_sets {
+            let Some(key_template) = how
+                .get("template")
+                .and_then(Value::as_str)
+                .filter(|t| t.contains("{id}"))
+            else {
+                continue;
+            };
+            let entities: Vec<&Map<String, Value>> = initial
+                .iter()
+                .filter(|(k, e)| k.0 == ri && e.get(member).is_some_and(Value::is_string))
+                .map(|(_, e)| e)
+                .collect();
+            if entities.len() < 2 {
+                continue;
+            }
+            // The slug: a text member every entity's text holds.
+            let text = |e: &Map<String, Value>, m: &str| {
+                e.get(m).and_then(Value::as_str).map(str::to_string)
+            };
+            let slug_member = entities[0].keys().find(|s| {
+                *s != member
+                    && entities
+                        .iter()
+                        .all(|e| match (text(e, s), text(e, member)) {
+                            (Some(sv), Some(mv)) => sv.len() >= 3 && mv.contains(&sv),
+                            _ => false,
+                        })
+            });
+            let Some(slug_member) = slug_member.cloned() else {
+                continue;
+            };
+            let slug_values: BTreeSet<String> =
+                entities.iter().filter_map(|e| text(e, decider)).collect();
+            if slug_values.is_empty() || slug_values.contains(*key_value) {
+                continue;
+            }
+            let templates: BTreeSet<String> = entities
+                .iter()
+                .filter_map(|e| {
+                    let s = text(e, &slug_member)?;
+                    Some(text(e, member)?.replacen(&s, "{slug}", 1))
+                })
+                .collect();
+            out.push(StatusForm {
+                resource: ri,
+                decider: (*decider).clone(),
+                member: member.clone(),
+                slug_member,
+                slug_values,
+                slug_template: if templates.len() == 1 {
+                    templates.into_iter().next()
+                } else {
+                    None
+                },
+                key_template: key_template.to_string(),
+                key_value: (*key_value).to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Gives a created or updated entity the form its decider value calls
+/// for. True when a value the recording never showed decided (a convention).
+pub(crate) fn apply(
+    forms: &[StatusForm],
+    resource: usize,
+    id: &str,
+    e: &mut Map<String, Value>,
+    at_create: bool,
+) -> bool {
+    let mut convention = false;
+    for f in forms.iter().filter(|f| f.resource == resource) {
+        let (Some(d), Some(current)) = (
+            e.get(&f.decider)
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            e.get(&f.member).and_then(Value::as_str).map(str::to_string),
+        ) else {
+            continue;
+        };
+        let slug = e
+            .get(&f.slug_member)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let keyed = f.key_template.replace("{id}", id);
+        let next = if f.slug_values.contains(&d) {
+            match &f.slug_template {
+                Some(t) if current == keyed && !slug.is_empty() => t.replace("{slug}", &slug),
+                _ => continue,
+            }
+        } else if d == f.key_value {
+            continue;
+        } else {
+            convention = true;
+            keyed
+        };
+        if next == current {
+            continue;
+        }
+        if at_create {
+            // Members copying the member at creation copy the new form.
+            for v in e.values_mut() {
+                match v {
+                    Value::String(s) if *s == current => *s = next.clone(),
+                    Value::Object(o) => o
+                        .values_mut()
+                        .filter(|x| x.as_str() == Some(current.as_str()))
+                        .for_each(|x| *x = Value::String(next.clone())),
+                    _ => {}
+                }
+            }
+        }
+        e.insert(f.member.clone(), Value::String(next));
+    }
+    convention
+}
