@@ -412,6 +412,12 @@ impl ServingModel {
             .collect()
     }
 
+    /// The two-form members (`status_forms`).
+    #[cfg(test)]
+    pub(crate) fn status_forms(&self) -> &[super::status_forms::StatusForm] {
+        &self.status_forms
+    }
+
     /// The write representation of each resource (`write_shape`).
     #[cfg(test)]
     pub(crate) fn write_shapes(&self) -> &super::write_shape::WriteShapes {

@@ -179,3 +179,64 @@ pub(crate) fn apply(
     }
     convention
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::serving::serving_model;
+    use crate::testkit::fixture;
+
+    #[test]
+    fn wordpress_links_follow_the_status_and_guids_keep_the_creation_form() {
+        let s = serving_model(&fixture("wordpress/dev-a.har")).unwrap();
+        let forms = s.status_forms();
+        // `permalink_template` (also respelled) is no member the reads show.
+        assert_eq!(forms.len(), 1, "{forms:?}");
+        let link = forms.iter().find(|f| f.member == "link").expect("link");
+        assert_eq!(
+            s.model.resources[link.resource].collection,
+            "/wp-json/wp/v2/posts"
+        );
+        assert_eq!(link.decider, "status");
+        assert_eq!(link.slug_member, "slug");
+        assert_eq!(link.slug_values, BTreeSet::from(["publish".to_string()]));
+        assert_eq!(link.key_value, "trash");
+        assert_eq!(link.key_template, "http://127.0.0.1:51051/?p={id}");
+        assert_eq!(
+            link.slug_template.as_deref(),
+            Some("http://127.0.0.1:51051/{slug}/")
+        );
+        // A draft create: the key form, copied by the guid; published
+        // later, the link takes the slug form and the guid keeps its own.
+        let mut e: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "id": 29, "status": "draft", "slug": "sourcing-trip",
+            "link": "http://127.0.0.1:51051/sourcing-trip/",
+            "guid": {"rendered": "http://127.0.0.1:51051/sourcing-trip/",
+                     "raw": "http://127.0.0.1:51051/sourcing-trip/"}
+        }))
+        .unwrap();
+        let only_link = [link.clone()];
+        assert!(apply(&only_link, link.resource, "29", &mut e, true));
+        assert_eq!(e["link"], "http://127.0.0.1:51051/?p=29");
+        assert_eq!(e["guid"]["raw"], "http://127.0.0.1:51051/?p=29");
+        e.insert("status".into(), "publish".into());
+        assert!(!apply(&only_link, link.resource, "29", &mut e, false));
+        assert_eq!(e["link"], "http://127.0.0.1:51051/sourcing-trip/");
+        assert_eq!(e["guid"]["rendered"], "http://127.0.0.1:51051/?p=29");
+    }
+
+    #[test]
+    fn apps_without_a_soft_delete_that_respells_a_member_have_none() {
+        for capture in [
+            "kinto/dev-a.har",
+            "mlflow/dev-a.har",
+            "redmine/dev-a.har",
+            "drf/dev-a.har",
+            "jsonserver/dev-a.har",
+            "couch/dev-a.har",
+        ] {
+            let s = serving_model(&fixture(capture)).unwrap();
+            assert!(s.status_forms().is_empty(), "{capture}");
+        }
+    }
+}
