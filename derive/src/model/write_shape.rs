@@ -215,12 +215,8 @@ fn explain(pointer: &str, seen: &[&Seen], shape: &Map<String, Value>) -> Option<
         .filter(|p| p != pointer && in_shape(shape, p))
         .collect();
     // Members of the same object first (`/guid/rendered` for `/guid/raw`).
-    sources.sort_by_key(|p| {
-        (
-            !(p.starts_with(&format!("{parent}/")) && !parent.is_empty()),
-            p.clone(),
-        )
-    });
+    let sibling = |p: &str| !parent.is_empty() && p.starts_with(&format!("{parent}/"));
+    sources.sort_by_key(|p| (!sibling(p), p.clone()));
     for q in &sources {
         if seen
             .iter()
