@@ -114,12 +114,25 @@ pub struct Model {
     /// parent's key): nested routes, embedding, cascades.
     #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
     pub relations: relations::Relations,
+    /// Members a resource's write answers carry beyond its read shape, each
+    /// with its derivation, and the sibling a resource never written in borrows them from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_representation: Vec<write_shape::WriteRepresentation>,
+    /// Text members whose form another member's value (a status) decides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub status_forms: Vec<status_forms::StatusFormDoc>,
 }
 
 /// The app model of decoded Evidence.
 pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
     let (mut model, exchanges, templates) = inferred(evidence)?;
     let serving = serving::serving_model_of(model.clone(), &exchanges, templates);
+    // What serving does: the write routes lent as it lends them, the write
+    // representation and the status forms it serves.
+    for (m, s) in model.resources.iter_mut().zip(&serving.model.resources) {
+        m.inferred_operations = s.inferred_operations.clone();
+    }
+    (model.write_representation, model.status_forms) = serving.write_sections(&exchanges);
     drop(exchanges);
     model.list_semantics = Some(list_semantics_of(evidence, &serving)?);
     Ok(model)
@@ -272,6 +285,8 @@ fn model_with_templates(
         presence,
         document_store,
         relations,
+        write_representation: Vec::new(),
+        status_forms: Vec::new(),
     };
     (model, templates)
 }

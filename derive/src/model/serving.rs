@@ -376,6 +376,9 @@ impl ServingModel {
             &serving.templates,
             &serving.read_nested,
         );
+        // The lender is the sibling each borrowed write route comes from (one choice).
+        let writes = &serving.model.writes;
+        (serving.write_shapes).relend(&mut serving.model.resources, writes);
         serving.status_forms = super::status_forms::infer(
             &serving.model.writes,
             &serving.model.resources,
@@ -410,6 +413,20 @@ impl ServingModel {
             .filter(|(_, ok)| *ok)
             .map(|(k, _)| k)
             .collect()
+    }
+
+    /// The model document's write representation and status forms sections.
+    pub(crate) fn write_sections(
+        &self,
+        exchanges: &[Exchange],
+    ) -> (
+        Vec<super::write_shape::WriteRepresentation>,
+        Vec<super::status_forms::StatusFormDoc>,
+    ) {
+        let rs = &self.model.resources;
+        let forms = &self.status_forms;
+        let doc = super::status_forms::document(forms, rs, exchanges, &self.templates);
+        (self.write_shapes.document(rs), doc)
     }
 
     /// The two-form members (`status_forms`).
@@ -2667,14 +2684,8 @@ impl ServingModel {
     /// The write of a sibling collection's item route with this method,
     /// when the model lent that route to this resource.
     fn lent_write(&self, method: &str, r: &Resolved<'_>) -> Option<&WriteSemantics> {
-        // The sibling whose write representation this resource borrows.
-        if let Some(s) = self.write_shapes.lender(r.index) {
-            let item = self.model.resources[s].item.as_ref();
-            let mut writes = self.model.writes.iter();
-            if let Some(w) = writes.find(|w| w.method == method && Some(&w.route) == item) {
-                return Some(w);
-            }
-        }
+        // The sibling whose write representation this resource borrows
+        // lends its routes (`WriteShapes::relend`).
         let lent = r
             .resource
             .inferred_operations

@@ -8,9 +8,12 @@
 //! `guid` fixed at creation) copy that form; after the create they keep
 //! their value (the soft delete changed the link, not the guid).
 
+use super::exchange::{list_of, Exchange};
 use super::resources::Resource;
-use super::snapshots::EntityKey;
+use super::routes::Templates;
+use super::snapshots::{entity_ref, target_of, EntityKey};
 use super::writes::WriteSemantics;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +35,8 @@ pub(crate) struct StatusForm {
     pub key_template: String,
     /// The decider value the soft delete set with the key form.
     pub key_value: String,
+    /// The soft delete's records (the key form and its value).
+    pub soft_delete: Vec<u64>,
 }
 
 /// Infers the two-form members from the soft deletes' recorded changes
@@ -117,6 +122,7 @@ pub(crate) fn infer(
                 },
                 key_template: key_template.to_string(),
                 key_value: (*key_value).to_string(),
+                soft_delete: w.supported_by.clone(),
             });
         }
     }
@@ -178,6 +184,130 @@ pub(crate) fn apply(
         e.insert(f.member.clone(), Value::String(next));
     }
     convention
+}
+
+/// One two-form member as the model document names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusFormDoc {
+    /// The resource's collection template.
+    pub resource: String,
+    /// The text member with two forms (`link`).
+    pub member: String,
+    /// The member whose value decides the form (`status`).
+    pub decider: String,
+    /// The member whose text the slug form holds (`slug`).
+    pub slug_member: String,
+    /// Decider values under which every recorded entity showed the slug form.
+    pub slug_values: Vec<String>,
+    /// The slug form with the slug as `{slug}`, when every entity spelled it alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slug_template: Option<String>,
+    /// The key form with the key as `{id}`, from the soft delete's answer.
+    pub key_template: String,
+    /// The decider value the soft delete set with the key form.
+    pub key_value: String,
+    /// The soft delete and the recorded entities showing the form their decider value calls for.
+    pub supported_by: Vec<u64>,
+    /// Every recorded 2xx answer showing an entity of the resource with both members.
+    pub checked_against: Vec<u64>,
+    /// Records whose entity showed a form its decider value does not call for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contradicted_by: Vec<u64>,
+    /// What the recording cannot tell and the model takes by convention.
+    pub conventions: Vec<String>,
+}
+
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The status forms section of the model document: each form with the
+/// recorded answers it was checked against.
+pub(crate) fn document(
+    forms: &[StatusForm],
+    resources: &[Resource],
+    exchanges: &[Exchange],
+    templates: &Templates,
+) -> Vec<StatusFormDoc> {
+    let mut out = Vec::new();
+    for f in forms {
+        let Some(r) = resources.get(f.resource) else {
+            continue;
+        };
+        let key = r
+            .keys
+            .first()
+            .map(|k| k.entity_member.clone())
+            .unwrap_or_else(|| "/id".into());
+        let mut supported: BTreeSet<u64> = f.soft_delete.iter().copied().collect();
+        let mut checked: BTreeSet<u64> = supported.clone();
+        let mut contradicted: BTreeSet<u64> = BTreeSet::new();
+        for x in exchanges.iter().filter(|x| x.is_2xx()) {
+            let Some(answer) = &x.answer else { continue };
+            if target_of(x, resources, templates).is_none_or(|t| t.resource != f.resource) {
+                continue;
+            }
+            let mut entities: Vec<&Map<String, Value>> = Vec::new();
+            if let Some(e) = entity_ref(answer, r) {
+                entities.push(e);
+            } else if let Some((_, items)) = list_of(answer) {
+                entities.extend(items.iter().filter_map(Value::as_object));
+            }
+            for e in entities {
+                let (Some(d), Some(m)) = (
+                    e.get(&f.decider).and_then(Value::as_str),
+                    e.get(&f.member).and_then(Value::as_str),
+                ) else {
+                    continue;
+                };
+                checked.insert(x.ordinal);
+                let slug = e.get(&f.slug_member).and_then(Value::as_str);
+                let id = Value::Object(e.clone())
+                    .pointer(&key)
+                    .and_then(text_of)
+                    .unwrap_or_default();
+                let fits = if f.slug_values.contains(d) {
+                    match (&f.slug_template, slug) {
+                        (Some(t), Some(s)) => m == t.replace("{slug}", s),
+                        (None, Some(s)) => !s.is_empty() && m.contains(s),
+                        _ => false,
+                    }
+                } else if d == f.key_value {
+                    m == f.key_template.replace("{id}", &id)
+                } else {
+                    // A value with no form of its own: neither confirms nor contradicts.
+                    continue;
+                };
+                if fits {
+                    supported.insert(x.ordinal);
+                } else {
+                    contradicted.insert(x.ordinal);
+                }
+            }
+        }
+        out.push(StatusFormDoc {
+            resource: r.collection.clone(),
+            member: f.member.clone(),
+            decider: f.decider.clone(),
+            slug_member: f.slug_member.clone(),
+            slug_values: f.slug_values.iter().cloned().collect(),
+            slug_template: f.slug_template.clone(),
+            key_template: f.key_template.clone(),
+            key_value: f.key_value.clone(),
+            supported_by: supported.into_iter().collect(),
+            checked_against: checked.into_iter().collect(),
+            contradicted_by: contradicted.into_iter().collect(),
+            conventions: vec![format!(
+                "a `{}` value the recording never showed takes the key form; at a create the members copying `{}` take that form and keep it",
+                f.decider, f.member
+            )],
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use super::resources::Resource;
 use super::routes::Templates;
 use super::snapshots::{entity_at, target_of};
 use super::writes::slug;
+use super::writes::WriteSemantics;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -56,6 +58,9 @@ pub(crate) struct WriteShapes {
     /// Per resource: the top-level members its write answers show that the
     /// entity it quotes in a forced delete's answer (`previous`) leaves out.
     pub unquoted: BTreeMap<usize, BTreeSet<String>>,
+    /// Per resource: the write answers read as its representation (every
+    /// derivation was checked against those showing the member's object).
+    pub checked: BTreeMap<usize, Vec<u64>>,
 }
 
 /// One recorded write answer's entity, with the texts sent for it so far.
@@ -409,6 +414,8 @@ pub(crate) fn infer(
         }
         if !extras.is_empty() {
             out.extras.insert(*ri, extras);
+            out.checked
+                .insert(*ri, obs.iter().map(|s| s.ordinal).collect());
         }
         if let (Some(a), Some(q)) = (answer_keys.get(ri), quoted_keys.get(ri)) {
             out.unquoted
@@ -459,6 +466,9 @@ pub(crate) fn infer(
         if !lent.is_empty() {
             out.extras.insert(ri, lent);
             out.lender.insert(ri, si);
+            if let Some(c) = out.checked.get(&si).cloned() {
+                out.checked.insert(ri, c);
+            }
             if let Some(u) = out.unquoted.get(&si).cloned() {
                 out.unquoted.insert(ri, u);
             }
@@ -540,6 +550,189 @@ impl WriteShapes {
         let mut m = example.as_object()?.clone();
         m.insert(slot, Value::Object(e));
         Some(Value::Object(m))
+    }
+}
+
+/// One write-only member as the model document names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteMember {
+    /// `/member` or `/object/member`.
+    pub member: String,
+    /// `constant`, `copy`, `slug`, `replace` or `sent`.
+    pub rule: String,
+    /// `constant`: the value every recorded write answer showed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// `copy`, `slug`, `replace`: the read member the value is made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<String>,
+    /// `replace`: the member whose value in `of`'s text is replaced…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// …by this template (`{/member}` quotes a member, `%…%` is literal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with: Option<String>,
+    /// `sent`: the value every unsent answer of two or more entities showed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    /// The write answers (of the lender, when lent) showing the member, each confirming the rule.
+    pub supported_by: Vec<u64>,
+    /// The write answers the rule was checked against.
+    pub checked_against: Vec<u64>,
+}
+
+/// One resource's write representation as the model document names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteRepresentation {
+    /// The resource's collection template.
+    pub resource: String,
+    /// The sibling collection whose write representation (and write
+    /// routes) this resource borrows: it was never written in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lent_from: Option<String>,
+    pub members: Vec<WriteMember>,
+    /// Top-level members a forced delete's quoted entity (`previous`)
+    /// leaves out, as the recorded quotes showed against the write answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quote_leaves_out: Vec<String>,
+    /// What the recording cannot tell and the model takes by convention.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conventions: Vec<String>,
+}
+
+impl WriteShapes {
+    /// The write representation section of the model document (by resource order).
+    pub(crate) fn document(&self, resources: &[Resource]) -> Vec<WriteRepresentation> {
+        let mut out = Vec::new();
+        for (ri, extras) in &self.extras {
+            let Some(r) = resources.get(*ri) else {
+                continue;
+            };
+            let checked = self.checked.get(ri).cloned().unwrap_or_default();
+            let members = extras
+                .iter()
+                .map(|x| {
+                    let mut m = WriteMember {
+                        member: x.pointer.clone(),
+                        rule: String::new(),
+                        value: None,
+                        of: None,
+                        part: None,
+                        with: None,
+                        default: None,
+                        supported_by: x.supported_by.clone(),
+                        checked_against: checked.clone(),
+                    };
+                    match &x.rule {
+                        Rule::Const(v) => {
+                            m.rule = "constant".into();
+                            m.value = Some(v.clone());
+                        }
+                        Rule::Copy(q) => {
+                            m.rule = "copy".into();
+                            m.of = Some(q.clone());
+                        }
+                        Rule::Slug(q) => {
+                            m.rule = "slug".into();
+                            m.of = Some(q.clone());
+                        }
+                        Rule::Replace { of, part, with } => {
+                            m.rule = "replace".into();
+                            m.of = Some(of.clone());
+                            m.part = Some(part.clone());
+                            m.with = Some(with.clone());
+                        }
+                        Rule::Sent(d) => {
+                            m.rule = "sent".into();
+                            m.default = d.clone();
+                        }
+                    }
+                    m
+                })
+                .collect::<Vec<_>>();
+            let lent_from = self
+                .lender(*ri)
+                .and_then(|s| resources.get(s))
+                .map(|s| s.collection.clone());
+            let mut conventions = Vec::new();
+            if let Some(l) = &lent_from {
+                conventions.push(format!(
+                    "never written in: every member is {l}'s derivation, unconfirmed on this resource's own answers"
+                ));
+            }
+            if members
+                .iter()
+                .any(|m| m.rule == "sent" && m.default.is_none())
+            {
+                conventions.push(
+                    "a `sent` member without a `default` is left out until a write sends its object's text (nothing made up)".into(),
+                );
+            }
+            out.push(WriteRepresentation {
+                resource: r.collection.clone(),
+                lent_from,
+                members,
+                quote_leaves_out: self
+                    .unquoted
+                    .get(ri)
+                    .map(|u| u.iter().cloned().collect())
+                    .unwrap_or_default(),
+                conventions,
+            });
+        }
+        out
+    }
+
+    /// Names the lender as the sibling of each write route a resource never
+    /// written in borrows (the one serving uses, `lent_write`): its lent
+    /// item routes with a method the lender writes come from the lender,
+    /// with the lender's records; a method the lender writes and the
+    /// resource neither shows nor was lent is lent too (unless refused).
+    pub(crate) fn relend(&self, resources: &mut [Resource], writes: &[WriteSemantics]) {
+        for (ri, si) in &self.lender {
+            let (Some(s), Some(item)) = (
+                resources.get(*si).cloned(),
+                resources.get(*ri).and_then(|r| r.item.clone()),
+            ) else {
+                continue;
+            };
+            let Some(sitem) = s.item.clone() else {
+                continue;
+            };
+            let r = &mut resources[*ri];
+            for w in writes.iter().filter(|w| w.route == sitem) {
+                if r.operations
+                    .iter()
+                    .any(|o| o.route == item && o.method == w.method)
+                {
+                    continue;
+                }
+                let Some(op) = s
+                    .operations
+                    .iter()
+                    .find(|o| o.route == sitem && o.method == w.method)
+                else {
+                    continue;
+                };
+                let lent = super::resources::InferredOperation {
+                    method: w.method.clone(),
+                    route: item.clone(),
+                    role: op.role.clone(),
+                    from: s.collection.clone(),
+                    supported_by: op.ordinals.clone(),
+                };
+                match r
+                    .inferred_operations
+                    .iter_mut()
+                    .find(|o| o.method == w.method)
+                {
+                    Some(o) => *o = lent,
+                    None => r.inferred_operations.push(lent),
+                }
+            }
+            r.inferred_operations
+                .sort_by(|a, b| a.method.cmp(&b.method).then(a.from.cmp(&b.from)));
+        }
     }
 }
 
