@@ -284,6 +284,15 @@ fn http_date(n: i64) -> Option<String> {
         .map(|d| d.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
 }
 
+/// An answer made outside the engine (the app model's) with URLs under
+/// the recorded origin rewritten to the one the request was sent to, as
+/// the engine's own answers are.
+pub fn at_serving_origin(answer: &mut Answer, recorded: &str, call: &Call) {
+    if let Some(serving) = serving_origin(call) {
+        rewrite_origin(answer, recorded, &serving);
+    }
+}
+
 /// `http://<Host>` of the request, when it names one.
 fn serving_origin(call: &Call) -> Option<String> {
     let host = call.header("host")?.trim();

@@ -69,6 +69,7 @@ use rea_core::ErrorReport;
 use serde_json::Value;
 use std::collections::HashMap;
 
+pub use answer_headers::at_serving_origin;
 pub use answer_headers::body_etag;
 pub use answer_headers::etag_matches;
 pub use answer_headers::replayable;

@@ -31,6 +31,10 @@ pub struct WithAppModel<M: Model> {
     /// The World's document paths, as the serving started, that are the
     /// document store's documents (`{collection}/{key}`).
     store_paths: std::sync::OnceLock<Vec<String>>,
+    /// The recorded origin: the model's answers name it where the app
+    /// built a URL from its own origin (`link`, `_links`), rewritten to the
+    /// serving origin as the engine's answers are.
+    origin: String,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -51,7 +55,15 @@ impl<M: Model> WithAppModel<M> {
             tools,
             started: std::sync::OnceLock::new(),
             store_paths: std::sync::OnceLock::new(),
+            origin: String::new(),
         }
+    }
+
+    /// The same, its answers' URLs under `origin` (the recording's) rewritten
+    /// to the serving origin.
+    pub fn recorded_at(mut self, origin: &str) -> Self {
+        self.origin = origin.to_string();
+        self
     }
 
     fn served(s: Served) -> Answer {
@@ -92,6 +104,11 @@ impl<M: Model> WithAppModel<M> {
             .answer_engine_call(world, call, now, &mut uuid)
             .map(Self::served)
             .map(|a| self.validated(call, a))
+            // After the validator, as the engine's (computed on the recorded body).
+            .map(|mut a| {
+                rea_engine::at_serving_origin(&mut a, &self.origin, call);
+                a
+            })
     }
 
     /// `ask` on both Worlds: the model's view of the call's item is first

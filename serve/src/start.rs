@@ -198,8 +198,9 @@ fn build(
     let mut engine = engine.with_list_semantics(lists);
     // A create demands only what every recorded create sent and the app does not fill in.
     rea_engine::schemas::loosen_required(&mut engine);
+    let origin = engine.manifest.origin.clone();
     let env = Environment::new(
-        WithAppModel::new(EngineModel::new(engine), app),
+        WithAppModel::new(EngineModel::new(engine), app).recorded_at(&origin),
         None,
         options.name.as_deref(),
     )

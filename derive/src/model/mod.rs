@@ -46,6 +46,8 @@ pub(crate) mod snapshots;
 pub(crate) mod titled;
 pub(crate) mod validation;
 pub(crate) mod verbs;
+pub(crate) mod status_forms;
+pub(crate) mod write_shape;
 pub(crate) mod writes;
 
 use crate::state::environment_state;
@@ -146,12 +148,25 @@ pub struct Model {
     /// Absence answers of RPC-style reads keyed by a query value.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rpc_absences: Vec<rpc_absence::RpcAbsence>,
+    /// Members a resource's write answers carry beyond its read shape, each
+    /// with its derivation, and the sibling a resource never written in borrows them from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_representation: Vec<write_shape::WriteRepresentation>,
+    /// Text members whose form another member's value (a status) decides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub status_forms: Vec<status_forms::StatusFormDoc>,
 }
 
 /// The app model of decoded Evidence.
 pub fn environment_model(evidence: &Value) -> Result<Model, DeriveError> {
     let (mut model, exchanges, templates) = inferred(evidence)?;
     let serving = serving::serving_model_of(model.clone(), &exchanges, templates);
+    // What serving does: the write routes lent as it lends them, the write
+    // representation and the status forms it serves.
+    for (m, s) in model.resources.iter_mut().zip(&serving.model.resources) {
+        m.inferred_operations = s.inferred_operations.clone();
+    }
+    (model.write_representation, model.status_forms) = serving.write_sections(&exchanges);
     drop(exchanges);
     model.list_semantics = Some(list_semantics_of(evidence, &serving)?);
     Ok(model)
@@ -325,6 +340,8 @@ fn model_with_templates(
         rpc_refusals,
         rpc_lists,
         rpc_absences,
+        write_representation: Vec::new(),
+        status_forms: Vec::new(),
     };
     (model, templates)
 }

@@ -138,6 +138,10 @@ pub struct ServingModel {
     docs_initial: super::docstore::serve::DocWorld,
     /// Writes sent as `POST` to a verb tail (`…/{id}/-/update`).
     verbs: verb_writes::VerbWrites,
+    /// Members write answers carry beyond the read shape (`write_shape`).
+    write_shapes: super::write_shape::WriteShapes,
+    /// Text members whose form a status decides (`status_forms`).
+    status_forms: Vec<super::status_forms::StatusForm>,
 }
 
 mod verb_writes;
@@ -373,9 +377,25 @@ impl ServingModel {
                 .filter_map(|(i, w)| Some((i, w?)))
                 .collect(),
             verbs: verb_writes::VerbWrites::default(),
+            write_shapes: Default::default(),
+            status_forms: Vec::new(),
         };
         serving.draws =
             super::revisions::infer(exchanges, &serving.model.resources, &serving.templates);
+        serving.write_shapes = super::write_shape::infer(
+            exchanges,
+            &serving.model.resources,
+            &serving.templates,
+            &serving.read_nested,
+        );
+        // The lender is the sibling each borrowed write route comes from (one choice).
+        let writes = &serving.model.writes;
+        (serving.write_shapes).relend(&mut serving.model.resources, writes);
+        serving.status_forms = super::status_forms::infer(
+            &serving.model.writes,
+            &serving.model.resources,
+            &serving.initial,
+        );
         serving.verbs = verb_writes::infer(&serving, exchanges);
         serving.replayed_writes = serving.confirmed_write_routes(exchanges);
         serving
@@ -406,6 +426,32 @@ impl ServingModel {
             .filter(|(_, ok)| *ok)
             .map(|(k, _)| k)
             .collect()
+    }
+
+    /// The model document's write representation and status forms sections.
+    pub(crate) fn write_sections(
+        &self,
+        exchanges: &[Exchange],
+    ) -> (
+        Vec<super::write_shape::WriteRepresentation>,
+        Vec<super::status_forms::StatusFormDoc>,
+    ) {
+        let rs = &self.model.resources;
+        let forms = &self.status_forms;
+        let doc = super::status_forms::document(forms, rs, exchanges, &self.templates);
+        (self.write_shapes.document(rs), doc)
+    }
+
+    /// The two-form members (`status_forms`).
+    #[cfg(test)]
+    pub(crate) fn status_forms(&self) -> &[super::status_forms::StatusForm] {
+        &self.status_forms
+    }
+
+    /// The write representation of each resource (`write_shape`).
+    #[cfg(test)]
+    pub(crate) fn write_shapes(&self) -> &super::write_shape::WriteShapes {
+        &self.write_shapes
     }
 
     /// True when the model's replay of the recording confirms its write
@@ -2270,6 +2316,9 @@ impl ServingModel {
             &mut entity,
             &|name, id| super::id_references::find_object(world.entities.values(), name, id),
         );
+        let forms = &self.status_forms;
+        let by_form = super::status_forms::apply(forms, r.index, &id, &mut entity, true);
+        self.write_shapes.fill(r.index, &sent, &mut entity);
         let world_id = compound_key(&entity, res).unwrap_or_else(|| id.clone());
         let key = (r.index, r.scope.clone(), world_id);
         world.entities.insert(key.clone(), entity.clone());
@@ -2288,7 +2337,7 @@ impl ServingModel {
         };
         Some(
             self.json(status, answer, true, "create")
-                .by_convention(numbered || lent_create),
+                .by_convention(numbered || lent_create || by_form),
         )
     }
 
@@ -2631,6 +2680,9 @@ impl ServingModel {
         }
         // An update that draws an id (a revision) takes the sequence's next.
         super::renderings::apply(&self.renderings, &sent, &mut entity);
+        let forms = &self.status_forms;
+        let by_form = super::status_forms::apply(forms, r.index, &id, &mut entity, false);
+        self.write_shapes.fill(r.index, &sent, &mut entity);
         // The route's own draw, else the lent write's, else another update
         // of the same item route that drew (PATCH beside an unseen PUT).
         // A lent write's draw only where this resource's reads show the
@@ -2674,8 +2726,11 @@ impl ServingModel {
         world.entities.insert(key.clone(), entity.clone());
         world.dirty.insert(key.clone());
         world.gone.remove(&key);
-        let convention =
-            lent || status == 201 || w.semantics.contains("convention") || by_id_convention;
+        let convention = lent
+            || status == 201
+            || w.semantics.contains("convention")
+            || by_id_convention
+            || by_form;
         if bodiless && example.is_null() {
             return Some(
                 Served {
@@ -2747,6 +2802,8 @@ impl ServingModel {
     /// The write of a sibling collection's item route with this method,
     /// when the model lent that route to this resource.
     fn lent_write(&self, method: &str, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        // The sibling whose write representation this resource borrows
+        // lends its routes (`WriteShapes::relend`).
         let lent = r
             .resource
             .inferred_operations
@@ -2820,8 +2877,11 @@ impl ServingModel {
         // A forced delete answers as the recorded forced one did, when that
         // answer quotes the entity under a member (`previous`) and the
         // route's answer kind is the entity itself.
+        let mut entity = entity;
+        self.write_shapes.fill(r.index, &Map::new(), &mut entity);
         if let (true, Some(ex)) = (forced, self.queried_deletes.get(&w.route)) {
-            if let Some(answer) = quoting_answer(ex, &entity) {
+            let borrowed = lent.then(|| self.write_shapes.quoted_answer(r.index, ex, &entity));
+            if let Some(answer) = borrowed.flatten().or_else(|| quoting_answer(ex, &entity)) {
                 let status = *w.answer.statuses.first()?;
                 return Some(
                     self.json(status, answer, true, "delete")
