@@ -43,10 +43,10 @@ pub(crate) mod rpc_refusals;
 pub(crate) mod sequences;
 pub(crate) mod serving;
 pub(crate) mod snapshots;
+pub(crate) mod status_forms;
 pub(crate) mod titled;
 pub(crate) mod validation;
 pub(crate) mod verbs;
-pub(crate) mod status_forms;
 pub(crate) mod write_shape;
 pub(crate) mod writes;
 
@@ -60,12 +60,12 @@ use std::collections::BTreeMap;
 
 pub(crate) use conditions::Conditions;
 pub(crate) use errors::Errors;
+pub use malformed::{media_type as malformed_media_type, MalformedBody};
 pub(crate) use post_reads::PostRead;
 pub(crate) use resources::Resource;
 pub(crate) use sequences::Sequence;
 pub(crate) use validation::Rule;
 pub(crate) use writes::WriteSemantics;
-pub use malformed::{media_type as malformed_media_type, MalformedBody};
 
 /// The app model document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
