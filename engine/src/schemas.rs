@@ -73,7 +73,7 @@ fn infer_at(instances: &[&Value], how: Infer, depth: usize) -> Value {
         }
     };
     for v in instances {
-        push(crate::world::json_type(v));
+        push(json_type(v));
     }
     if types.contains(&"number") {
         types.retain(|t| *t != "integer");
@@ -350,6 +350,19 @@ pub fn served_required(
         })
         .cloned()
         .collect()
+}
+
+/// The JSON Schema type name of a value (`integer` for whole numbers).
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 #[cfg(test)]

@@ -965,7 +965,7 @@ pub(crate) fn tables(state: &State) -> IndexMap<String, Value> {
         for e in state.entities.iter().filter(|e| e.type_name == t.name) {
             for (k, v) in &e.fields {
                 let list = types_by_field.entry(k.clone()).or_default();
-                let ty = json_type(v);
+                let ty = crate::schemas::json_type(v);
                 if !list.contains(&ty) {
                     list.push(ty);
                 }
@@ -998,18 +998,6 @@ pub(crate) fn tables(state: &State) -> IndexMap<String, Value> {
     out
 }
 
-/// The JSON Schema type name of a value (`integer` for whole numbers).
-pub(crate) fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 #[cfg(test)]
 mod tests {

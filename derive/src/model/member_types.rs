@@ -117,15 +117,7 @@ pub struct TypeRefusal {
 }
 
 fn type_of(v: &Value) -> Option<&'static str> {
-    Some(match v {
-        Value::Null => return None,
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    })
+    (!v.is_null()).then(|| rea_engine::schemas::json_type(v))
 }
 
 /// The one type a set of observed types allows (integers are numbers).

@@ -698,14 +698,7 @@ impl ServingModel {
         if self.model.member_types.is_empty() {
             return None;
         }
-        let mut segments: Vec<String> = path
-            .split('/')
-            .filter(|s| !s.is_empty())
-            .map(crate::state::writes::input::percent_decode)
-            .collect();
-        if let Some(f) = &self.model.format_suffix {
-            f.strip(&mut segments);
-        }
+        let segments = self.segments(path);
         let route = join(&self.templates.template_of(&segments));
         let (status, answer, lent) =
             super::member_types::refusal(&self.model.member_types, method, &route, body?)?;
@@ -857,13 +850,8 @@ impl ServingModel {
         world.dirty.contains(&key) || world.gone.contains(&key)
     }
 
-    fn resolve(
-        &self,
-        method: &str,
-        path: &str,
-        query: Option<&[(String, String)]>,
-        body: Option<&Value>,
-    ) -> Option<Resolved<'_>> {
+    /// A path's decoded segments, the format suffix (`.json`) stripped.
+    fn segments(&self, path: &str) -> Vec<String> {
         let mut segments: Vec<String> = path
             .split('/')
             .filter(|s| !s.is_empty())
@@ -872,6 +860,17 @@ impl ServingModel {
         if let Some(f) = &self.model.format_suffix {
             f.strip(&mut segments);
         }
+        segments
+    }
+
+    fn resolve(
+        &self,
+        method: &str,
+        path: &str,
+        query: Option<&[(String, String)]>,
+        body: Option<&Value>,
+    ) -> Option<Resolved<'_>> {
+        let segments = self.segments(path);
         let tpl = self.templates.template_of(&segments);
         let route = join(&tpl);
         let n = segments.len();
