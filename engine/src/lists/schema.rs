@@ -88,6 +88,17 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
                 field.text()
             ),
         }),
+        Meaning::SortDescending => json!({
+            "type": "string",
+            "description": "a member to sort by, descending (comma list for several)",
+        }),
+        Meaning::BareItems { values } => json!({
+            "type": "string",
+            "description": format!(
+                "the answer's shape: `{}` answers the items alone (a bare array), any other value the usual envelope",
+                values.join("`, `")
+            ),
+        }),
         Meaning::FilterLanguage => json!({
             "type": "string",
             "description": "a filter expression: `member = 'x'`, `!=`, `<`, `<=`, `>`, `>=`, `LIKE '%x%'`, clauses joined by AND; `tags.k` or `metrics.m` reach key/value lists",

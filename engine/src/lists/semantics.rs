@@ -75,6 +75,12 @@ pub enum Meaning {
     /// of the value; a value of the words `all`, `any` or `both` keeps
     /// every entity.
     Selector { field: FieldPath },
+    /// The answer's shape: the listed items alone (a bare array) when the
+    /// value is one of `values`, else the default envelope (`lists::shape`).
+    BareItems { values: Vec<String> },
+    /// Sort keys, each descending (a parameter of its own beside the
+    /// ascending one: `_sort_desc=price`).
+    SortDescending,
 }
 
 impl Meaning {
@@ -94,6 +100,8 @@ impl Meaning {
             Meaning::FilterLanguage => "filter-language",
             Meaning::ValueOperators { .. } => "value-operators",
             Meaning::Selector { .. } => "selector",
+            Meaning::BareItems { .. } => "bare-items",
+            Meaning::SortDescending => "sort-descending",
         }
     }
 }

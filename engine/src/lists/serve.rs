@@ -329,6 +329,8 @@ fn render(
             Some(t) => {
                 o.insert(m.clone(), Value::String(t.clone()));
             }
+            // The last page: `null` where the base answer says so, else left out.
+            None if o.get(m).is_some_and(Value::is_null) => {}
             None => {
                 o.remove(m);
             }
@@ -341,6 +343,12 @@ fn render(
         let query = call.query.as_deref();
         crate::lists::page_links::apply(spec, m, &call.path, query, &page, &mut envelope);
     }
+    let items = envelope
+        .pointer(&sem.items_pointer)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let envelope = crate::lists::shape::shaped(sem, &params, envelope, &items);
     answer.body = AnswerBody::Json(envelope);
     set_header(
         &mut answer,

@@ -294,6 +294,9 @@ fn candidates(
 ) -> Vec<(Meaning, &'static str)> {
     let universe: Vec<&Value> = every_entity(ep);
     let mut out = Vec::new();
+    if let Some(m) = crate::model::lists::shape::candidate(name, ep) {
+        out.push((m, "data"));
+    }
     let texts: Vec<String> = values
         .iter()
         .filter_map(|v| v.as_str().map(String::from))
@@ -313,6 +316,9 @@ fn candidates(
             Role::End if integers => Meaning::End,
             Role::Cursor => Meaning::Cursor,
             Role::Sort if values.iter().all(|v| sorts_resolve(v, &universe)) => Meaning::Sort,
+            Role::SortDescending if values.iter().all(|v| sorts_resolve(v, &universe)) => {
+                Meaning::SortDescending
+            }
             Role::Direction if values.iter().all(conventions::is_direction) => Meaning::Direction {
                 sort_param: String::new(),
             },
@@ -594,7 +600,9 @@ fn check_exact(
     if s.next_header.is_some() && more && next_url(inst, s).is_none() {
         return (Verdict::Differs("next-header".into()), Some(page));
     }
-    if let Some(m) = &s.next_member {
+    // A bare answer (`lists::shape`) has no envelope to name the next page in.
+    let bare = crate::model::lists::shape::is_bare(ep, &inst.body);
+    if let Some(m) = s.next_member.as_ref().filter(|_| !bare) {
         let token = inst.body.get(m).and_then(Value::as_str);
         if more && token.is_none() {
             return (Verdict::Differs("next-member".into()), Some(page));

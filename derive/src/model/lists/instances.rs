@@ -9,7 +9,7 @@ use crate::model::lists::eval::{body_params, query_params};
 use crate::model::lists::fields::{FieldPath, Step};
 use crate::model::lists::semantics::Carrier;
 use crate::state::records::{Body, Record};
-use crate::state::timeline::{roots_related, Roots};
+use crate::state::timeline::Roots;
 use crate::state::State;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -187,7 +187,9 @@ pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<
             let here = position.get(o).copied().unwrap_or(usize::MAX);
             let initial = !state.state_writes.iter().any(|w| {
                 position.get(&w.ordinal).copied().unwrap_or(0) < here
-                    && w.root.as_deref().is_none_or(|r| roots_related(r, &root))
+                    && w.root
+                        .as_deref()
+                        .is_none_or(|r| crate::model::lists::related::related(r, &root))
             });
             instances.push(Instance {
                 ordinal: *o,
@@ -211,6 +213,7 @@ pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<
                 .pointer(&pointer)
                 .and_then(Value::as_array)
                 .cloned()
+                .or_else(|| crate::model::lists::shape::bare_items(&pointer, &i.body))
                 .unwrap_or_default();
         }
         // Only answers that are lists at all (an object at the pointer is an item).
@@ -245,7 +248,14 @@ pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<
                     .filter(|i| i.initial)
                     .flat_map(|i| i.items.iter())
                     .collect();
-                let identity = identity_of(&seen);
+                let identity = identity_of(&seen).or_else(|| {
+                    let groups: Vec<&[Value]> = instances
+                        .iter()
+                        .filter(|i| i.initial)
+                        .map(|i| i.items.as_slice())
+                        .collect();
+                    crate::model::lists::identity::per_answer(&groups)
+                });
                 let mut universe: Vec<Value> = Vec::new();
                 for item in seen {
                     let dup = match &identity {
