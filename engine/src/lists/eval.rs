@@ -414,6 +414,15 @@ pub fn evaluate(
             Meaning::End => end = Some(values.iter().find_map(number_of).ok_or_else(bad)?),
             Meaning::Cursor => cursor = values.iter().find_map(text_of),
             Meaning::Sort => sort_values = Some((name.clone(), values.clone())),
+            Meaning::Columns | Meaning::OmitFields => {
+                let named: Vec<String> = alternatives(values).iter().filter_map(text_of).collect();
+                fields = Some(crate::lists::shape::columns(
+                    sem,
+                    matches!(meaning, Meaning::OmitFields),
+                    named,
+                    universe,
+                ));
+            }
             Meaning::SortDescending => {
                 let desc = alternatives(values)
                     .iter()

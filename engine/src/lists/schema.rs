@@ -88,6 +88,14 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
                 field.text()
             ),
         }),
+        Meaning::Columns => json!({
+            "type": ["string", "array"],
+            "description": "a member each item shows (repeat or comma-separate for several); the identity is always shown",
+        }),
+        Meaning::OmitFields => json!({
+            "type": ["string", "array"],
+            "description": "a member the items leave out (repeat or comma-separate for several)",
+        }),
         Meaning::SortDescending => json!({
             "type": "string",
             "description": "a member to sort by, descending (comma list for several)",

@@ -81,6 +81,10 @@ pub enum Meaning {
     /// Sort keys, each descending (a parameter of its own beside the
     /// ascending one: `_sort_desc=price`).
     SortDescending,
+    /// Show only the named members and the identity (`_col=title`).
+    Columns,
+    /// Show every member but the named ones (`_nocol=description`).
+    OmitFields,
 }
 
 impl Meaning {
@@ -102,6 +106,8 @@ impl Meaning {
             Meaning::Selector { .. } => "selector",
             Meaning::BareItems { .. } => "bare-items",
             Meaning::SortDescending => "sort-descending",
+            Meaning::Columns => "columns",
+            Meaning::OmitFields => "omit-fields",
         }
     }
 }

@@ -4,6 +4,7 @@
 //! `rea-derivation`'s `model::lists::shape`; kept only where every recorded
 //! instance shows the shape its value names.
 
+use crate::lists::fields::Step;
 use crate::lists::semantics::{EndpointSemantics, Meaning};
 use serde_json::Value;
 
@@ -34,4 +35,33 @@ pub fn shaped(
     } else {
         envelope
     }
+}
+
+/// The members a column selection shows: the named ones and the identity
+/// (`Columns`), or every member the universe's entities carry but the
+/// named ones (`OmitFields`, `omit`).
+pub fn columns(
+    sem: &EndpointSemantics,
+    omit: bool,
+    named: Vec<String>,
+    universe: &[&Value],
+) -> Vec<String> {
+    if omit {
+        let mut all: Vec<String> = Vec::new();
+        for e in universe {
+            for k in e.as_object().into_iter().flat_map(|o| o.keys()) {
+                if !all.contains(k) && !named.contains(k) {
+                    all.push(k.clone());
+                }
+            }
+        }
+        return all;
+    }
+    let mut shown = named;
+    if let Some([Step::Member { name: id }]) = sem.identity.as_ref().map(|p| p.0.as_slice()) {
+        if !shown.contains(id) {
+            shown.insert(0, id.clone());
+        }
+    }
+    shown
 }

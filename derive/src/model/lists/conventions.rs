@@ -16,6 +16,8 @@ pub(crate) enum Role {
     Cursor,
     Sort,
     SortDescending,
+    Columns,
+    OmitFields,
     Direction,
     Fields,
     Search,
@@ -95,6 +97,11 @@ const TABLE: &[(Role, &[&str])] = &[
             "sort", "_sort", "order_by", "orderby", "sort_by", "sortby", "ordering", "$orderby",
             "order",
         ],
+    ),
+    (Role::Columns, &["_col", "_cols", "col", "cols"]),
+    (
+        Role::OmitFields,
+        &["_nocol", "nocol", "_omit", "omit", "exclude_fields"],
     ),
     (
         Role::SortDescending,

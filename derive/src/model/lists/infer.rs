@@ -316,6 +316,8 @@ fn candidates(
             Role::End if integers => Meaning::End,
             Role::Cursor => Meaning::Cursor,
             Role::Sort if values.iter().all(|v| sorts_resolve(v, &universe)) => Meaning::Sort,
+            Role::Columns => Meaning::Columns,
+            Role::OmitFields => Meaning::OmitFields,
             Role::SortDescending if values.iter().all(|v| sorts_resolve(v, &universe)) => {
                 Meaning::SortDescending
             }
