@@ -337,7 +337,11 @@ fn render(
         }
     }
     if let (Some(m), Some(o)) = (&s.total_member, envelope.as_object_mut()) {
-        o.insert(m.clone(), Value::from(page.total as u64));
+        // Where the base answer carries no total and an answer showed one
+        // only on request (`lists::shape::total_on_request`), none here either.
+        if o.contains_key(m) || !crate::lists::shape::total_on_request(engine, sem, m) {
+            o.insert(m.clone(), Value::from(page.total as u64));
+        }
     }
     if let (Some(m), Some(TokenFormat::PageLink(spec))) = (&s.next_member, &s.token) {
         let query = call.query.as_deref();
