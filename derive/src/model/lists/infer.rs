@@ -294,9 +294,6 @@ fn candidates(
 ) -> Vec<(Meaning, &'static str)> {
     let universe: Vec<&Value> = every_entity(ep);
     let mut out = Vec::new();
-    if let Some(m) = crate::model::lists::shape::candidate(name, ep) {
-        out.push((m, "data"));
-    }
     let texts: Vec<String> = values
         .iter()
         .filter_map(|v| v.as_str().map(String::from))
@@ -366,6 +363,10 @@ fn candidates(
     }
     if handed && integers {
         out.push((Meaning::Cursor, "data"));
+    }
+    // The answer's shape last: a name with another meaning is that first.
+    if let Some(m) = crate::model::lists::shape::candidate(name, ep) {
+        out.push((m, "data"));
     }
     out
 }
@@ -991,6 +992,12 @@ pub(crate) fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         .instances
         .iter()
         .find(|i| i.initial && i.params.is_empty())
+        // An envelope before a bare answer (`lists::shape`): the base is re-rendered.
+        .or_else(|| {
+            ep.instances
+                .iter()
+                .find(|i| i.initial && !crate::model::lists::shape::is_bare(ep, &i.body))
+        })
         .or_else(|| ep.instances.iter().find(|i| i.initial))
         .or(ep.instances.first())
         .map(|i| i.ordinal);

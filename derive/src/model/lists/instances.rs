@@ -168,8 +168,11 @@ pub fn endpoints(records: &[Record], manifest: &Manifest, state: &State) -> Vec<
                 continue;
             }
             let Some(body) = json_body(rec) else { continue };
-            if pointer.is_none() {
-                pointer = items_pointer(&body);
+            // A bare array first, an envelope later: the envelope's member
+            // (`lists::shape`: the bare answers' items are read from the root).
+            if pointer.is_none() || (pointer.as_deref() == Some("") && typed.is_none()) {
+                pointer = crate::model::lists::shape::envelope_pointer(&body, pointer.take())
+                    .or_else(|| items_pointer(&body));
             }
             let params = match carrier {
                 Carrier::Query => query_params(rec.query.as_deref().unwrap_or("")),

@@ -88,3 +88,46 @@ pub(crate) fn bare_items(ep_pointer: &str, body: &Value) -> Option<Vec<Value>> {
         .filter(|a| a.iter().all(Value::is_object))
         .cloned()
 }
+
+/// The items pointer once an answer `body` is seen, given the pointer the
+/// answers before it gave (`Some("")`: a bare array): an envelope's single
+/// member holding an array replaces the root, any other answer keeps it.
+pub(crate) fn envelope_pointer(body: &Value, before: Option<String>) -> Option<String> {
+    let before = before?;
+    let obj = body.as_object()?;
+    let members: Vec<&String> = obj
+        .iter()
+        .filter(|(_, v)| v.as_array().is_some_and(|a| a.iter().all(Value::is_object)))
+        .map(|(k, _)| k)
+        .collect();
+    match members.as_slice() {
+        [m] if before.is_empty() => Some(format!("/{}", crate::pointer_token(m))),
+        _ => Some(before),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_envelope_after_a_bare_answer_names_the_member() {
+        let envelope = json!({"ok": true, "next": null, "rows": [{"id": 1}]});
+        assert_eq!(
+            envelope_pointer(&envelope, Some(String::new())).as_deref(),
+            Some("/rows")
+        );
+        // A pointer already a member stays; nothing before gives nothing.
+        assert_eq!(
+            envelope_pointer(&envelope, Some("/items".into())).as_deref(),
+            Some("/items")
+        );
+        assert_eq!(envelope_pointer(&envelope, None), None);
+        assert_eq!(
+            bare_items("/rows", &json!([{"id": 1}])),
+            Some(vec![json!({"id": 1})])
+        );
+        assert_eq!(bare_items("", &json!([{"id": 1}])), None);
+    }
+}
