@@ -193,3 +193,125 @@ fn an_id_spelled_like_the_status_is_not_substituted_into_it() {
         json!({"ok": false, "error": "Row not found", "errors": ["Row not found"], "status": 404})
     );
 }
+
+/// dev-b's list reads 8–12 and 19: query combinations dev-a never sent —
+/// operator spellings on other members and values (`__lt`, `__gte` lent by
+/// dev-a's `__gt`, `__in`, `__contains`), sorts both ways (`_sort`,
+/// `_sort_desc`), column selections (`_col` keeps the identity), and the
+/// answer's shape (`_shape=array` the bare rows, `_shape=objects` the
+/// envelope) — answered from dev-a's World as the real app answered them.
+#[test]
+fn unseen_list_queries_answer_what_the_real_app_answered() {
+    let server = Server::start(&capture("dev-a.har"), &[]);
+    for n in [8, 9, 10, 11, 12, 19] {
+        let (method, target, _, status, answer) = real(n);
+        assert_eq!(method, "GET");
+        let got = server.get(&target);
+        assert_eq!(got.status, status, "{target}: {}", got.text());
+        assert_eq!(got.json(), answer, "{target}");
+    }
+    // The shapes: bare rows, and the envelope with `"next": null` on the
+    // last page (the real app's own spelling, not left out).
+    let (_, target, ..) = real(10);
+    assert!(server.get(&target).json().is_array(), "{target}");
+    let (_, target, ..) = real(19);
+    let envelope = server.get(&target).json();
+    assert_eq!(envelope["next"], Value::Null, "{envelope}");
+    assert!(envelope.as_object().unwrap().contains_key("next"));
+    // A column selection shows the identity and the named members only,
+    // in the table's member order; no count where none was asked for.
+    let (_, target, ..) = real(9);
+    let rows = server.get(&target).json()["rows"].clone();
+    for r in rows.as_array().unwrap() {
+        let keys: Vec<&String> = r.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["id", "title", "price"], "{r}");
+    }
+    assert!(server.get(&target).json().get("count").is_none());
+}
+
+/// `_nocol` leaves the named members out (dev-a's `_nocol=tags&_nocol=website`
+/// confirms it): on another table and other members, every other member
+/// stays.
+#[test]
+fn omitted_columns_leave_only_those_members_out() {
+    let server = Server::start(&capture("dev-a.har"), &[]);
+    let got = server.get("/library/books.json?_nocol=description&_nocol=meta");
+    assert_eq!(got.status, 200, "{}", got.text());
+    let rows = got.json()["rows"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 22);
+    // dev-b 18 is the same selection (paged by 4): the real app's members.
+    let (_, _, _, _, answer) = real(18);
+    let real_keys: Vec<String> = answer["rows"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    for r in &rows {
+        let keys: Vec<String> = r.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, real_keys, "{r}");
+    }
+}
+
+/// The list semantics the model keeps for Datasette, each with evidence
+/// from dev-a's answers.
+#[test]
+fn the_model_names_the_list_meanings_and_their_evidence() {
+    let out = Command::new(rea())
+        .args(["environment-model", "--json"])
+        .arg(capture("dev-a.har"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let model: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let endpoints = model["list_semantics"]["endpoints"].as_array().unwrap();
+    let meaning = |tool: &str, param: &str| -> (String, String, Value) {
+        let e = endpoints
+            .iter()
+            .find(|e| e["tool"] == tool)
+            .unwrap_or_else(|| panic!("{tool}"));
+        let p = e["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == param)
+            .unwrap_or_else(|| panic!("{tool} {param}"));
+        (
+            p["meaning"]["kind"].as_str().unwrap().to_string(),
+            p["status"].as_str().unwrap().to_string(),
+            p["confirmed_by"].clone(),
+        )
+    };
+    for (tool, param, kind) in [
+        ("get_library_books", "_shape", "bare-items"),
+        ("get_library_books", "_sort_desc", "sort-descending"),
+        ("get_library_books", "_size", "page-size"),
+        ("get_library_books", "_col", "columns"),
+        ("get_library_books", "year__gt", "filter"),
+        ("get_library_books", "title__contains", "filter"),
+        ("get_library_authors", "_nocol", "omit-fields"),
+        ("get_library_authors", "country__in", "filter"),
+        ("get_library_authors", "_sort", "sort"),
+        ("get_library_reviews", "book_id", "filter"),
+    ] {
+        let (k, status, by) = meaning(tool, param);
+        assert_eq!(k, kind, "{tool} {param}");
+        assert_eq!(status, "kept", "{tool} {param}");
+        assert!(
+            !by.as_array().unwrap().is_empty(),
+            "{tool} {param}: no evidence"
+        );
+    }
+    let books = endpoints
+        .iter()
+        .find(|e| e["tool"] == "get_library_books")
+        .unwrap();
+    let shape = books["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "_shape")
+        .unwrap();
+    assert_eq!(shape["meaning"]["values"], json!(["array"]));
+    assert_eq!(books["identity"], json!([{"step": "member", "name": "id"}]));
+}

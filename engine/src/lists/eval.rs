@@ -474,6 +474,23 @@ pub fn evaluate(
             Meaning::End => end = Some(values.iter().find_map(number_of).ok_or_else(bad)?),
             Meaning::Cursor => cursor = values.iter().find_map(text_of),
             Meaning::Sort => sort_values = Some((name.clone(), values.clone())),
+            Meaning::Columns | Meaning::OmitFields => {
+                let named: Vec<String> = alternatives(values).iter().filter_map(text_of).collect();
+                fields = Some(crate::lists::shape::columns(
+                    sem,
+                    matches!(meaning, Meaning::OmitFields),
+                    named,
+                    universe,
+                ));
+            }
+            Meaning::SortDescending => {
+                let desc = alternatives(values)
+                    .iter()
+                    .filter_map(text_of)
+                    .map(|t| Value::String(format!("-{}", t.trim_start_matches(['-', '+']))))
+                    .collect();
+                sort_values = Some((name.clone(), desc))
+            }
             Meaning::Direction { .. } => direction = Some(direction_of(values).ok_or_else(bad)?),
             Meaning::Filter { field, op } => filters.push((field, op, alternatives(values))),
             Meaning::ValueOperators { field } => {
@@ -511,6 +528,8 @@ pub fn evaluate(
                 }
                 fields = Some(named)
             }
+            // The answer's shape only (`lists::shape`): the page is the same.
+            Meaning::BareItems { .. } => {}
             Meaning::Search { scope } => needles.extend(
                 values
                     .iter()

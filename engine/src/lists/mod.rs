@@ -13,6 +13,7 @@ pub mod page_links;
 pub mod schema;
 pub mod semantics;
 pub mod serve;
+pub mod shape;
 
 pub use eval::{evaluate, NotUnderstood, Page};
 pub use semantics::{EndpointSemantics, ListSemantics, Meaning, ParamMeaning};

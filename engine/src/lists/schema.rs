@@ -92,6 +92,25 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
                 field.text()
             ),
         }),
+        Meaning::Columns => json!({
+            "type": ["string", "array"],
+            "description": "a member each item shows (repeat or comma-separate for several); the identity is always shown",
+        }),
+        Meaning::OmitFields => json!({
+            "type": ["string", "array"],
+            "description": "a member the items leave out (repeat or comma-separate for several)",
+        }),
+        Meaning::SortDescending => json!({
+            "type": "string",
+            "description": "a member to sort by, descending (comma list for several)",
+        }),
+        Meaning::BareItems { values } => json!({
+            "type": "string",
+            "description": format!(
+                "the answer's shape: `{}` answers the items alone (a bare array), any other value the usual envelope",
+                values.join("`, `")
+            ),
+        }),
         Meaning::FilterLanguage => json!({
             "type": "string",
             "description": "a filter expression: `member = 'x'`, `!=`, `<`, `<=`, `>`, `>=`, `LIKE '%x%'`, clauses joined by AND; `tags.k` or `metrics.m` reach key/value lists",

@@ -102,6 +102,16 @@ pub enum Meaning {
     /// of the value; a value of the words `all`, `any` or `both` keeps
     /// every entity.
     Selector { field: FieldPath },
+    /// The answer's shape: the listed items alone (a bare array) when the
+    /// value is one of `values`, else the default envelope (`lists::shape`).
+    BareItems { values: Vec<String> },
+    /// Sort keys, each descending (a parameter of its own beside the
+    /// ascending one: `_sort_desc=price`).
+    SortDescending,
+    /// Show only the named members and the identity (`_col=title`).
+    Columns,
+    /// Show every member but the named ones (`_nocol=description`).
+    OmitFields,
 }
 
 impl Meaning {
@@ -121,6 +131,10 @@ impl Meaning {
             Meaning::FilterLanguage => "filter-language",
             Meaning::ValueOperators { .. } => "value-operators",
             Meaning::Selector { .. } => "selector",
+            Meaning::BareItems { .. } => "bare-items",
+            Meaning::SortDescending => "sort-descending",
+            Meaning::Columns => "columns",
+            Meaning::OmitFields => "omit-fields",
         }
     }
 }

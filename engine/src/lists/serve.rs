@@ -329,18 +329,30 @@ fn render(
             Some(t) => {
                 o.insert(m.clone(), Value::String(t.clone()));
             }
+            // The last page: `null` where the base answer says so, else left out.
+            None if o.get(m).is_some_and(Value::is_null) => {}
             None => {
                 o.remove(m);
             }
         }
     }
     if let (Some(m), Some(o)) = (&s.total_member, envelope.as_object_mut()) {
-        o.insert(m.clone(), Value::from(page.total as u64));
+        // Where the base answer carries no total and an answer showed one
+        // only on request (`lists::shape::total_on_request`), none here either.
+        if o.contains_key(m) || !crate::lists::shape::total_on_request(engine, sem, m) {
+            o.insert(m.clone(), Value::from(page.total as u64));
+        }
     }
     if let (Some(m), Some(TokenFormat::PageLink(spec))) = (&s.next_member, &s.token) {
         let query = call.query.as_deref();
         crate::lists::page_links::apply(spec, m, &call.path, query, &page, &mut envelope);
     }
+    let items = envelope
+        .pointer(&sem.items_pointer)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let envelope = crate::lists::shape::shaped(sem, &params, envelope, &items);
     answer.body = AnswerBody::Json(envelope);
     set_header(
         &mut answer,

@@ -15,6 +15,9 @@ pub(crate) enum Role {
     End,
     Cursor,
     Sort,
+    SortDescending,
+    Columns,
+    OmitFields,
     Direction,
     Fields,
     Search,
@@ -42,6 +45,7 @@ const TABLE: &[(Role, &[&str])] = &[
             "_count",
             "page[size]",
             "page[limit]",
+            "_size",
         ],
     ),
     (
@@ -93,6 +97,15 @@ const TABLE: &[(Role, &[&str])] = &[
             "sort", "_sort", "order_by", "orderby", "sort_by", "sortby", "ordering", "$orderby",
             "order",
         ],
+    ),
+    (Role::Columns, &["_col", "_cols", "col", "cols"]),
+    (
+        Role::OmitFields,
+        &["_nocol", "nocol", "_omit", "omit", "exclude_fields"],
+    ),
+    (
+        Role::SortDescending,
+        &["_sort_desc", "sort_desc", "sortdesc", "order_desc"],
     ),
     (
         Role::Direction,
@@ -185,6 +198,8 @@ const SUFFIXES: &[(&str, Op)] = &[
     ("__lte", Op::Lte),
     ("__lt", Op::Lt),
     ("__ne", Op::Ne),
+    ("__contains", Op::Like),
+    ("__in", Op::Eq),
     ("_gte", Op::Gte),
     ("_gt", Op::Gt),
     ("_lte", Op::Lte),
@@ -214,7 +229,15 @@ const PREFIXES: &[(&str, Op)] = &[
 /// Spellings that go together: a kept one lends the others of its family
 /// (`_gte` kept: `_gt`, `_lte`, `_lt`, `_ne`, `_like`). (affix, prefix?)
 const FAMILIES: &[&[&str]] = &[
-    &["__gte", "__gt", "__lte", "__lt", "__ne"],
+    &[
+        "__gte",
+        "__gt",
+        "__lte",
+        "__lt",
+        "__ne",
+        "__contains",
+        "__in",
+    ],
     &["_gte", "_gt", "_lte", "_lt", "_ne", "_like"],
     &["[gte]", "[gt]", "[lte]", "[lt]", "[ne]"],
     &["_min", "_max"],

@@ -313,6 +313,11 @@ fn candidates(
             Role::End if integers => Meaning::End,
             Role::Cursor => Meaning::Cursor,
             Role::Sort if values.iter().all(|v| sorts_resolve(v, &universe)) => Meaning::Sort,
+            Role::Columns => Meaning::Columns,
+            Role::OmitFields => Meaning::OmitFields,
+            Role::SortDescending if values.iter().all(|v| sorts_resolve(v, &universe)) => {
+                Meaning::SortDescending
+            }
             Role::Direction if values.iter().all(conventions::is_direction) => Meaning::Direction {
                 sort_param: String::new(),
             },
@@ -370,6 +375,10 @@ fn candidates(
     }
     if handed && integers {
         out.push((Meaning::Cursor, "data"));
+    }
+    // The answer's shape last: a name with another meaning is that first.
+    if let Some(m) = crate::model::lists::shape::candidate(name, ep) {
+        out.push((m, "data"));
     }
     out
 }
@@ -606,7 +615,9 @@ fn check_exact(
     if s.next_header.is_some() && more && next_url(inst, s).is_none() {
         return (Verdict::Differs("next-header".into()), Some(page));
     }
-    if let Some(m) = &s.next_member {
+    // A bare answer (`lists::shape`) has no envelope to name the next page in.
+    let bare = crate::model::lists::shape::is_bare(ep, &inst.body);
+    if let Some(m) = s.next_member.as_ref().filter(|_| !bare) {
         let token = inst.body.get(m).and_then(Value::as_str);
         if more && token.is_none() {
             return (Verdict::Differs("next-member".into()), Some(page));
@@ -993,6 +1004,12 @@ pub(crate) fn infer_endpoint(ep: &Endpoint) -> EndpointSemantics {
         .instances
         .iter()
         .find(|i| i.initial && i.params.is_empty())
+        // An envelope before a bare answer (`lists::shape`): the base is re-rendered.
+        .or_else(|| {
+            ep.instances
+                .iter()
+                .find(|i| i.initial && !crate::model::lists::shape::is_bare(ep, &i.body))
+        })
         .or_else(|| ep.instances.iter().find(|i| i.initial))
         .or(ep.instances.first())
         .map(|i| i.ordinal);

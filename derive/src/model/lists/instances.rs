@@ -9,7 +9,7 @@ use crate::model::lists::eval::{body_params, query_params};
 use crate::model::lists::fields::{FieldPath, Step};
 use crate::model::lists::semantics::Carrier;
 use crate::state::records::{Body, Record};
-use crate::state::timeline::{roots_related, Roots};
+use crate::state::timeline::Roots;
 use crate::state::State;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -168,8 +168,11 @@ pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) 
                 continue;
             }
             let Some(body) = json_body(rec) else { continue };
-            if pointer.is_none() {
-                pointer = items_pointer(&body);
+            // A bare array first, an envelope later: the envelope's member
+            // (`lists::shape`: the bare answers' items are read from the root).
+            if pointer.is_none() || (pointer.as_deref() == Some("") && typed.is_none()) {
+                pointer = crate::model::lists::shape::envelope_pointer(&body, pointer.take())
+                    .or_else(|| items_pointer(&body));
             }
             let params = match carrier {
                 Carrier::Query => query_params(rec.query.as_deref().unwrap_or("")),
@@ -187,7 +190,9 @@ pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) 
             let here = position.get(o).copied().unwrap_or(usize::MAX);
             let initial = !state.state_writes.iter().any(|w| {
                 position.get(&w.ordinal).copied().unwrap_or(0) < here
-                    && w.root.as_deref().is_none_or(|r| roots_related(r, &root))
+                    && w.root
+                        .as_deref()
+                        .is_none_or(|r| crate::model::lists::related::related(r, &root))
             });
             instances.push(Instance {
                 ordinal: *o,
@@ -211,6 +216,7 @@ pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) 
                 .pointer(&pointer)
                 .and_then(Value::as_array)
                 .cloned()
+                .or_else(|| crate::model::lists::shape::bare_items(&pointer, &i.body))
                 .unwrap_or_default();
         }
         // Only answers that are lists at all (an object at the pointer is an item).
@@ -245,7 +251,14 @@ pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) 
                     .filter(|i| i.initial)
                     .flat_map(|i| i.items.iter())
                     .collect();
-                let identity = identity_of(&seen);
+                let identity = identity_of(&seen).or_else(|| {
+                    let groups: Vec<&[Value]> = instances
+                        .iter()
+                        .filter(|i| i.initial)
+                        .map(|i| i.items.as_slice())
+                        .collect();
+                    crate::model::lists::identity::per_answer(&groups)
+                });
                 let mut universe: Vec<Value> = Vec::new();
                 for item in seen {
                     let dup = match &identity {

@@ -13,9 +13,12 @@
 //! - `semantics`: the serialized document.
 
 pub(crate) mod conventions;
+pub(crate) mod identity;
 pub(crate) mod infer;
 pub(crate) mod instances;
 pub(crate) mod moments;
+pub(crate) mod related;
+pub(crate) mod shape;
 
 /// The document, field paths, filter expressions and the evaluator live
 /// in `rea-engine` (serving uses them); inference re-exports them.
@@ -172,7 +175,11 @@ fn at_their_moment(
         if e.identity.is_none() {
             let seen: Vec<&serde_json::Value> =
                 e.instances.iter().flat_map(|i| i.items.iter()).collect();
-            e.identity = instances::identity_of(&seen);
+            e.identity = instances::identity_of(&seen).or_else(|| {
+                let groups: Vec<&[serde_json::Value]> =
+                    e.instances.iter().map(|i| i.items.as_slice()).collect();
+                identity::per_answer(&groups)
+            });
         }
     }
 }
