@@ -998,7 +998,6 @@ pub(crate) fn tables(state: &State) -> IndexMap<String, Value> {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

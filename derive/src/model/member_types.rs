@@ -57,6 +57,27 @@ pub struct EnumRefusal {
     pub checked_against: Vec<u64>,
 }
 
+/// The words a text lists between commas ("X is not one of a, b, c." gives
+/// `a`, `b`, `c`): the first item is the last word before the first comma,
+/// the last the first word after the last one (past a list's `and`/`or`).
+/// `None` without a comma.
+fn listed_words(text: &str) -> Option<Vec<String>> {
+    let pieces: Vec<&str> = text.split(',').collect();
+    if pieces.len() < 2 {
+        return None;
+    }
+    let last = pieces.len() - 1;
+    let listed = pieces.iter().enumerate().filter_map(|(i, piece)| {
+        let words = words_of(piece);
+        match i {
+            0 => words.last().copied(),
+            i if i == last => words.into_iter().find(|w| !matches!(*w, "and" | "or")),
+            _ => (words.len() == 1).then(|| words[0]),
+        }
+    });
+    Some(listed.map(str::to_string).collect())
+}
+
 /// The words of a text (runs of letters, digits, `_` and `-`).
 fn words_of(text: &str) -> Vec<&str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
@@ -520,7 +541,9 @@ fn enum_refusal(
     if answer.to_string().contains(value) {
         return None;
     }
-    let mut allowed: Vec<String> = words_of(listing).into_iter().map(str::to_string).collect();
+    let mut allowed = listed_words(listing)
+        .filter(|l| seen.0.iter().all(|a| l.contains(a)))
+        .unwrap_or_else(|| words_of(listing).into_iter().map(str::to_string).collect());
     allowed.sort();
     allowed.dedup();
     Some(EnumRefusal {
@@ -648,6 +671,16 @@ fn enum_answer(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_listing_names_the_words_between_its_commas() {
+        let want = ["publish", "future", "draft", "pending", "private"].map(str::to_string);
+        let l = listed_words("status is not one of publish, future, draft, pending, private.");
+        assert_eq!(l.unwrap(), want);
+        let l = listed_words("status is not one of publish, future, draft, pending, and private.");
+        assert_eq!(l.unwrap(), want);
+        assert_eq!(listed_words("no list here"), None);
+    }
 
     #[test]
     fn words_are_replaced_whole() {
