@@ -13,10 +13,9 @@
 
 mod common;
 
-use common::{http, rea, repo_root, Server};
+use common::{http, repo_root, Server};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn capture(app: &str, name: &str) -> PathBuf {
     let local = repo_root().join("tests/fixtures").join(app).join(name);
@@ -34,18 +33,7 @@ fn entries(app: &str, name: &str) -> Vec<Value> {
 }
 
 fn model(app: &str, name: &str) -> Value {
-    let out = Command::new(rea())
-        .arg("environment-model")
-        .arg(capture(app, name))
-        .arg("--json")
-        .output()
-        .expect("run rea environment-model");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = common::environment_model(&capture(app, name));
     // Every model these tests read fits the model's schema.
     let text = std::fs::read_to_string(repo_root().join("manifests/environment-model.schema.json"))
         .unwrap();

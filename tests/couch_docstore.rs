@@ -19,18 +19,7 @@ fn couch(name: &str) -> PathBuf {
 }
 
 fn model(name: &str) -> Value {
-    let out = Command::new(rea())
-        .arg("environment-model")
-        .arg(couch(name))
-        .arg("--json")
-        .output()
-        .expect("run rea environment-model");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON model")
+    common::environment_model(&couch(name))
 }
 
 /// The recorded answer of dev-b's request `ordinal` (1-based).

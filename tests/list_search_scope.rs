@@ -8,22 +8,11 @@
 
 mod common;
 
-use common::{block, rea, repo_root, Mcp, Server};
+use common::{block, repo_root, Mcp, Server};
 use serde_json::{json, Value};
 
 fn model(capture: &std::path::Path) -> Value {
-    let out = std::process::Command::new(rea())
-        .arg("environment-model")
-        .arg(capture)
-        .arg("--json")
-        .output()
-        .expect("run rea environment-model");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::environment_model(capture)
 }
 
 fn search_of<'a>(model: &'a Value, tool: &str) -> &'a Value {

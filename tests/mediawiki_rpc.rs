@@ -8,9 +8,8 @@
 
 mod common;
 
-use common::{http, rea, repo_root, Server};
+use common::{http, repo_root, Server};
 use serde_json::{json, Value};
-use std::process::Command;
 
 fn capture(app: &str, session: &str) -> std::path::PathBuf {
     repo_root()
@@ -49,13 +48,7 @@ fn post_form(server: &Server, body: &str) -> common::Response {
 }
 
 fn model(app: &str, session: &str) -> Value {
-    let out = Command::new(rea())
-        .args(["environment-model", "--json"])
-        .arg(capture(app, session))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::environment_model(&capture(app, session))
 }
 
 #[test]

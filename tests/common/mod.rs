@@ -25,6 +25,22 @@ pub(crate) fn rea() -> &'static str {
     env!("CARGO_BIN_EXE_rea")
 }
 
+/// `rea environment-model CAPTURE --json`: the app model of a capture.
+pub(crate) fn environment_model(capture: &Path) -> Value {
+    let out = Command::new(rea())
+        .arg("environment-model")
+        .arg(capture)
+        .arg("--json")
+        .output()
+        .expect("run rea environment-model");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON model")
+}
+
 /// A running `rea environment-serve`; stopped (SIGTERM) on drop.
 pub(crate) struct Server {
     pub(crate) child: Child,

@@ -393,7 +393,15 @@ fn render(
 /// True when some recorded answer of the endpoint is an object without
 /// the list member at all (an empty list left out, as proto3 JSON does).
 fn omits_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
-    sem.instances.iter().any(|i| {
+    recorded_answers(engine, sem).any(|v| v.is_object() && v.pointer(&sem.items_pointer).is_none())
+}
+
+/// The JSON bodies of the endpoint's recorded 2xx answers.
+pub(crate) fn recorded_answers<'a>(
+    engine: &'a Engine,
+    sem: &'a EndpointSemantics,
+) -> impl Iterator<Item = Value> + 'a {
+    sem.instances.iter().filter_map(|i| {
         engine
             .record(i.ordinal)
             .filter(|r| r.is_2xx())
@@ -401,7 +409,6 @@ fn omits_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
                 crate::records::Body::Text(t) => serde_json::from_str::<Value>(t).ok(),
                 _ => None,
             })
-            .is_some_and(|v| v.is_object() && v.pointer(&sem.items_pointer).is_none())
     })
 }
 

@@ -70,18 +70,8 @@ pub fn columns(
 /// without the total member `member`: the app counts only when asked, so
 /// an answer whose base shows no total shows none.
 pub fn total_on_request(engine: &crate::Engine, sem: &EndpointSemantics, member: &str) -> bool {
-    sem.instances.iter().any(|i| {
-        engine
-            .record(i.ordinal)
-            .filter(|r| r.is_2xx())
-            .and_then(|r| match &r.response_body {
-                crate::records::Body::Text(t) => serde_json::from_str::<Value>(t).ok(),
-                _ => None,
-            })
-            .is_some_and(|v| {
-                v.as_object().is_some_and(|o| {
-                    !o.contains_key(member) && v.pointer(&sem.items_pointer).is_some()
-                })
-            })
+    crate::lists::serve::recorded_answers(engine, sem).any(|v| {
+        v.as_object()
+            .is_some_and(|o| !o.contains_key(member) && v.pointer(&sem.items_pointer).is_some())
     })
 }

@@ -172,14 +172,14 @@ impl ServingModel {
         {
             return Some((v, false));
         }
-        let parent = |i: usize| {
-            let c = &self.model.resources[i].collection;
-            c.rsplit_once('/').map(|(p, _)| p.to_string())
-        };
         self.verbs
             .routes
             .iter()
-            .find(|v| v.tail == l.tail && v.role == l.role && parent(v.index) == parent(l.index))
+            .find(|v| {
+                v.tail == l.tail
+                    && v.role == l.role
+                    && self.parent_of(v.index) == self.parent_of(l.index)
+            })
             .map(|v| (v, true))
     }
 
@@ -331,17 +331,19 @@ impl ServingModel {
         Some((max + 1).to_string())
     }
 
+    /// The parent path of resource `i`'s collection (siblings share it).
+    fn parent_of(&self, i: usize) -> Option<&str> {
+        let c = &self.model.resources[i].collection;
+        c.rsplit_once('/').map(|(p, _)| p)
+    }
+
     /// The sibling collections' verb routes of the landing's tail and role.
     fn verb_siblings(&self, l: &Landing) -> Vec<&VerbRoute> {
-        let parent = |i: usize| {
-            let c = &self.model.resources[i].collection;
-            c.rsplit_once('/').map(|(p, _)| p.to_string())
-        };
         self.verbs
             .routes
             .iter()
             .filter(|v| v.tail == l.tail && v.role == l.role && v.index != l.index)
-            .filter(|v| parent(v.index) == parent(l.index))
+            .filter(|v| self.parent_of(v.index) == self.parent_of(l.index))
             .collect()
     }
 }
