@@ -222,3 +222,18 @@ fn agentenv_client_sees_one_row_per_entity_the_app_model_writes() {
         &[format!("http://{}", server.addr)],
     );
 }
+
+/// The app model's own World over the AgentEnv data plane: MLflow's RPC
+/// entities and id counters are rows of declared tables that round-trip,
+/// load, empty on a replace that leaves them out, and refuse a bad row.
+#[test]
+fn agentenv_client_round_trips_the_app_models_own_world() {
+    let python = venv_python();
+    let capture = repo_root().join("tests/fixtures/mlflow/dev-a.har");
+    let server = Server::start(&capture, &[]);
+    run_script(
+        &python,
+        "agentenv_app_model.py",
+        &[format!("http://{}", server.addr)],
+    );
+}

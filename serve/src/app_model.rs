@@ -11,6 +11,8 @@ use rea_derivation::{Held, MalformedBody, ModelWorld, Served, ServingModel};
 use rea_engine::{Answer, AnswerBody, Applied, Call, Footprint, Generator, Request};
 use serde_json::Value;
 
+mod tables;
+
 /// The answer header that names the app-model inference that answered
 /// (`<basis>; confirmed|convention`); absent on the spec's plans' answers.
 pub const BASIS_HEADER: &str = "x-rea-model-basis";
@@ -35,6 +37,8 @@ pub struct WithAppModel<M: Model> {
     /// built a URL from its own origin (`link`, `_links`), rewritten to the
     /// serving origin as the engine's answers are.
     origin: String,
+    /// Print which part answered each request (`StartOptions::model_trace`).
+    trace: bool,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -56,6 +60,7 @@ impl<M: Model> WithAppModel<M> {
             started: std::sync::OnceLock::new(),
             store_paths: std::sync::OnceLock::new(),
             origin: String::new(),
+            trace: false,
         }
     }
 
@@ -64,6 +69,18 @@ impl<M: Model> WithAppModel<M> {
     pub fn recorded_at(mut self, origin: &str) -> Self {
         self.origin = origin.to_string();
         self
+    }
+
+    /// With `trace` on, prints which part answered (`trace: {what}`).
+    pub fn traced(mut self, on: bool) -> Self {
+        self.trace = on;
+        self
+    }
+
+    fn trace(&self, what: &str) {
+        if self.trace {
+            eprintln!("trace: {what}");
+        }
     }
 
     fn served(s: Served) -> Answer {
@@ -284,23 +301,19 @@ impl<M: Model> Model for WithAppModel<M> {
         self.inner.list_basis(&world.inner, request)
     }
 
-    /// The engine's World, plus under `app_model` what the app model's own
-    /// World holds beyond the recording's start, when anything: entities
-    /// of collections no table holds, the keys (`held`) of rows it answers
-    /// for (their value is the row), removed keys, singleton documents, id
-    /// counters, and every document of the document store.
+    /// The engine's World, plus, as more tables under `collections`, the
+    /// app model's own World whole (`tables::export_into`): entities of
+    /// collections no table holds, the keys of rows it answers for (their
+    /// value is the row), singleton documents, id counters, logged writes,
+    /// and the document store's documents no World path holds.
     fn export(&self, world: &Self::World) -> Value {
         let mut v = self.inner.export(&world.inner);
-        let held = |c: &str, id: &str| self.inner.row(&world.inner, c, id) != Held::NotHeld;
-        if let (Some(app), Some(o)) = (self.app.export_views(&world.app, &held), v.as_object_mut())
-        {
-            o.insert(APP_MODEL_MEMBER.to_string(), app);
-        }
+        self.export_into(world, &mut v);
         v
     }
 
-    /// The engine's World from the value without `app_model`; the app
-    /// model's from `app_model` (else the recording's start).
+    /// The engine's World from the value without the app model's tables;
+    /// the app model's from them (`tables::import_both`).
     fn import(&self, value: &Value) -> Result<Self::World, ImportError> {
         self.import_owned(value.clone())
     }
@@ -309,27 +322,13 @@ impl<M: Model> Model for WithAppModel<M> {
         self.inner.tables()
     }
 
+    fn data_tables(&self) -> IndexMap<String, Value> {
+        self.all_tables()
+    }
+
     /// `import`, taking the value: the engine's part is not copied.
-    fn import_owned(&self, mut value: Value) -> Result<Self::World, ImportError> {
-        let app_part = value
-            .as_object_mut()
-            .and_then(|o| o.shift_remove(APP_MODEL_MEMBER));
-        let inner = self.inner.import_owned(value)?;
-        let app = match &app_part {
-            Some(a) => self
-                .app
-                .import_views(a, &|c: &str, id: &str| self.inner.row(&inner, c, id))
-                .map_err(|detail| ImportError { detail })?,
-            None => self.app.initial_world(),
-        };
-        let mut worlds = Worlds {
-            inner,
-            app: std::sync::Arc::new(app),
-        };
-        // The rows are the truth: a view the value shows otherwise takes its row.
-        self.try_read_through(&mut worlds)
-            .map_err(|detail| ImportError { detail })?;
-        Ok(worlds)
+    fn import_owned(&self, value: Value) -> Result<Self::World, ImportError> {
+        self.import_both(value)
     }
 
     fn begin_trace(&self, world: &mut Self::World) {
@@ -382,7 +381,7 @@ impl<M: Model> WithAppModel<M> {
             let rels = &self.app.model.relations;
             let mut ask = |c: Call| self.answer(world, &Request::Http(c), generator);
             if let Some(a) = crate::relations::answer(rels, call, &mut ask) {
-                trace("app-relation");
+                self.trace("app-relation");
                 return a;
             }
         }
@@ -416,7 +415,7 @@ impl<M: Model> WithAppModel<M> {
             _ => Some(self.inner.answer_list(&world.inner, request, &current)),
         };
         if let Some(a) = listed.flatten() {
-            trace("app-list");
+            self.trace("app-list");
             return a;
         }
         let call = match (request, &tool_call) {
@@ -428,7 +427,7 @@ impl<M: Model> WithAppModel<M> {
             }
         };
         let a = self.call_inner(world, call, request, generator);
-        if tracing_model() {
+        if self.trace {
             eprintln!(
                 "trace {} {} -> {} {:?} {:?}",
                 call.method, call.path, a.status, a.error_code, a.applied
@@ -445,7 +444,7 @@ impl<M: Model> WithAppModel<M> {
         generator: &mut dyn Generator,
     ) -> Answer {
         if let Some(a) = self.stale_precondition(world, call, generator) {
-            trace("app-precondition");
+            self.trace("app-precondition");
             return a;
         }
         // A member sent against the type the app accepts: its own refusal.
@@ -453,18 +452,18 @@ impl<M: Model> WithAppModel<M> {
             .app
             .type_refusal(&call.method, &call.path, call.body.as_ref())
         {
-            trace("app-invalid-type");
+            self.trace("app-invalid-type");
             return Self::served(s);
         }
         if self.app.owns(&call.method, &call.path)
             || self.app.holds(&world.app, &call.method, &call.path)
         {
             if let Some(a) = self.ask_in(world, call, generator) {
-                trace("app-first");
+                self.trace("app-first");
                 return a;
             }
         }
-        trace("inner");
+        self.trace("inner");
         let answer = self.engine_answer(&mut world.inner, request, generator);
         match answer.error_code.as_deref() {
             // The spec's plans cannot answer: the model may.
@@ -477,7 +476,7 @@ impl<M: Model> WithAppModel<M> {
                     && !self.app.confirms_write(&call.method, &call.path) => {}
             Some("no_matching_tool" | "write_not_served" | "not_recorded") => {
                 if let Some(a) = self.ask_in(world, call, generator) {
-                    trace("app-fallback");
+                    self.trace("app-fallback");
                     return a;
                 }
             }
@@ -488,7 +487,7 @@ impl<M: Model> WithAppModel<M> {
                 if self.app.confirms_write(&call.method, &call.path) =>
             {
                 if let Some(a) = self.ask_in(world, call, generator) {
-                    trace("app-required");
+                    self.trace("app-required");
                     return a;
                 }
             }
@@ -499,20 +498,20 @@ impl<M: Model> WithAppModel<M> {
                 if self.app.confirms_write(&call.method, &call.path) =>
             {
                 if let Some(a) = self.ask_in(world, call, generator) {
-                    trace("app-required");
+                    self.trace("app-required");
                     return a;
                 }
             }
             Some("not_found") if call.method == "PUT" => {
                 if let Some(a) = self.ask_in(world, call, generator) {
-                    trace("app-upsert");
+                    self.trace("app-upsert");
                     return a;
                 }
             }
             // rea's own not-found: the app's own absence answer instead.
             Some("not_found") => {
                 if let Some(s) = self.app.absent(&call.method, &call.path) {
-                    trace("app-absence");
+                    self.trace("app-absence");
                     return Self::served(s);
                 }
             }
@@ -660,19 +659,6 @@ fn refused_as_contradicted(answer: &Answer) -> bool {
     matches!(&answer.body, AnswerBody::Json(v) if v.get("reason").and_then(Value::as_str) == Some("contradicted"))
 }
 
-fn trace(what: &str) {
-    if tracing_model() {
-        eprintln!("trace: {what}");
-    }
-}
-
-/// `REA_MODEL_TRACE` is set (read once: the process environment is not
-/// looked up on every request).
-fn tracing_model() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("REA_MODEL_TRACE").is_some())
-}
-
 #[cfg(test)]
 mod tests {
     use crate::{Environment, StartOptions};
@@ -706,8 +692,9 @@ mod tests {
         // WordPress dev-a: POST /tags is answered by the app model (the
         // spec's plan cannot), so the tag lives in the model's World.
         let env = wordpress();
-        assert!(
-            env.export().get("app_model").is_none(),
+        assert_eq!(
+            env.export()["collections"]["app_model_held"],
+            json!([]),
             "nothing changed yet"
         );
         let (status, tag) = call(
@@ -719,8 +706,8 @@ mod tests {
         assert_eq!(status, 201);
         assert_eq!(tag["id"], json!(19));
         let got = env.export();
-        // Held once: a row of the World's tags table, named by key in `app_model`.
-        let held = &got["app_model"]["held"];
+        // Held once: a row of the World's tags table, named by key in `app_model_held`.
+        let held = &got["collections"]["app_model_held"];
         assert_eq!(held[0]["collection"], json!("/wp-json/wp/v2/tags"));
         assert_eq!(held[0]["id"], json!("19"));
         let row = got["collections"]["tags"]
@@ -730,7 +717,7 @@ mod tests {
         assert_eq!(row["name"], json!("Guatemala"));
         // Reset: the tag is gone and the counter is back.
         env.reset();
-        assert!(env.export().get("app_model").is_none());
+        assert_eq!(env.export()["collections"]["app_model_held"], json!([]));
         assert_eq!(call(&env, "GET", "/wp-json/wp/v2/tags/19", None).0, 404);
         // Replace with the exported World: the tag reads back, and the next
         // tag continues the counter.
@@ -746,7 +733,7 @@ mod tests {
         assert_eq!(next["id"], json!(20));
         // A malformed app_model part is refused and leaves the World alone.
         let mut bad = got.clone();
-        bad["app_model"]["held"][0]["scope"] = json!("/nowhere");
+        bad["collections"]["app_model_held"][0]["scope"] = json!("/nowhere");
         assert!(env.replace(&bad).is_err());
         assert_eq!(call(&env, "GET", "/wp-json/wp/v2/tags/20", None).0, 200);
     }

@@ -52,7 +52,7 @@ pub(crate) struct Plane {
 
 /// The table schemas: one per entity collection plus the documents table.
 pub(crate) fn tables(env: &Environment) -> Map<String, Value> {
-    let mut out: Map<String, Value> = env.tables().into_iter().collect();
+    let mut out: Map<String, Value> = env.data_tables().into_iter().collect();
     out.insert(
         documents_table_name(env),
         json!({
@@ -71,7 +71,7 @@ pub(crate) fn tables(env: &Environment) -> Map<String, Value> {
 
 fn documents_table_name(env: &Environment) -> String {
     // An entity type called `documents` keeps its name; documents move aside.
-    if env.tables().contains_key(DOCUMENTS_TABLE) {
+    if env.data_tables().contains_key(DOCUMENTS_TABLE) {
         format!("{DOCUMENTS_TABLE}_")
     } else {
         DOCUMENTS_TABLE.to_string()
@@ -535,7 +535,7 @@ fn kind_of(value: &Value) -> &'static str {
 /// collections); documents by path. Existing rows keep their place; new
 /// rows are appended.
 pub(crate) fn upsert(env: &Environment, mut current: Value, part: &Value) -> Value {
-    let tables = env.tables();
+    let tables = env.data_tables();
     if let Some(Value::Object(collections)) = part.get("collections") {
         for (name, rows) in collections {
             let identity: Vec<String> = tables
@@ -737,7 +737,7 @@ pub(crate) fn world_from_tables(env: &Environment, data: Value) -> Result<Value,
         return Err("data: a JSON object of collection -> rows is required".into());
     };
     let documents_table = documents_table_name(env);
-    let tables = env.tables();
+    let tables = env.data_tables();
     let mut collections = Map::new();
     let mut documents = Map::new();
     for (name, rows) in data {

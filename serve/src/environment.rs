@@ -64,6 +64,7 @@ trait Hosted: Send + Sync {
     fn add(&self, value: Value) -> Result<(), ImportError>;
     fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
+    fn data_tables(&self) -> IndexMap<String, Value>;
     fn routes(&self, method: &str, path: &str) -> bool;
     fn list_basis(&self, request: &Request) -> Option<&'static str>;
     /// The episode side (`--isolate`): the same operations on episode `name`.
@@ -354,6 +355,9 @@ impl<M: Model> Hosted for Host<M> {
     }
     fn tables(&self) -> IndexMap<String, Value> {
         self.model.tables()
+    }
+    fn data_tables(&self) -> IndexMap<String, Value> {
+        self.model.data_tables()
     }
     fn routes(&self, method: &str, path: &str) -> bool {
         self.model.routes(method, path)
@@ -648,5 +652,11 @@ impl Environment {
     /// One JSON Schema per collection.
     pub fn tables(&self) -> IndexMap<String, Value> {
         self.host.tables()
+    }
+
+    /// The data plane's tables (`data/get`, `data/add`, the card): one JSON
+    /// Schema per collection, the app model's own tables included.
+    pub fn data_tables(&self) -> IndexMap<String, Value> {
+        self.host.data_tables()
     }
 }

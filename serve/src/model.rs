@@ -127,6 +127,12 @@ pub trait Model: Send + Sync + 'static {
     }
     /// One JSON Schema per entity collection (a row), by type name.
     fn tables(&self) -> IndexMap<String, Value>;
+    /// The data plane's tables: `tables` plus any a model keeps beside
+    /// them (the app model's own World), so that the flat tables show the
+    /// whole World. `export` lists their rows under `collections` too.
+    fn data_tables(&self) -> IndexMap<String, Value> {
+        self.tables()
+    }
     /// Starts recording what the next answer reads and writes of `world`
     /// (for the read cache). By default nothing is recorded.
     fn begin_trace(&self, world: &mut Self::World) {

@@ -46,6 +46,10 @@ pub struct StartOptions {
     pub secrets: rea_core::secrets::SecretPolicy,
     /// MCP session bounds (`--max-sessions`, `--session-idle-timeout`).
     pub sessions: crate::sessions::SessionBounds,
+    /// Print to stderr which part of the app model answered each request
+    /// (`trace: inner`, `trace: app-first`, ...); the CLI sets it from
+    /// `REA_MODEL_TRACE`, the library reads no process environment.
+    pub model_trace: bool,
 }
 
 impl StartOptions {
@@ -200,7 +204,9 @@ fn build(
     rea_engine::schemas::loosen_required(&mut engine);
     let origin = engine.manifest.origin.clone();
     let env = Environment::new(
-        WithAppModel::new(EngineModel::new(engine), app).recorded_at(&origin),
+        WithAppModel::new(EngineModel::new(engine), app)
+            .recorded_at(&origin)
+            .traced(options.model_trace),
         None,
         options.name.as_deref(),
     )

@@ -122,9 +122,15 @@ fn a_tag_the_app_model_creates_is_one_row_that_every_read_and_data_add_agree_on(
     let row = rows(&env, "tags", &id);
     assert_eq!(row.len(), 1, "one row: {row:?}");
     assert_eq!(row[0]["name"], json!("Guatemala"));
-    assert_eq!(got["app_model"]["entities"], json!([]));
-    assert_eq!(got["app_model"]["held"][0]["id"], json!(id.to_string()));
-    assert!(got["app_model"]["held"][0].get("entity").is_none());
+    // Its value is that row: the app model's own tables do not list it,
+    // and `app_model_held` names it by key only.
+    let own = got["collections"]["app_model_entities"]
+        .as_array()
+        .expect("the app model's own entities");
+    assert!(!own.iter().any(|e| e["scope"] == json!(TAGS)), "{own:?}");
+    let held = &got["collections"]["app_model_held"];
+    assert_eq!(held[0]["id"], json!(id.to_string()));
+    assert!(held[0].get("entity").is_none());
     // data/add changes the row: the item read and the list read show it.
     add(&env, |w| {
         set_row(w, "tags", &id, "name", json!("Guatemala Huehue"))
@@ -162,7 +168,7 @@ fn a_tag_the_app_model_creates_is_one_row_that_every_read_and_data_add_agree_on(
     assert!(listed(&list, &id).is_empty(), "the list drops it");
     // data/reset: both sides back at the recording's start.
     env.reset();
-    assert!(env.export().get("app_model").is_none());
+    assert_eq!(env.export()["collections"]["app_model_held"], json!([]));
     assert!(rows(&env, "tags", &id).is_empty());
     assert_eq!(http(&env, "GET", &item, None).0, 404);
 }
@@ -298,14 +304,28 @@ fn an_engine_patch_is_what_the_app_models_next_write_of_the_record_starts_from()
 }
 
 /// The document store's documents in `data/get`: (collection, id) → the
-/// document, each key listed once.
+/// document, each key listed once, either as a World document at its path
+/// or as a row of `app_model_store`, never both.
 fn store_documents(env: &Environment) -> std::collections::BTreeMap<(String, String), Value> {
     let got = env.export();
     let mut out = std::collections::BTreeMap::new();
-    for d in got["app_model"]["document_store"]["documents"]
+    let mut listed: Vec<Value> = got["collections"]["app_model_store"]
         .as_array()
         .expect("the document store's documents")
-    {
+        .clone();
+    let collections: std::collections::BTreeSet<String> = listed
+        .iter()
+        .filter_map(|d| d["collection"].as_str().map(str::to_string))
+        .collect();
+    for (path, value) in got["documents"].as_object().expect("documents") {
+        if let Some((c, id)) = path.rsplit_once('/') {
+            if collections.contains(c) && value.get("_rev").is_some() {
+                listed
+                    .push(json!({"collection": c, "id": id, "document": value, "deleted": false}));
+            }
+        }
+    }
+    for d in &listed {
         let key = (
             d["collection"].as_str().unwrap_or_default().to_string(),
             d["id"].as_str().unwrap_or_default().to_string(),

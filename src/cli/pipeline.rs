@@ -52,6 +52,7 @@ pub(crate) fn build(
         descriptor_set: descriptor_set.map(Path::to_path_buf),
         secrets: secrets.clone(),
         sessions: Default::default(),
+        model_trace: std::env::var_os("REA_MODEL_TRACE").is_some(),
     };
     let (env, left_out) =
         Environment::start(capture, &options, progress).map_err(|e| e.report())?;

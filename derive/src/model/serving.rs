@@ -24,6 +24,7 @@ use super::snapshots::EntityKey;
 
 mod held;
 mod patch_nulls;
+mod tables;
 pub use held::{Held, ViewChange};
 
 /// An answer the model gives.

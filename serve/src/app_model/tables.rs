@@ -1,0 +1,84 @@
+//! The app model's part of the data plane's flat tables: its own World
+//! (`ServingModel::table_schemas`) listed beside the engine's tables in
+//! `collections`, whole, so that `data/get` shows every entity the fake
+//! serves and `data/add` loads it back; a replace that leaves such a table
+//! out empties it. The older `app_model` member (changes since the
+//! recording) is still read on import.
+
+use super::{WithAppModel, Worlds, APP_MODEL_MEMBER};
+use crate::model::{ImportError, Model};
+use indexmap::IndexMap;
+use rea_derivation::Held;
+use serde_json::{Map, Value};
+
+impl<M: Model> WithAppModel<M> {
+    /// The engine's tables, then the app model's own.
+    pub(super) fn all_tables(&self) -> IndexMap<String, Value> {
+        let mut out = self.inner.tables();
+        for (name, schema) in self.app.table_schemas() {
+            out.entry(name.to_string()).or_insert(schema);
+        }
+        out
+    }
+
+    /// The app model's tables' rows, added to `value`'s `collections`.
+    pub(super) fn export_into(&self, world: &Worlds<M::World>, value: &mut Value) {
+        let inner = &world.inner;
+        let held = |c: &str, id: &str| self.inner.row(inner, c, id) != Held::NotHeld;
+        let at_world = |p: &str| self.store_paths().iter().any(|s| s == p);
+        let rows = self.app.export_tables(&world.app, &held, &at_world);
+        if rows.is_empty() {
+            return;
+        }
+        let Some(o) = value.as_object_mut() else {
+            return;
+        };
+        let collections = o
+            .entry("collections")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(c) = collections {
+            for (name, rows) in rows {
+                c.entry(name.to_string())
+                    .or_insert_with(|| Value::Array(rows));
+            }
+        }
+    }
+
+    /// Both Worlds from `value`: the engine's from it without the app
+    /// model's tables (and without `app_model`), the app model's from its
+    /// tables (a table left out is empty) or, when the value carries the
+    /// older `app_model` member, from that.
+    pub(super) fn import_both(&self, mut value: Value) -> Result<Worlds<M::World>, ImportError> {
+        let object = value.as_object_mut();
+        let changes = object.and_then(|o| o.shift_remove(APP_MODEL_MEMBER));
+        let mut own = Map::new();
+        if let Some(Value::Object(c)) = value.get_mut("collections") {
+            for (name, _) in self.app.table_schemas() {
+                if self.inner.tables().contains_key(name) {
+                    continue;
+                }
+                if let Some(rows) = c.shift_remove(name) {
+                    own.insert(name.to_string(), rows);
+                }
+            }
+        }
+        let inner = self.inner.import_owned(value)?;
+        let row = |c: &str, id: &str| self.inner.row(&inner, c, id);
+        let app = match &changes {
+            Some(a) => self.app.import_views(a, &row),
+            None => {
+                let at_world = |p: &str| self.store_paths().iter().any(|s| s == p);
+                self.app.import_tables(&own, &row, &at_world)
+            }
+        }
+        .map_err(|detail| ImportError { detail })?;
+        let mut worlds = Worlds {
+            inner,
+            app: std::sync::Arc::new(app),
+        };
+        // The rows are the truth: a view the value shows otherwise takes its row.
+        self.try_read_through(&mut worlds)
+            .map_err(|detail| ImportError { detail })?;
+        Ok(worlds)
+    }
+}
