@@ -154,6 +154,14 @@ impl Model for EngineModel {
         self.engine.tables()
     }
 
+    fn table_collections(&self) -> Vec<(String, String)> {
+        let types = &self.engine.state.types;
+        types
+            .iter()
+            .map(|t| (t.name.clone(), t.collection_template.clone()))
+            .collect()
+    }
+
     fn import_owned(&self, value: Value) -> Result<World, ImportError> {
         self.engine
             .import_owned(value)

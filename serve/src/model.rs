@@ -133,6 +133,11 @@ pub trait Model: Send + Sync + 'static {
     fn data_tables(&self) -> IndexMap<String, Value> {
         self.tables()
     }
+    /// Each table's collection path template (type name, template), for
+    /// telling which tables some route reads; empty by default.
+    fn table_collections(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// Starts recording what the next answer reads and writes of `world`
     /// (for the read cache). By default nothing is recorded.
     fn begin_trace(&self, world: &mut Self::World) {

@@ -400,3 +400,170 @@ fn data_get_lists_every_document_of_the_document_store_once_with_its_current_val
     assert_eq!(store_documents(&env), fresh);
     assert_eq!(http(&env, "GET", "/books/book-new", None).0, 404);
 }
+
+// A derived listing is a view of the one store, never a second copy
+// (issue 8, "One truth per resource"): pouchdb's `_all_docs` rows (id,
+// key, value.rev) and `_find` answers are rendered from the document
+// store's documents, so after a PUT, a DELETE and a `data/add` every read
+// (the document, `_all_docs`, `_find`) agrees; and the World's table of
+// those rows, which nothing serves (the store owns every route at its
+// path), is not part of the data plane's tables, so `data/get` lists each
+// document once. Real capture: `tests/fixtures/couch/dev-a.har`.
+
+/// `_all_docs`' rows: id → rev.
+fn all_docs(env: &Environment) -> std::collections::BTreeMap<String, String> {
+    let (status, all) = http(env, "GET", "/books/_all_docs", None);
+    assert_eq!(status, 200, "{all}");
+    all["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["id"], r["key"], "{r}");
+            (
+                r["id"].as_str().expect("id").to_string(),
+                r["value"]["rev"].as_str().expect("rev").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `_find` by `_id`: the documents it answers.
+fn find(env: &Environment, id: &str) -> Vec<Value> {
+    let (status, found) = http(
+        env,
+        "POST",
+        "/books/_find",
+        Some(json!({"selector": {"_id": id}})),
+    );
+    assert_eq!(status, 200, "{found}");
+    found["docs"].as_array().expect("docs").clone()
+}
+
+/// Every read of `id` agrees: the document's revision is the one
+/// `_all_docs` lists and `_find` answers; absent from all three when `None`.
+fn agree(env: &Environment, id: &str, rev: Option<&str>, title: Option<&str>) {
+    let (status, doc) = http(env, "GET", &format!("/books/{id}"), None);
+    let listed = all_docs(env);
+    let found = find(env, id);
+    match rev {
+        Some(rev) => {
+            assert_eq!(status, 200, "{doc}");
+            assert_eq!(doc["_rev"], json!(rev));
+            assert_eq!(listed.get(id).map(String::as_str), Some(rev), "_all_docs");
+            assert_eq!(found.len(), 1, "_find: {found:?}");
+            assert_eq!(found[0]["_rev"], json!(rev));
+            if let Some(t) = title {
+                assert_eq!(doc["title"], json!(t));
+                assert_eq!(found[0]["title"], json!(t));
+            }
+        }
+        None => {
+            assert_eq!(status, 404, "{doc}");
+            assert!(!listed.contains_key(id), "_all_docs still lists {id}");
+            assert!(found.is_empty(), "_find still finds {id}: {found:?}");
+        }
+    }
+}
+
+fn tables(env: &Environment) -> Vec<String> {
+    env.export()["collections"]
+        .as_object()
+        .expect("collections")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn the_all_docs_rows_are_a_view_of_the_store_after_writes_and_data_add() {
+    let env = start("tests/fixtures/couch/dev-a.har");
+    // The World's `_all_docs` tables are nothing's to serve: not data-plane tables.
+    for t in tables(&env) {
+        assert!(!t.ends_with("all_docs"), "{t} is listed");
+    }
+    assert!(!env.data_tables().contains_key("books_all_docs"));
+    // A PUT of a new document: every read lists it with its revision.
+    let (status, made) = http(
+        &env,
+        "PUT",
+        "/books/book-plane",
+        Some(json!({"title": "P"})),
+    );
+    assert_eq!(status, 201, "{made}");
+    let rev = made["rev"].as_str().expect("rev").to_string();
+    agree(&env, "book-plane", Some(&rev), Some("P"));
+    // An update: the new revision everywhere.
+    let (status, updated) = http(
+        &env,
+        "PUT",
+        "/books/book-plane",
+        Some(json!({"title": "P2", "_rev": rev})),
+    );
+    assert_eq!(status, 201, "{updated}");
+    let rev2 = updated["rev"].as_str().expect("rev").to_string();
+    assert_ne!(rev, rev2);
+    agree(&env, "book-plane", Some(&rev2), Some("P2"));
+    // A DELETE: gone from every read.
+    let (status, _) = http(
+        &env,
+        "DELETE",
+        &format!("/books/book-plane?rev={rev2}"),
+        None,
+    );
+    assert_eq!(status, 200);
+    agree(&env, "book-plane", None, None);
+    // data/get lists every document once: as a World document at its path
+    // or as a row of the store's table, never as an `_all_docs` row.
+    let got = env.export();
+    let store = got["collections"]["app_model_store"]
+        .as_array()
+        .expect("store");
+    let mut seen = std::collections::BTreeSet::new();
+    for d in store {
+        let key = format!(
+            "{}/{}",
+            d["collection"].as_str().unwrap(),
+            d["id"].as_str().unwrap()
+        );
+        assert!(got["documents"].get(&key).is_none(), "{key} twice");
+        assert!(seen.insert(key.clone()), "{key} twice in the store table");
+    }
+    // data/add of a changed document (a row of the store's table): every read shows it.
+    let mut next = got.clone();
+    let row = next["collections"]["app_model_store"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|d| d["id"] == json!("book-003"))
+        .expect("book-003 is a store row");
+    row["document"]["title"] = json!("Added by data/add");
+    let rev3 = row["document"]["_rev"].as_str().unwrap().to_string();
+    env.replace(&next).expect("data/add");
+    agree(&env, "book-003", Some(&rev3), Some("Added by data/add"));
+    // data/add without it: gone from every read.
+    next["collections"]["app_model_store"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|d| d["id"] != json!("book-003"));
+    env.replace(&next).expect("data/add");
+    agree(&env, "book-003", None, None);
+    // A World document (book-001, held at its path) changed by data/add.
+    let (_, before) = http(&env, "GET", "/books/book-001", None);
+    let mut w = env.export();
+    w["documents"]["/books/book-001"]["title"] = json!("Via the World");
+    env.replace(&w).expect("data/add");
+    agree(
+        &env,
+        "book-001",
+        before["_rev"].as_str(),
+        Some("Via the World"),
+    );
+    // The round trip is the same World; reset restores the start.
+    let got = env.export();
+    env.replace(&got).expect("loads back");
+    assert_eq!(env.export(), got);
+    env.reset();
+    let (status, _) = http(&env, "GET", "/books/book-003", None);
+    assert_eq!(status, 200);
+}

@@ -12,9 +12,36 @@ use rea_derivation::Held;
 use serde_json::{Map, Value};
 
 impl<M: Model> WithAppModel<M> {
-    /// The engine's tables, then the app model's own.
+    /// The World's tables nothing serves: every route at or under the
+    /// table's collection path (a literal path) is one the app model owns
+    /// outright, so no read or write of the engine reaches its rows. Such a
+    /// table is a second copy of what the model renders (pouchdb's
+    /// `_all_docs` rows, a view of the store's documents): the data plane
+    /// leaves it out, and a replace empties it.
+    pub(super) fn unserved_tables(&self) -> Vec<String> {
+        self.inner
+            .table_collections()
+            .into_iter()
+            .filter(|(_, at)| !at.contains('{') && self.app.owns("GET", at))
+            .filter(|(_, at)| {
+                let under = format!("{at}/");
+                self.inner
+                    .tools()
+                    .iter()
+                    .map(|t| &t.tool)
+                    .filter(|t| t.path_template == *at || t.path_template.starts_with(&under))
+                    .all(|t| self.app.owns(&t.method, &t.path_template))
+            })
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// The engine's tables but those nothing serves, then the app model's own.
     pub(super) fn all_tables(&self) -> IndexMap<String, Value> {
         let mut out = self.inner.tables();
+        for name in self.unserved_tables() {
+            out.shift_remove(&name);
+        }
         for (name, schema) in self.app.table_schemas() {
             out.entry(name.to_string()).or_insert(schema);
         }
@@ -27,12 +54,14 @@ impl<M: Model> WithAppModel<M> {
         let held = |c: &str, id: &str| self.inner.row(inner, c, id) != Held::NotHeld;
         let at_world = |p: &str| self.store_paths().iter().any(|s| s == p);
         let rows = self.app.export_tables(&world.app, &held, &at_world);
-        if rows.is_empty() {
-            return;
-        }
         let Some(o) = value.as_object_mut() else {
             return;
         };
+        if let Some(Value::Object(c)) = o.get_mut("collections") {
+            for name in self.unserved_tables() {
+                c.shift_remove(&name);
+            }
+        }
         let collections = o
             .entry("collections")
             .or_insert_with(|| Value::Object(Map::new()));

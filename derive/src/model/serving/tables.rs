@@ -39,6 +39,17 @@ fn schema(description: &str, properties: Value, required: &[&str]) -> Value {
 }
 
 impl ServingModel {
+    /// True when the document store answers every read of the entity at
+    /// `scope`/`id` (its item path is one of the store's routes): the
+    /// resource's view of it is never read, so it is not listed (the
+    /// store's document is the one value).
+    fn store_serves(&self, scope: &str, id: &str) -> bool {
+        self.model
+            .document_store
+            .as_ref()
+            .is_some_and(|d| d.owns("GET", &format!("{scope}/{id}")))
+    }
+
     /// The tables this model's World needs, by name, with the JSON Schema
     /// of one row; none for a model with nothing of its own. A table's
     /// `required` members are exactly its row identity (what `additive`
@@ -155,6 +166,7 @@ impl ServingModel {
                     .entities
                     .iter()
                     .filter(|(k, _)| !world.gone.contains(*k) && !held(&k.1, &k.2))
+                    .filter(|(k, _)| !self.store_serves(&k.1, &k.2))
                     .filter_map(|(k, e)| {
                         Some(json!({"collection": name(k.0)?, "scope": k.1, "id": k.2, "entity": e}))
                     })
@@ -243,7 +255,7 @@ impl ServingModel {
         };
         // The model's own entities: the recorded ones go, the listed ones stay.
         for k in initial.entities.keys() {
-            if row(&k.1, &k.2) == Held::NotHeld {
+            if row(&k.1, &k.2) == Held::NotHeld && !self.store_serves(&k.1, &k.2) {
                 world.entities.remove(k);
                 world.dirty.insert(k.clone());
                 world.gone.insert(k.clone());
