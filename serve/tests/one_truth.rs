@@ -4,7 +4,7 @@
 //! model is written to the row, a row changed by an engine write (here an
 //! MCP-style tool call, which the engine answers) or by `data/add` is what
 //! the app model's reads answer next, `data/get` lists it once (in the
-//! World's tables; the `app_model` part names it by key only), and
+//! World's tables; the `app_model_held` table names it by key only), and
 //! `data/reset` restores both sides. See docs/serving.md ("One truth per
 //! resource").
 
