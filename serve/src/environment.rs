@@ -20,7 +20,7 @@ use crate::generator::SystemGenerator;
 use crate::model::{ImportError, Model, ToolInfo, ToolSchemas};
 use crate::outcome::body_bytes;
 use axum::body::Bytes;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName};
 use indexmap::IndexMap;
 pub use rea_engine::Request;
 use rea_engine::{Answer, Applied, Footprint};
@@ -58,6 +58,8 @@ trait Hosted: Send + Sync {
     fn name(&self) -> &str;
     fn tools(&self) -> &[ToolInfo];
     fn answer(&self, request: &Request) -> Arc<Reply>;
+    /// The cached reply of the read whose key is `key`, if the cache holds one.
+    fn cached(&self, key: &str) -> Option<Arc<Reply>>;
     fn reset(&self);
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
@@ -176,7 +178,11 @@ impl ReadCache {
 
 /// Request headers an answer depends on (the serving origin and the
 /// preconditions), so they are part of a cached read's key.
-const KEYED_HEADERS: [&str; 3] = ["host", "if-none-match", "if-modified-since"];
+const KEYED_HEADERS: [HeaderName; 3] = [
+    axum::http::header::HOST,
+    axum::http::header::IF_NONE_MATCH,
+    axum::http::header::IF_MODIFIED_SINCE,
+];
 
 /// The cache key of a read that may be cached: an HTTP GET/HEAD without a
 /// body, with the request headers its answer depends on.
@@ -184,28 +190,50 @@ fn read_key(request: &Request) -> Option<String> {
     let Request::Http(call) = request else {
         return None;
     };
-    let read = call.method.eq_ignore_ascii_case("GET") || call.method.eq_ignore_ascii_case("HEAD");
-    if !read || call.body.is_some() {
+    if !is_read(&call.method) || call.body.is_some() {
         return None;
     }
+    Some(read_key_of(
+        &call.method,
+        &call.path,
+        call.query.as_deref(),
+        |name| call.header(name.as_str()),
+    ))
+}
+
+/// Whether a method's answers may be cached (GET and HEAD).
+pub(crate) fn is_read(method: &str) -> bool {
+    method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")
+}
+
+/// The cache key of a body-less read from its request line and a lookup of
+/// its headers (the first visible-ASCII value of a lower-case name, as
+/// `Call::header` reads them): the one spelling of a key, for the engine's
+/// `Call` and for the HTTP adapter's lookup before it builds one.
+pub(crate) fn read_key_of<'a>(
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    header: impl Fn(&HeaderName) -> Option<&'a str>,
+) -> String {
     // Built by pushing (no formatting machinery): this runs on every read.
-    let mut key = String::with_capacity(call.method.len() + call.path.len() + 64);
-    key.push_str(&call.method);
+    let mut key = String::with_capacity(method.len() + path.len() + 64);
+    key.push_str(method);
     key.push(' ');
-    key.push_str(&call.path);
-    if let Some(q) = &call.query {
+    key.push_str(path);
+    if let Some(q) = query {
         key.push('?');
         key.push_str(q);
     }
-    for name in KEYED_HEADERS {
-        if let Some(v) = call.header(name) {
+    for name in &KEYED_HEADERS {
+        if let Some(v) = header(name) {
             key.push('\n');
-            key.push_str(name);
+            key.push_str(name.as_str());
             key.push_str(": ");
             key.push_str(v);
         }
     }
-    Some(key)
+    key
 }
 
 /// Drops a replaced World (and the replies cached for it) off the caller's
@@ -311,6 +339,9 @@ impl<M: Model> Hosted for Host<M> {
         drop(reads);
         drop(world);
         reply
+    }
+    fn cached(&self, key: &str) -> Option<Arc<Reply>> {
+        lock(&self.reads).get(key)
     }
     fn reset(&self) {
         let fresh = lock(&self.initial).clone();
@@ -545,6 +576,18 @@ impl Environment {
         episode
             .and_then(|name| self.host.answer_in(name, request))
             .unwrap_or_else(|| self.host.answer(request))
+    }
+
+    /// The reply `call_in` would give a body-less read with cache key `key`
+    /// (`read_key_of`), when the cache holds it: the HTTP adapter asks this
+    /// before it builds the call. `None` when the read names an episode of
+    /// its own (`--isolate`: episodes' reads are not cached) or the cache
+    /// holds no reply for it.
+    pub(crate) fn cached_read(&self, episode_named: bool, key: &str) -> Option<Arc<Reply>> {
+        if episode_named && self.host.isolated() {
+            return None;
+        }
+        self.host.cached(key)
     }
 
     /// `data/reset` of an episode (or of the default World).

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 /// The request header naming an episode (data plane, MCP, the app's paths).
 pub const EPISODE_HEADER: &str = "agentenv-episode";
+/// `EPISODE_HEADER` as a header name (looked up without parsing it).
+const EPISODE_NAME: axum::http::HeaderName = axum::http::HeaderName::from_static(EPISODE_HEADER);
 /// Episodes held at most; past it the least recently used one is dropped.
 pub(crate) const MAX_EPISODES: usize = 100_000;
 /// Idle episodes are looked for at most this often.
@@ -20,7 +22,7 @@ const MAX_NAME_BYTES: usize = 256;
 /// The episode a request names with the `AgentEnv-Episode` header.
 pub(crate) fn named(headers: &axum::http::HeaderMap) -> Option<String> {
     headers
-        .get(EPISODE_HEADER)
+        .get(EPISODE_NAME)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
         .filter(|v| !v.is_empty())

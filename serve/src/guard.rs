@@ -286,14 +286,18 @@ pub(crate) fn finish(
     response
 }
 
+/// Header names looked up on every request (named once, not parsed each time).
+const SEC_FETCH_SITE: header::HeaderName = header::HeaderName::from_static("sec-fetch-site");
+const SEC_FETCH_MODE: header::HeaderName = header::HeaderName::from_static("sec-fetch-mode");
+
 /// A browser request from another site that carries no `Origin`
 /// (`Sec-Fetch-Site: cross-site`), other than a top-level GET/HEAD navigation.
 fn cross_site_without_origin(method: &Method, headers: &HeaderMap) -> bool {
-    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    let site = headers.get(SEC_FETCH_SITE).and_then(|v| v.to_str().ok());
     if !site.is_some_and(|s| s.eq_ignore_ascii_case("cross-site")) {
         return false;
     }
-    let mode = headers.get("sec-fetch-mode").and_then(|v| v.to_str().ok());
+    let mode = headers.get(SEC_FETCH_MODE).and_then(|v| v.to_str().ok());
     let navigation = mode.is_some_and(|m| m.eq_ignore_ascii_case("navigate"))
         && (method == Method::GET || method == Method::HEAD);
     !navigation

@@ -39,8 +39,25 @@ pub(crate) async fn fallback(
 }
 
 /// Answers one request at the app's paths (the fallback's work once the
-/// body is read; the server's direct path calls it too).
+/// body is read), marked as journaled for the router's log layer.
 pub(crate) fn answer(
+    env: &Environment,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: HeaderMap,
+    body: &Bytes,
+    started: std::time::Instant,
+) -> Response {
+    let mut response = respond(env, method, uri, headers, body, started);
+    response.extensions_mut().insert(crate::admin::Journaled);
+    response
+}
+
+/// Answers and journals one request at the app's paths (the server's
+/// direct path calls this; its request line is logged by the journal). A
+/// body-less read the cache holds is answered from the cache before any
+/// call is built: a lookup, the journal entry and the prepared reply.
+pub(crate) fn respond(
     env: &Environment,
     method: &Method,
     uri: &axum::http::Uri,
@@ -54,6 +71,16 @@ pub(crate) fn answer(
     } else {
         method.as_str()
     };
+    let episode = crate::episodes::named(&headers);
+    if crate::environment::is_read(routed) && blank(body) {
+        let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), |name| {
+            header_text(&headers, name)
+        });
+        if let Some(reply) = env.cached_read(episode.is_some(), &key) {
+            crate::admin::journal_http_parts(env, routed, uri, &headers, &reply, started);
+            return served(env, uri, &reply, head);
+        }
+    }
     let (parsed, refused) = match parse_body(&headers, body) {
         Ok(parsed) => (parsed, None),
         Err(message) => (None, Some(message)),
@@ -69,21 +96,36 @@ pub(crate) fn answer(
         // The engine is synchronous and quick; the lock is never held
         // across an await point. With `--isolate`, `AgentEnv-Episode`
         // names the episode whose World answers.
-        None => env.call_in(crate::episodes::named(&headers).as_deref(), &request),
+        None => env.call_in(episode.as_deref(), &request),
         Some(message) => Arc::new(Reply::new(
             crate::app_model::malformed_body(env, &headers)
                 .unwrap_or_else(|| Refusal::BodyNotJson { message }.answer()),
         )),
     };
     crate::admin::journal_http(env, request, &reply, started);
-    let mut response = if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
-        method_not_allowed(env, uri.path())
-    } else {
-        None
+    served(env, uri, &reply, head)
+}
+
+/// The response a reply is served as (a tool-less answer at a path other
+/// methods reach: the recorded `405`).
+fn served(env: &Environment, uri: &axum::http::Uri, reply: &Reply, head: bool) -> Response {
+    if reply.answer.error_code.as_deref() == Some("no_matching_tool") {
+        if let Some(response) = method_not_allowed(env, uri.path()) {
+            return response;
+        }
     }
-    .unwrap_or_else(|| to_response(&reply, head));
-    response.extensions_mut().insert(crate::admin::Journaled);
-    response
+    to_response(reply, head)
+}
+
+/// Whether a request body is empty or only whitespace (no JSON body).
+fn blank(body: &[u8]) -> bool {
+    body.iter().all(u8::is_ascii_whitespace)
+}
+
+/// The first visible-ASCII value of header `name` (as `Call::header` reads
+/// the headers `request_headers` keeps).
+fn header_text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
+    headers.get_all(name).iter().find_map(|v| v.to_str().ok())
 }
 
 /// The recorded `405` with `Allow` naming the methods that reach a tool
@@ -122,7 +164,7 @@ fn request_headers(headers: &HeaderMap) -> Vec<(String, String)> {
 }
 
 fn parse_body(headers: &HeaderMap, body: &Bytes) -> Result<Option<serde_json::Value>, String> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    if blank(body) {
         return Ok(None);
     }
     match serde_json::from_slice(body) {

@@ -91,6 +91,10 @@ impl ServeConfig {
 /// Whether a host name or address is loopback.
 pub(crate) fn is_loopback_host(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
+    // The names every loopback client sends, without parsing an address.
+    if h == "127.0.0.1" || h == "::1" {
+        return true;
+    }
     h.eq_ignore_ascii_case("localhost")
         || h.parse::<IpAddr>()
             .map(|ip| ip.is_loopback())
@@ -266,7 +270,8 @@ impl Front {
                     axum::body::Bytes::new()
                 };
                 let headers = std::mem::take(&mut parts.headers);
-                let response = http::answer(
+                // Journaled, and its line logged, by the adapter.
+                let response = http::respond(
                     &self.env,
                     &parts.method,
                     &parts.uri,
@@ -274,7 +279,11 @@ impl Front {
                     &body,
                     started,
                 );
-                guard::finish(&self.guard, cross_origin.as_deref(), response)
+                return Ok(guard::finish(
+                    &self.guard,
+                    cross_origin.as_deref(),
+                    response,
+                ));
             }
         };
         crate::admin::log_unjournaled(&parts.method, parts.uri.path(), &response, started);
@@ -372,13 +381,12 @@ async fn serve_connection(
     stop: CancellationToken,
 ) {
     let epoch = Instant::now();
-    let last = Arc::new(AtomicU64::new(0));
+    let last = Arc::new(AtomicU64::new(coarse_ms()));
     let read_any = Arc::new(AtomicBool::new(false));
     let io = Watched {
         io: stream,
         last: last.clone(),
         read_any: read_any.clone(),
-        epoch,
     };
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
@@ -388,9 +396,7 @@ async fn serve_connection(
     let mut conn = std::pin::pin!(conn);
     let mut stopping = false;
     loop {
-        let quiet = Duration::from_millis(
-            (epoch.elapsed().as_millis() as u64).saturating_sub(last.load(Ordering::Relaxed)),
-        );
+        let quiet = Duration::from_millis(coarse_ms().saturating_sub(last.load(Ordering::Relaxed)));
         let waited = epoch.elapsed();
         let silent = !read_any.load(Ordering::Relaxed);
         if quiet >= idle || (silent && waited >= first) {
@@ -416,18 +422,35 @@ async fn serve_connection(
 /// A socket that notes when a byte last moved (for the idle timeout).
 struct Watched {
     io: TcpStream,
-    /// Milliseconds since `epoch` of the last read or write.
+    /// `coarse_ms` at the last read or write.
     last: Arc<AtomicU64>,
     /// Set once the peer has sent a byte.
     read_any: Arc<AtomicBool>,
-    epoch: Instant,
 }
 
 impl Watched {
     fn touch(&self) {
-        self.last
-            .store(self.epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
+        self.last.store(coarse_ms(), Ordering::Relaxed);
     }
+}
+
+/// Milliseconds on a monotonic clock read at every socket read and write:
+/// the kernel's coarse clock (a few ms of resolution, far below any idle
+/// timeout, and no time-stamp counter read) where there is one.
+fn coarse_ms() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock_gettime` writes only the `timespec` it is given.
+        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000;
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_millis() as u64
 }
 
 impl AsyncRead for Watched {

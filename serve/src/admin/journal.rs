@@ -388,6 +388,42 @@ pub(super) fn http_request(call: rea_engine::Call) -> Shown {
     }))
 }
 
+/// `http_request` of the body-less call a request line and its headers
+/// make (`http::request_headers`' view: visible-ASCII values), built from
+/// them directly (the cached read path builds no call).
+pub(crate) fn http_request_parts(
+    method: &str,
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+) -> Shown {
+    let headers = headers
+        .iter()
+        .filter_map(|(n, v)| {
+            let name = n.as_str();
+            let value = if redact::credential_name(name) {
+                redact::REDACTED
+            } else {
+                v.to_str().ok()?
+            };
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect();
+    let query = uri.query().map(|q| {
+        if q.is_empty() {
+            String::new()
+        } else {
+            redact::query(q)
+        }
+    });
+    Shown::Http(Box::new(HttpShown {
+        method: method.to_string(),
+        path: uri.path().to_string(),
+        query,
+        headers,
+        body: None,
+    }))
+}
+
 /// A JSON body with credential members redacted, or its size when large.
 pub(super) fn bounded_body(body: &Value) -> Value {
     bounded_owned(body.clone())
@@ -443,4 +479,44 @@ fn log_line(entry: &Entry) {
         status: entry.status,
         duration_ms: entry.duration_ms,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cached read's entry, built from the request's parts, is the entry
+    /// its call would make: the same headers (credentials redacted, values
+    /// that are not visible ASCII left out), the same redacted query.
+    #[test]
+    fn a_request_from_its_parts_is_shown_as_its_call_is() {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert("host", "127.0.0.1:1".parse().unwrap());
+        headers.insert("authorization", "Basic c2VjcmV0".parse().unwrap());
+        headers.append("x-api-key", "k".parse().unwrap());
+        headers.append(
+            "x-note",
+            axum::http::HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap(),
+        );
+        headers.append("accept", "application/json".parse().unwrap());
+        for target in ["/a/b?token=t&x=1", "/a/b?", "/a/b"] {
+            let uri: axum::http::Uri = target.parse().unwrap();
+            let call = rea_engine::Call {
+                method: "GET".into(),
+                path: uri.path().into(),
+                query: uri.query().map(str::to_string),
+                headers: headers
+                    .iter()
+                    .filter_map(|(n, v)| Some((n.to_string(), v.to_str().ok()?.to_string())))
+                    .collect(),
+                body: None,
+            };
+            let parts = http_request_parts("GET", &uri, &headers);
+            assert_eq!(parts, http_request(call), "{target}");
+            let shown = parts.to_value();
+            assert_eq!(shown["headers"]["authorization"], "redacted");
+            assert_eq!(shown["headers"]["x-api-key"], "redacted");
+            assert!(shown["headers"].get("x-note").is_none());
+        }
+    }
 }

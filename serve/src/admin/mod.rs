@@ -240,6 +240,24 @@ pub(crate) fn journal_http(env: &Environment, request: Request, reply: &Reply, s
     env.ops().journal().record(entry);
 }
 
+/// `journal_http` of a body-less request given by its parts (the HTTP
+/// adapter's cached reads build no call): the same entry and line.
+pub(crate) fn journal_http_parts(
+    env: &Environment,
+    method: &str,
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+    reply: &Reply,
+    started: Instant,
+) {
+    let nearest = (reply.answer.error_code.as_deref() == Some("no_matching_tool"))
+        .then(|| nearest::nearest_to_path(env.all_tools(), method, uri.path()));
+    let shown = journal::http_request_parts(method, uri, headers);
+    let mut entry = entry_for(env, Surface::Http, shown, reply, started);
+    entry.nearest = nearest.unwrap_or_default();
+    env.ops().journal().record(entry);
+}
+
 /// Journals one MCP `tools/call`; `reply` is `None` when no tool has the name.
 pub(crate) fn journal_tool(
     env: &Environment,
