@@ -148,6 +148,15 @@ pub(crate) fn semantics(
     (sem, paging)
 }
 
+/// The conventions' semantics of a tool with a list view, if it has one.
+pub(crate) fn of_tool(engine: &Engine, tool: &str) -> Option<EndpointSemantics> {
+    let Some(crate::state::ViewPlan::List(plan)) = engine.view_of(tool) else {
+        return None;
+    };
+    let tool = engine.tool(tool)?;
+    Some(semantics(engine, tool, &plan.type_name).0)
+}
+
 /// The convention hypotheses over a type's `fields`, with the token name
 /// and the default order: no tool, no paging header.
 fn hypotheses(fields: &[String], token: &str, order: Option<SortKey>) -> EndpointSemantics {
