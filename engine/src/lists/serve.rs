@@ -170,14 +170,19 @@ fn shape<'a>(
     if recorded_line.is_some_and(|l| l.membership != Membership::All) {
         return whole(entities);
     }
+    let query = call.query.as_deref().unwrap_or("");
+    let unread = recorded_line.is_some() || query.is_empty();
+    if unread && conventions::default_order(engine, &plan.type_name).is_none() {
+        // No query to read and no order to apply: the list as held.
+        return whole(entities);
+    }
     let (sem, paging) = conventions::semantics(engine, tool, &plan.type_name);
     let universe = conventions::universe(&entities);
     let ordered = |entities: Vec<&'a Entity>| match conventions::page(&sem, "", &universe) {
         Some(p) => whole(p.indices.iter().map(|&i| entities[i]).collect()),
         None => whole(entities),
     };
-    let query = call.query.as_deref().unwrap_or("");
-    if recorded_line.is_some() || query.is_empty() {
+    if unread {
         return ordered(entities);
     }
     let Some(page) = conventions::page(&sem, query, &universe) else {
