@@ -355,14 +355,14 @@ impl<'a> Replay<'a> {
                 // An unrecorded line is answered from the state when the
                 // engine understands its query (filters on known fields,
                 // sorting, paging); any other line is not checked.
-                let fields = self
-                    .engine
-                    .entity_type(&p.type_name)
-                    .map(|t| t.fields.clone())
-                    .unwrap_or_default();
-                let understood = rec.query.as_deref().is_none_or(|q| {
-                    crate::engine::understands_list_query(self.engine, tool, q, &fields)
-                });
+                let understood = rec.query.is_none()
+                    || crate::engine::understands_list_query(
+                        self.engine,
+                        &self.world,
+                        tool,
+                        &p.type_name,
+                        &call,
+                    );
                 if !recorded_line && !understood {
                     return;
                 }

@@ -1,17 +1,24 @@
-//! The list-query conventions: filters, sorting, limits and continuation
-//! tokens the recording never saw, applied to a list rendered from the
-//! World where no inferred list semantics have evidence (the replay check
-//! asks `understands`), plus the default render order a write plan's
-//! `insert` rule names (docs/serving.md, "Beyond the recording"). Values
-//! compare and match as the list evaluator's do (`lists::fields`).
+//! The list-query conventions, as hypotheses of meaning: the library's
+//! paging, sorting and continuation-token names, the type's field names
+//! (equality) and their `not_`/`in_`/`min_`/`max_`/`gt_`/`lt_` prefixes,
+//! and the default order a served write plan's `insert` rule names, built
+//! into the same `EndpointSemantics` the inference produces (every
+//! parameter `status: "convention"`) for a list the recording gave no
+//! confirmed semantics. `lists::eval::evaluate` is the one evaluator: the
+//! server renders such a list through it (`lists::serve`), and the replay
+//! check asks it whether a query is understood (`understands`), so both
+//! read one query the same way (docs/serving.md, "List queries").
 
 use crate::codec::{normalize_path, query_decode};
-use crate::lists::fields::{self, Collation};
+use crate::lists::eval::{evaluate, query_params, Page};
+use crate::lists::fields::{Collation, FieldPath};
+use crate::lists::semantics::{
+    Carrier, EndpointSemantics, Meaning, Op, ParamMeaning, SortKey, Spelling, TokenFormat,
+};
 use crate::state::{Entity, InsertPosition, PlanStatus, SortOrder};
-use crate::{Call, Engine};
-use base64::Engine as _;
+use crate::{Call, Engine, World};
 use serde_json::Value;
-use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// Query names read as a page size.
 pub(crate) const LIMIT_NAMES: &[&str] = &[
@@ -29,208 +36,33 @@ pub(crate) const OFFSET_NAMES: &[&str] = &["offset", "_offset", "start", "_start
 pub(crate) const SORT_NAMES: &[&str] = &["_sort", "sort", "order_by"];
 /// The continuation-token name used when the recording shows none.
 pub(crate) const DEFAULT_TOKEN: &str = "_token";
-/// A filter's operator: equality, or the one a name prefix spells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FilterOp {
-    Eq,
-    /// `not_`: differs.
-    Not,
-    /// `in_`: one of a comma list.
-    In,
-    /// `min_`/`max_`: inclusive bounds.
-    Min,
-    Max,
-    /// `gt_`/`lt_`: exclusive bounds.
-    Gt,
-    Lt,
-}
+/// The decoded text of the conventions' continuation token: a base64
+/// JSON offset (`TokenFormat::Base64Offset`, unpadded).
+pub(crate) const TOKEN_TEMPLATE: &str = "{\"offset\":{offset}}";
 
-/// Filter name prefixes and their operators.
-const PREFIXES: &[(&str, FilterOp)] = &[
-    ("not_", FilterOp::Not),
-    ("in_", FilterOp::In),
-    ("min_", FilterOp::Min),
-    ("max_", FilterOp::Max),
-    ("gt_", FilterOp::Gt),
-    ("lt_", FilterOp::Lt),
+/// Filter name prefixes and the operators they spell (`in_` is equality
+/// with any value of a comma list, as every filter reads comma lists).
+const PREFIXES: &[(&str, Op)] = &[
+    ("not_", Op::Ne),
+    ("in_", Op::Eq),
+    ("min_", Op::Gte),
+    ("max_", Op::Lte),
+    ("gt_", Op::Gt),
+    ("lt_", Op::Lt),
 ];
-
-/// One filter on an entity field.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Filter {
-    pub field: String,
-    pub op: FilterOp,
-    pub text: String,
-}
-
-/// A list query, parsed against the type's fields.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct ListQuery {
-    pub filters: Vec<Filter>,
-    /// Sort keys: field and descending flag.
-    pub sort: Vec<(String, bool)>,
-    pub limit: Option<usize>,
-    /// The offset a continuation token carried.
-    pub offset: usize,
-    /// The raw `name=value` pairs other than the token, in request order.
-    pub kept: Vec<String>,
-    /// False when some name is none of the above (the line then renders
-    /// unfiltered, as `engine::query` does for the replay check).
-    pub understood: bool,
-}
-
-/// Parses a raw query string. A name that is neither paging, sorting, the
-/// token nor (after an optional filter prefix) a field of `fields` makes
-/// the query not understood.
-pub(crate) fn parse(query: &str, fields: &[String], token_name: &str) -> ListQuery {
-    let mut q = ListQuery {
-        understood: true,
-        ..ListQuery::default()
-    };
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = query_decode(raw_name);
-        let value = query_decode(raw_value);
-        if name == token_name {
-            q.offset = read_token(&value).unwrap_or(0);
-            continue;
-        }
-        q.kept.push(pair.to_string());
-        if LIMIT_NAMES.contains(&name.as_str()) {
-            match value.trim().parse::<usize>() {
-                Ok(n) => q.limit = Some(n),
-                Err(_) => q.understood = false,
-            }
-        } else if OFFSET_NAMES.contains(&name.as_str()) {
-            match value.trim().parse::<usize>() {
-                Ok(n) => q.offset = n,
-                Err(_) => q.understood = false,
-            }
-        } else if SORT_NAMES.contains(&name.as_str()) {
-            for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
-                match key.strip_prefix('-') {
-                    Some(f) => q.sort.push((f.to_string(), true)),
-                    None => q
-                        .sort
-                        .push((key.strip_prefix('+').unwrap_or(key).to_string(), false)),
-                }
-            }
-        } else if fields.contains(&name) {
-            q.filters.push(Filter {
-                field: name,
-                op: FilterOp::Eq,
-                text: value,
-            });
-        } else if let Some((op, field)) = PREFIXES
-            .iter()
-            .find_map(|(p, op)| name.strip_prefix(p).map(|f| (*op, f)))
-            .filter(|(_, f)| fields.iter().any(|x| x == f))
-        {
-            q.filters.push(Filter {
-                field: field.to_string(),
-                op,
-                text: value,
-            });
-        } else {
-            q.understood = false;
-        }
-    }
-    q
-}
-
-/// Our own opaque continuation token for `offset`.
-pub(crate) fn make_token(offset: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{{\"offset\":{offset}}}"))
-}
-
-/// The offset a token of ours carries.
-pub(crate) fn read_token(token: &str) -> Option<usize> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(token.trim_end_matches('='))
-        .ok()?;
-    let value: Value = serde_json::from_slice(&bytes).ok()?;
-    value.get("offset")?.as_u64().map(|n| n as usize)
-}
-
-/// True when a field value equals the query text, coerced to the value's
-/// type (the one equality of list queries, `fields::equals`).
-pub(crate) fn value_matches(value: Option<&Value>, text: &str) -> bool {
-    fields::equals(value, &Value::String(text.to_string()))
-}
-
-fn keep(entity: &Entity, f: &Filter) -> bool {
-    let v = entity.fields.get(&f.field);
-    let cmp = || {
-        v.map(|v| {
-            let wanted = fields::coerce(&Value::String(f.text.clone()), Some(v));
-            compare(Some(v), Some(&wanted))
-        })
-    };
-    match f.op {
-        FilterOp::Eq => value_matches(v, &f.text),
-        FilterOp::Not => !value_matches(v, &f.text),
-        FilterOp::In => f.text.split(',').any(|t| value_matches(v, t)),
-        FilterOp::Min => cmp().is_some_and(|o| o != Ordering::Less),
-        FilterOp::Max => cmp().is_some_and(|o| o != Ordering::Greater),
-        FilterOp::Gt => cmp() == Some(Ordering::Greater),
-        FilterOp::Lt => cmp() == Some(Ordering::Less),
-    }
-}
-
-/// The one total order of list values (`fields::compare`, binary
-/// collation): absent/null, booleans, numbers, strings, then arrays and
-/// objects.
-pub(crate) fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
-    fields::compare(a, b, Collation::Binary)
-}
-
-/// Stable sort by keys (field, descending).
-pub(crate) fn sort_by(entities: &mut [&Entity], keys: &[(String, bool)]) {
-    entities.sort_by(|a, b| {
-        keys.iter()
-            .map(|(f, desc)| {
-                let o = compare(a.fields.get(f), b.fields.get(f));
-                if *desc {
-                    o.reverse()
-                } else {
-                    o
-                }
-            })
-            .find(|o| *o != Ordering::Equal)
-            .unwrap_or(Ordering::Equal)
-    });
-}
-
-/// Filters, sorts and pages `entities`; returns the page, the offset of
-/// the next page when more remain, and how many the filters kept.
-pub(crate) fn apply<'a>(
-    q: &ListQuery,
-    entities: Vec<&'a Entity>,
-) -> (Vec<&'a Entity>, Option<usize>, usize) {
-    let mut kept: Vec<&Entity> = entities
-        .into_iter()
-        .filter(|e| q.filters.iter().all(|f| keep(e, f)))
-        .collect();
-    sort_by(&mut kept, &q.sort);
-    let total = kept.len();
-    let start = q.offset.min(total);
-    let end = q.limit.map_or(total, |l| (start + l).min(total));
-    let page = kept[start..end].to_vec();
-    (page, (end < total).then_some(end), total)
-}
 
 /// The recorded order of a type's lists: the sort key a served write
 /// plan's `insert` rule names (`sorted` by a field), if any.
-pub(crate) fn default_order(engine: &Engine, type_name: &str) -> Option<(String, bool)> {
+pub(crate) fn default_order(engine: &Engine, type_name: &str) -> Option<SortKey> {
     engine.state.writes.iter().find_map(|w| {
         let insert = w.insert.as_ref()?;
         (w.status == PlanStatus::Served && w.type_name.as_deref() == Some(type_name))
             .then_some(())?;
         (insert.position == InsertPosition::Sorted).then_some(())?;
-        Some((
-            insert.field.clone()?,
-            insert.order == Some(SortOrder::Descending),
-        ))
+        Some(SortKey {
+            field: FieldPath::member(insert.field.as_deref()?),
+            descending: insert.order == Some(SortOrder::Descending),
+        })
     })
 }
 
@@ -293,142 +125,167 @@ pub(crate) fn paging_of(engine: &Engine, ordinals: &[u64]) -> Option<Paging> {
     None
 }
 
-/// The next-page link for a call: its path, its query without the token,
-/// and our token for `offset`, behind the recorded origin.
-pub(crate) fn next_link(paging: &Paging, call: &Call, kept: &[String], offset: usize) -> String {
-    let mut query = kept.join("&");
-    if !query.is_empty() {
-        query.push('&');
-    }
-    query.push_str(&format!("{}={}", paging.token, make_token(offset)));
-    format!("{}{}?{query}", paging.origin, call.path)
-}
-
-/// True when the list query of `tool` is one `shape` applies (what the
-/// replay check checks): the same parse, with the tool's paging token.
-pub fn understands(
-    engine: &Engine,
-    tool: &crate::manifest::Tool,
-    query: &str,
-    fields: &[String],
-) -> bool {
-    let paging = paging_of(engine, &tool.record_ordinals);
-    let token = paging.as_ref().map_or(DEFAULT_TOKEN, |p| p.token.as_str());
-    parse(query, fields, token).understood
-}
-
-/// What a list render from the World shows: the entities, in order, and
-/// the paging header to answer with (name, value), if any.
-pub(crate) struct Shaped<'a> {
-    pub entities: Vec<&'a Entity>,
-    /// How many entities the query kept before paging.
-    pub total: usize,
-    /// The paging header name the recording used (drop any replayed copy).
-    pub paging_header: Option<String>,
-    /// The paging header to add.
-    pub next: Option<(String, String)>,
-}
-
-/// Orders a list rendered from the World by the type's recorded order and,
-/// for a request line the plan did not record, applies its query.
-/// `recorded_line`: `Some(true)` for a recorded line listing every entity,
-/// `Some(false)` for a recorded line with its own membership (left as
-/// recorded), `None` for a line the plan never saw.
-pub(crate) fn shape<'a>(
+/// The conventions of a list tool over entity type `type_name`, as endpoint
+/// semantics: every parameter a `convention` hypothesis, the default order
+/// the type's insert rule names, the next page in the recorded paging
+/// header (with `paging`'s origin) and the conventions' offset token.
+pub(crate) fn semantics(
     engine: &Engine,
     tool: &crate::manifest::Tool,
     type_name: &str,
-    call: &Call,
-    recorded_line: Option<bool>,
-    mut entities: Vec<&'a Entity>,
-) -> Shaped<'a> {
-    if recorded_line == Some(false) {
-        return Shaped {
-            total: entities.len(),
-            entities,
-            paging_header: None,
-            next: None,
-        };
-    }
-    if let Some(key) = default_order(engine, type_name) {
-        sort_by(&mut entities, &[key]);
-    }
-    let query = call.query.as_deref().unwrap_or("");
-    if recorded_line.is_some() || query.is_empty() {
-        return Shaped {
-            total: entities.len(),
-            entities,
-            paging_header: None,
-            next: None,
-        };
-    }
-    let fields = engine
-        .entity_type(type_name)
-        .map(|t| t.fields.clone())
-        .unwrap_or_default();
+) -> (EndpointSemantics, Option<Paging>) {
     let paging = paging_of(engine, &tool.record_ordinals);
     let token = paging.as_ref().map_or(DEFAULT_TOKEN, |p| p.token.as_str());
-    let q = parse(query, &fields, token);
-    if !q.understood {
-        return Shaped {
-            total: entities.len(),
-            entities,
-            paging_header: None,
-            next: None,
-        };
-    }
-    let (page, next_offset, total) = apply(&q, entities);
-    let next = match (&paging, next_offset) {
-        (Some(p), Some(offset)) => Some((p.header.clone(), next_link(p, call, &q.kept, offset))),
-        _ => None,
+    let fields: &[String] = engine
+        .entity_type(type_name)
+        .map(|t| t.fields.as_slice())
+        .unwrap_or(&[]);
+    let mut sem = hypotheses(fields, token, default_order(engine, type_name));
+    sem.tool.clone_from(&tool.name);
+    sem.method.clone_from(&tool.method);
+    sem.path_template.clone_from(&tool.path_template);
+    sem.spelling.next_header = paging.as_ref().map(|p| p.header.clone());
+    (sem, paging)
+}
+
+/// The conventions' semantics of a tool with a list view, if it has one.
+pub(crate) fn of_tool(engine: &Engine, tool: &str) -> Option<EndpointSemantics> {
+    let Some(crate::state::ViewPlan::List(plan)) = engine.view_of(tool) else {
+        return None;
     };
-    Shaped {
-        entities: page,
-        total,
-        paging_header: paging.map(|p| p.header),
-        next,
+    let tool = engine.tool(tool)?;
+    Some(semantics(engine, tool, &plan.type_name).0)
+}
+
+/// The convention hypotheses over a type's `fields`, with the token name
+/// and the default order: no tool, no paging header.
+fn hypotheses(fields: &[String], token: &str, order: Option<SortKey>) -> EndpointSemantics {
+    let param = |name: &str, meaning: Meaning| ParamMeaning {
+        name: name.to_string(),
+        meaning,
+        basis: "convention".into(),
+        status: "convention".into(),
+        observed: Vec::new(),
+        confirmed_by: Vec::new(),
+        contradicted_by: Vec::new(),
+    };
+    // In precedence order: the first parameter of a name is its meaning.
+    let mut params = vec![param(token, Meaning::Cursor)];
+    params.extend(LIMIT_NAMES.iter().map(|n| param(n, Meaning::PageSize)));
+    params.extend(OFFSET_NAMES.iter().map(|n| param(n, Meaning::Offset)));
+    params.extend(SORT_NAMES.iter().map(|n| param(n, Meaning::Sort)));
+    let filter = |f: &str, op: Op| Meaning::Filter {
+        field: FieldPath::member(f),
+        op,
+    };
+    params.extend(fields.iter().map(|f| param(f, filter(f, Op::Eq))));
+    for (prefix, op) in PREFIXES {
+        params.extend(
+            fields
+                .iter()
+                .map(|f| param(&format!("{prefix}{f}"), filter(f, *op))),
+        );
     }
+    EndpointSemantics {
+        tool: String::new(),
+        method: "GET".into(),
+        path_template: String::new(),
+        carrier: Carrier::Query,
+        items_pointer: String::new(),
+        identity: None,
+        universe: "state".into(),
+        collation: Collation::Binary,
+        default_order: order.into_iter().collect(),
+        default_order_evidence: Vec::new(),
+        default_page_size: None,
+        default_filters: Vec::new(),
+        field_name_filters: false,
+        lent_operators: Vec::new(),
+        params,
+        item_fields: Vec::new(),
+        base_ordinal: None,
+        answers: Vec::new(),
+        unexplained: Vec::new(),
+        adopted: Vec::new(),
+        spelling: Spelling {
+            token: Some(TokenFormat::Base64Offset {
+                template: TOKEN_TEMPLATE.into(),
+                padded: false,
+            }),
+            ..Spelling::default()
+        },
+        instances: Vec::new(),
+    }
+}
+
+/// The entities as the evaluator reads them (their fields, as objects).
+pub(crate) fn universe(entities: &[&Entity]) -> Vec<Value> {
+    entities
+        .iter()
+        .map(|e| Value::Object(e.fields.clone()))
+        .collect()
+}
+
+/// The conventions' page of `entities` for `query` (`""`: the default
+/// order alone), or `None` when the conventions do not understand it.
+pub(crate) fn page(sem: &EndpointSemantics, query: &str, universe: &[Value]) -> Option<Page> {
+    let refs: Vec<&Value> = universe.iter().collect();
+    evaluate(sem, &query_params(query), &refs, &HashMap::new()).ok()
+}
+
+/// True when the list conventions of `tool` understand the call's query
+/// over the collection `world` holds now: the evaluator the server renders
+/// the list with (what the replay check checks).
+pub fn understands(
+    engine: &Engine,
+    world: &World,
+    tool: &crate::manifest::Tool,
+    type_name: &str,
+    call: &Call,
+) -> bool {
+    let (sem, _) = semantics(engine, tool, type_name);
+    let held = world.list(type_name, &normalize_path(&call.path));
+    let entities: Vec<&Entity> = held.iter().collect();
+    page(
+        &sem,
+        call.query.as_deref().unwrap_or(""),
+        &universe(&entities),
+    )
+    .is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use indexmap::IndexMap;
+    use crate::lists::eval::read_app_token;
+    use crate::lists::semantics::SortKey;
     use serde_json::json;
 
-    fn e(id: u64, status: &str, total: f64, paid: bool) -> Entity {
-        let fields = json!({"id": id, "status": status, "total": total, "paid": paid});
-        Entity {
-            type_name: "orders".into(),
-            collection: "/o".into(),
-            id: json!(id),
-            fields: fields.as_object().unwrap().clone(),
-            view_fields: IndexMap::new(),
-            record_ordinals: vec![],
-        }
+    fn sem(fields: &[&str]) -> EndpointSemantics {
+        let fields: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+        let order = SortKey {
+            field: FieldPath::member("id"),
+            descending: false,
+        };
+        hypotheses(&fields, DEFAULT_TOKEN, Some(order))
     }
 
+    /// The conventions, read by the one evaluator: field equality (typed),
+    /// prefixed comparisons, sorting, limits, offsets and their own token.
     #[test]
-    fn filters_sorts_and_pages() {
+    fn conventions_filter_sort_and_page_through_the_evaluator() {
         let all = [
-            e(1, "paid", 5.0, true),
-            e(2, "open", 9.5, false),
-            e(3, "open", 1.0, false),
-            e(4, "paid", 7.0, true),
+            json!({"id": 1, "status": "paid", "total": 5.0, "paid": true}),
+            json!({"id": 2, "status": "open", "total": 9.5, "paid": false}),
+            json!({"id": 3, "status": "open", "total": 1.0, "paid": false}),
+            json!({"id": 4, "status": "paid", "total": 7.0, "paid": true}),
         ];
-        let fields: Vec<String> = ["id", "status", "total", "paid"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let sem = sem(&["id", "status", "total", "paid"]);
         let ids = |q: &str| -> Vec<Value> {
-            let plan = parse(q, &fields, DEFAULT_TOKEN);
-            assert!(plan.understood, "{q}");
-            apply(&plan, all.iter().collect())
-                .0
-                .iter()
-                .map(|e| e.id.clone())
-                .collect()
+            let page = page(&sem, q, &all).unwrap_or_else(|| panic!("{q}"));
+            page.indices.iter().map(|&i| all[i]["id"].clone()).collect()
         };
+        assert_eq!(ids(""), vec![json!(1), json!(2), json!(3), json!(4)]);
         assert_eq!(ids("paid=false"), vec![json!(2), json!(3)]);
         assert_eq!(
             ids("_sort=-total&_limit=3"),
@@ -437,28 +294,14 @@ mod tests {
         assert_eq!(ids("status=paid&_sort=total"), vec![json!(1), json!(4)]);
         assert_eq!(ids("limit=2&offset=1"), vec![json!(2), json!(3)]);
         assert_eq!(ids("total=9.5"), vec![json!(2)]);
-        assert!(!parse("weird=1", &fields, DEFAULT_TOKEN).understood);
-        assert!(!parse("_limit=x", &fields, DEFAULT_TOKEN).understood);
-    }
-
-    #[test]
-    fn query_parts_are_pure() {
-        let fields = vec!["a".to_string(), "b".to_string()];
-        let q = parse("a=1&_sort=-b,a&_limit=x&zz=3&_token=bad", &fields, "_token");
-        assert_eq!(q.filters.len(), 1);
-        assert_eq!(
-            q.sort,
-            vec![("b".to_string(), true), ("a".to_string(), false)]
-        );
-        assert_eq!(q.limit, None);
-        assert_eq!(q.offset, 0);
-        assert!(!q.understood);
-        let q = parse("limit=2&offset=1&min_a=3", &fields, "_token");
-        assert!(q.understood);
-        assert_eq!((q.limit, q.offset, q.filters.len()), (Some(2), 1, 1));
-        assert_eq!(read_token(&make_token(7)), Some(7));
-        assert!(value_matches(Some(&json!(1.0)), "1"));
-        assert!(!value_matches(Some(&json!("1")), "01"));
-        assert!(value_matches(Some(&json!(false)), "false"));
+        assert_eq!(ids("min_total=5&lt_total=9"), vec![json!(1), json!(4)]);
+        assert_eq!(ids("in_id=1,3"), vec![json!(1), json!(3)]);
+        assert_eq!(ids("not_status=paid"), vec![json!(2), json!(3)]);
+        let token = crate::lists::eval::app_token(TOKEN_TEMPLATE, false, 3);
+        assert_eq!(read_app_token(TOKEN_TEMPLATE, &token), Some(3));
+        assert_eq!(ids(&format!("_limit=2&_token={token}")), vec![json!(4)]);
+        assert!(page(&sem, "weird=1", &all).is_none());
+        assert!(page(&sem, "_limit=x", &all).is_none());
+        assert!(page(&sem, "_token=not-ours", &all).is_none());
     }
 }

@@ -3,7 +3,8 @@
 //! (`fields`), filter expressions (`filter_lang`), the one evaluator
 //! (`eval`) that inference (in `rea-derivation`'s `model::lists`) and
 //! serving share, and the query conventions applied where no semantics
-//! have evidence (`conventions`, which the replay check asks too).
+//! have evidence (`conventions`: the same semantics, which the replay
+//! check asks too).
 
 pub(crate) mod conventions;
 pub mod eval;

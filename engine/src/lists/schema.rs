@@ -120,11 +120,26 @@ fn describe(sem: &EndpointSemantics, m: &Meaning, sortable: &[String]) -> Value 
 
 /// The list arguments of a tool (name → JSON Schema), and whether they go
 /// in the request body (a search `POST`) rather than the query.
+/// The inferred semantics' arguments first; then, for a list view read
+/// from the query, the engine's conventions (`lists::conventions`), which
+/// HTTP serves where the inferred semantics do not understand a query.
 pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
     let mut out = Map::new();
-    let Some(sem) = endpoint(engine, tool) else {
-        return (out, false);
-    };
+    let inferred = endpoint(engine, tool);
+    if let Some(sem) = inferred {
+        add(engine, sem, tool, &mut out);
+    }
+    let in_body = inferred.is_some_and(|s| s.carrier == Carrier::Body);
+    if !in_body {
+        if let Some(sem) = crate::lists::conventions::of_tool(engine, tool) {
+            add(engine, &sem, tool, &mut out);
+        }
+    }
+    (out, in_body)
+}
+
+/// Adds the arguments of `sem` not already in `out`.
+fn add(engine: &Engine, sem: &EndpointSemantics, tool: &str, out: &mut Map<String, Value>) {
     let members: Vec<String> = match sem.universe.as_str() {
         "state" => engine
             .state
@@ -169,7 +184,9 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
             schema["type"] = json!("string");
             schema["enum"] = json!(members);
         }
-        out.insert(p.name.clone(), schema);
+        if !out.contains_key(&p.name) {
+            out.insert(p.name.clone(), schema);
+        }
     }
     if sem.field_name_filters && sem.carrier == Carrier::Query {
         for m in &members {
@@ -210,5 +227,4 @@ pub fn arguments(engine: &Engine, tool: &str) -> (Map<String, Value>, bool) {
             }
         }
     }
-    (out, sem.carrier == Carrier::Body)
 }

@@ -91,14 +91,7 @@ fn render_world_list(
         // Lines never recorded: `conventions::shape` applies their query.
         _ => held.iter().collect(),
     };
-    let shaped = conventions::shape(
-        engine,
-        tool,
-        &plan.type_name,
-        call,
-        recorded_line.map(|l| l.membership == Membership::All),
-        entities,
-    );
+    let shaped = shape(engine, tool, plan, call, recorded_line, entities);
     let total = shaped.total;
     let entities = shaped.entities;
     let items: Vec<Value> = entities
@@ -141,6 +134,73 @@ fn render_world_list(
     }
     answer.headers.extend(shaped.next);
     answer
+}
+
+/// What a list render from the World shows: the entities, in order, and
+/// the paging header to answer with (name, value), if any.
+struct Shaped<'a> {
+    entities: Vec<&'a Entity>,
+    /// How many entities the query kept before paging.
+    total: usize,
+    /// The paging header name the recording used (drop any replayed copy).
+    paging_header: Option<String>,
+    /// The paging header to add.
+    next: Option<(String, String)>,
+}
+
+/// Orders a list rendered from the World by the type's recorded order and,
+/// for a request line the plan did not record, applies its query: both
+/// through the conventions' semantics and the one evaluator. A recorded
+/// line with its own membership is left as recorded; a query the
+/// conventions do not understand leaves the whole list in its order.
+fn shape<'a>(
+    engine: &Engine,
+    tool: &Tool,
+    plan: &ListPlan,
+    call: &Call,
+    recorded_line: Option<&crate::state::ListLine>,
+    entities: Vec<&'a Entity>,
+) -> Shaped<'a> {
+    let whole = |entities: Vec<&'a Entity>| Shaped {
+        total: entities.len(),
+        entities,
+        paging_header: None,
+        next: None,
+    };
+    if recorded_line.is_some_and(|l| l.membership != Membership::All) {
+        return whole(entities);
+    }
+    let query = call.query.as_deref().unwrap_or("");
+    let unread = recorded_line.is_some() || query.is_empty();
+    if unread && conventions::default_order(engine, &plan.type_name).is_none() {
+        // No query to read and no order to apply: the list as held.
+        return whole(entities);
+    }
+    let (sem, paging) = conventions::semantics(engine, tool, &plan.type_name);
+    let universe = conventions::universe(&entities);
+    let ordered = |entities: Vec<&'a Entity>| match conventions::page(&sem, "", &universe) {
+        Some(p) => whole(p.indices.iter().map(|&i| entities[i]).collect()),
+        None => whole(entities),
+    };
+    if unread {
+        return ordered(entities);
+    }
+    let Some(page) = conventions::page(&sem, query, &universe) else {
+        return ordered(entities);
+    };
+    let token = page
+        .next_offset
+        .map(|o| crate::lists::eval::app_token(conventions::TOKEN_TEMPLATE, false, o));
+    let next = paging.as_ref().zip(token).map(|(p, t)| {
+        let url = link(&p.origin, call, &[p.token.as_str()], (p.token.as_str(), t));
+        (p.header.clone(), url)
+    });
+    Shaped {
+        entities: page.indices.iter().map(|&i| entities[i]).collect(),
+        total: page.total,
+        paging_header: paging.map(|p| p.header),
+        next,
+    }
 }
 
 /// Answers a list call from the semantics, or `None` to leave it to the
@@ -449,7 +509,7 @@ fn encode(text: &str) -> String {
 /// the place of the first one the request held (as apps that copy the
 /// request's parameters and set one do: json-server, Kinto, WordPress),
 /// else at the end.
-fn link(engine: &Engine, call: &Call, drop: &[&str], add: (&str, String)) -> String {
+fn link(origin: &str, call: &Call, drop: &[&str], add: (&str, String)) -> String {
     let mut at: Option<usize> = None;
     let mut pairs: Vec<String> = Vec::new();
     for p in call
@@ -477,12 +537,7 @@ fn link(engine: &Engine, call: &Call, drop: &[&str], add: (&str, String)) -> Str
         Some(i) => pairs.insert(i, added),
         None => pairs.push(added),
     }
-    format!(
-        "{}{}?{}",
-        engine.manifest.origin,
-        call.path,
-        pairs.join("&")
-    )
+    format!("{origin}{}?{}", call.path, pairs.join("&"))
 }
 
 fn next_link(
@@ -494,12 +549,17 @@ fn next_link(
 ) -> Option<String> {
     page.next_offset?;
     if let Some(c) = sem.param_of("cursor") {
-        return Some(link(engine, call, &[c], (c, token?.to_string())));
+        return Some(link(
+            &engine.manifest.origin,
+            call,
+            &[c],
+            (c, token?.to_string()),
+        ));
     }
     let p = sem.param_of("page-number")?;
     let size = page.size.filter(|s| *s > 0)?;
     Some(link(
-        engine,
+        &engine.manifest.origin,
         call,
         &[p],
         (p, (page.offset / size + 2).to_string()),
@@ -510,7 +570,14 @@ fn prev_link(engine: &Engine, sem: &EndpointSemantics, call: &Call, page: &Page)
     let p = sem.param_of("page-number")?;
     let size = page.size.filter(|s| *s > 0)?;
     let current = page.offset / size + 1;
-    (current > 1).then(|| link(engine, call, &[p], (p, (current - 1).to_string())))
+    (current > 1).then(|| {
+        link(
+            &engine.manifest.origin,
+            call,
+            &[p],
+            (p, (current - 1).to_string()),
+        )
+    })
 }
 
 /// How a list read of the World is answered, for `environment-check`'s
@@ -525,7 +592,7 @@ pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option
         return None;
     };
     let call = &routed.call;
-    let query = call.query.as_deref().filter(|q| !q.is_empty())?;
+    call.query.as_deref().filter(|q| !q.is_empty())?;
     if answer(engine, world, routed.tool, call).is_some() {
         let unconfirmed = endpoint(engine, &routed.tool.name)
             .zip(endpoint(engine, &routed.tool.name).and_then(|s| params_of(s, call)))
@@ -548,11 +615,7 @@ pub fn basis(engine: &Engine, world: &World, request: &crate::Request) -> Option
     {
         return Some("recorded");
     }
-    let fields = engine
-        .entity_type(&plan.type_name)
-        .map(|t| t.fields.clone())
-        .unwrap_or_default();
-    if conventions::understands(engine, routed.tool, query, &fields) {
+    if conventions::understands(engine, world, routed.tool, &plan.type_name, call) {
         Some("convention")
     } else {
         Some("unconfirmed")
