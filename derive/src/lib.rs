@@ -54,6 +54,7 @@ pub use model::relations;
 pub use model::serving::{serving_model, Held, ModelWorld, Served, ServingModel, ViewChange};
 pub use model::{environment_model, malformed_media_type, MalformedBody, Model as AppModel};
 pub use surface::api_surface;
+pub use model::tree::hook::TEXT_BASIS as TREE_TEXT_BASIS;
 pub use template_rules::TemplateRule;
 
 pub(crate) use rea_engine::codec::pointer_token;
