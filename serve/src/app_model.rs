@@ -83,7 +83,9 @@ impl<M: Model> WithAppModel<M> {
             )],
             body: match s.body {
                 // A path-keyed tree's text answer (`model::tree`).
-                Some(serde_json::Value::String(t)) if s.basis == rea_derivation::TREE_TEXT_BASIS => {
+                Some(serde_json::Value::String(t))
+                    if s.basis == rea_derivation::TREE_TEXT_BASIS =>
+                {
                     AnswerBody::Text(t)
                 }
                 Some(v) => AnswerBody::Json(v),

@@ -14,7 +14,6 @@ pub(crate) mod analogies;
 pub(crate) mod cascades;
 pub(crate) mod conditions;
 pub(crate) mod docstore;
-pub(crate) mod tree;
 pub(crate) mod documents;
 pub(crate) mod empty;
 pub(crate) mod errors;
@@ -46,6 +45,7 @@ pub(crate) mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod status_forms;
 pub(crate) mod titled;
+pub(crate) mod tree;
 pub(crate) mod validation;
 pub(crate) mod verbs;
 pub(crate) mod write_shape;
@@ -227,8 +227,11 @@ pub(crate) fn inferred(
     let tree_store = tree::infer(&exchanges);
     // A tree whose keys spell the suffix: it is part of the key, no
     // representation selector.
-    let format = format_suffix::infer(&exchanges)
-        .filter(|f| !tree_store.as_ref().is_some_and(|t| t.spells(&exchanges, &f.suffix)));
+    let format = format_suffix::infer(&exchanges).filter(|f| {
+        !tree_store
+            .as_ref()
+            .is_some_and(|t| t.spells(&exchanges, &f.suffix))
+    });
     if let Some(f) = &format {
         exchanges.iter_mut().for_each(|x| f.strip(&mut x.segments));
     }

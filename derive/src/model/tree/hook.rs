@@ -19,10 +19,10 @@ fn segments(path: &str) -> Vec<String> {
 
 /// True when `path` is a key of the model's tree.
 pub(crate) fn owns(model: &Model, path: &str) -> bool {
-    model
-        .tree_store
-        .as_ref()
-        .is_some_and(|t| t.key(&segments(path)).is_some())
+    model.tree_store.as_ref().is_some_and(|t| {
+        let s = segments(path);
+        t.key(&s).is_some() || t.copy_path(&s)
+    })
 }
 
 /// The tree's answer to `call`, when it has one.
@@ -46,7 +46,10 @@ pub(crate) fn answer(
         call.body.as_ref(),
         now_ms,
     )?;
-    let convention = !tree.evidence.get(r.kind).is_some_and(|e| !e.supported_by.is_empty());
+    let convention = !tree
+        .evidence
+        .get(r.kind)
+        .is_some_and(|e| !e.supported_by.is_empty());
     Some(Served {
         status: r.status,
         content_type: r.content_type,

@@ -43,6 +43,9 @@ pub struct TreeStore {
     /// Literal segments below a key that name something else than an
     /// entity (`checkpoints`): not served by the tree.
     pub tails: Vec<String>,
+    /// A per-entity saved copy (`{key}/checkpoints`), when the recording shows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copies: Option<Copies>,
     /// A query pair asking for the entity without its details (`content=0`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub omit_details: Option<(String, String)>,
@@ -84,6 +87,23 @@ pub struct Untitled {
     pub ext: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ext_member: Option<String>,
+}
+
+/// A per-entity sub-collection holding one saved copy of the entity under a
+/// fixed id: listed (`GET {key}/{tail}`), made (`POST {key}/{tail}`, its
+/// answer's members taken from the entity where it has them), restored
+/// (`POST {key}/{tail}/{id}`) and removed (`DELETE {key}/{tail}/{id}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Copies {
+    pub tail: String,
+    pub id_member: String,
+    pub id: String,
+    /// The recorded answer of a `POST {key}/{tail}`.
+    pub answer: Map<String, Value>,
+    pub created_status: u16,
+    pub restored_status: u16,
+    /// Not recorded: the restore's status (a convention).
+    pub deleted_status: u16,
 }
 
 /// A recorded answer that quotes a key: `before` + key + `after`.
@@ -190,9 +210,8 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> Option<TreeStore> {
         .into_iter()
         .filter(|(_, (n, depth))| *n >= 3 && *depth >= 2)
         .max_by_key(|(_, (n, _))| *n)?;
-    let under = |x: &Exchange| {
-        x.segments.len() >= prefix.len() && x.segments[..prefix.len()] == *prefix
-    };
+    let under =
+        |x: &Exchange| x.segments.len() >= prefix.len() && x.segments[..prefix.len()] == *prefix;
     let keyed = |x: &Exchange| -> Option<String> {
         let a = object(x.answer.as_ref())?;
         let k = a.get(&key_member)?.as_str()?;
@@ -232,9 +251,9 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> Option<TreeStore> {
         .filter(|(m, _)| **m != key_member)
         .map(|(m, _)| m.clone())
         .find(|m| {
-            named.clone().all(|(_, k, a)| {
-                a.get(m).and_then(Value::as_str) == Some(last_segment(k))
-            })
+            named
+                .clone()
+                .all(|(_, k, a)| a.get(m).and_then(Value::as_str) == Some(last_segment(k)))
         })?;
     // 4. children member: arrays of entries one segment below the key.
     let child_of = |parent: &str, e: &Value| {
@@ -280,9 +299,9 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> Option<TreeStore> {
                         .and_then(Value::as_str)
                         .and_then(|k| listed.get(k))
                         .is_none_or(|e| e.get(m).and_then(Value::as_str) == Some(v))
-            }) && gets.iter().any(|(_, _, a)| {
-                a.get(m).and_then(Value::as_str).is_some_and(|o| o != v)
-            })
+            }) && gets
+                .iter()
+                .any(|(_, _, a)| a.get(m).and_then(Value::as_str).is_some_and(|o| o != v))
         })?;
     // 6. detail members: non-null in a read of the entity, null in its entry.
     let mut detail = BTreeSet::new();
@@ -477,13 +496,16 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> Option<TreeStore> {
             _ => None,
         };
         let quoted = target.as_deref().unwrap_or(&k);
-        let Some(q) = quoting(x, quoted) else { continue };
+        let Some(q) = quoting(x, quoted) else {
+            continue;
+        };
         if target.is_some() {
             exists.get_or_insert(q);
         } else if x.status == 404 {
             absent.entry(x.method.clone()).or_insert(q);
         }
     }
+    let copies = tails.iter().find_map(|t| copies_of(exchanges, &prefix, t));
     let content_type = gets
         .iter()
         .find_map(|(x, _, _)| x.response_header("content-type"))
@@ -499,6 +521,7 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> Option<TreeStore> {
         detail_members,
         container_detail,
         tails,
+        copies,
         omit_details,
         size_of,
         by_extension,
@@ -518,7 +541,11 @@ pub(crate) fn infer(exchanges: &[Exchange]) -> Option<TreeStore> {
 
 fn full_reads(gets: &[(&Exchange, String, &Map<String, Value>)], detail: &[String]) -> Option<()> {
     gets.iter()
-        .any(|(_, _, a)| detail.iter().any(|d| a.get(d).is_some_and(|v| !v.is_null())))
+        .any(|(_, _, a)| {
+            detail
+                .iter()
+                .any(|d| a.get(d).is_some_and(|v| !v.is_null()))
+        })
         .then_some(())
 }
 
@@ -540,5 +567,45 @@ fn quoting(x: &Exchange, key: &str) -> Option<Quoting> {
         after: text[at + len..].to_string(),
         slash,
         json: x.answer.is_some(),
+    })
+}
+
+/// The saved-copy sub-resource under tail `t`: a recorded `POST {key}/{t}`
+/// answering an object with a string id, and a recorded `POST {key}/{t}/{id}`.
+fn copies_of(exchanges: &[Exchange], prefix: &[String], t: &str) -> Option<Copies> {
+    let below = |x: &Exchange| -> Option<Vec<String>> {
+        if x.segments.len() <= prefix.len() || x.segments[..prefix.len()] != *prefix {
+            return None;
+        }
+        let rest = &x.segments[prefix.len()..];
+        let at = rest.iter().position(|s| s == t)?;
+        (at > 0).then(|| rest[at + 1..].to_vec())
+    };
+    let made = exchanges
+        .iter()
+        .find(|x| x.method == "POST" && x.is_2xx() && below(x).is_some_and(|b| b.is_empty()))?;
+    let answer = object(made.answer.as_ref())?.clone();
+    let (id_member, id) = answer.iter().find_map(|(m, v)| {
+        let s = v.as_str()?;
+        chrono::DateTime::parse_from_rfc3339(s)
+            .is_err()
+            .then(|| (m.clone(), s.to_string()))
+    })?;
+    let at_id = |x: &Exchange| below(x).is_some_and(|b| b.len() == 1 && b[0] == id);
+    let restored = exchanges
+        .iter()
+        .find(|x| x.method == "POST" && x.is_2xx() && at_id(x))?;
+    let deleted_status = exchanges
+        .iter()
+        .find(|x| x.method == "DELETE" && x.is_2xx() && at_id(x))
+        .map_or(restored.status, |x| x.status);
+    Some(Copies {
+        tail: t.to_string(),
+        id_member,
+        id,
+        answer,
+        created_status: made.status,
+        restored_status: restored.status,
+        deleted_status,
     })
 }

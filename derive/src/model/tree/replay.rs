@@ -50,8 +50,14 @@ pub(crate) fn evidence(tree: &TreeStore, exchanges: &[Exchange]) -> BTreeMap<Str
             continue;
         }
         let grown = x.method == "GET" && tree.grown(&world, &initial, &x.segments);
-        let Some(reply) = tree.served(&mut world, &x.method, &x.segments, &x.query, x.body.as_ref(), 0)
-        else {
+        let Some(reply) = tree.served(
+            &mut world,
+            &x.method,
+            &x.segments,
+            &x.query,
+            x.body.as_ref(),
+            0,
+        ) else {
             continue;
         };
         let fits = reply.status == x.status
@@ -61,7 +67,10 @@ pub(crate) fn evidence(tree: &TreeStore, exchanges: &[Exchange]) -> BTreeMap<Str
                 (Some(b), _) => x.answer.as_ref().is_some_and(|a| same(b, a, grown)),
             };
         if !fits && std::env::var_os("REA_TREE_DEBUG").is_some() {
-            eprintln!("tree {} {} {:?} {}: {:?} vs {:?}", x.ordinal, x.method, x.segments, reply.kind, reply.body, x.answer);
+            eprintln!(
+                "tree {} {} {:?} {}: {:?} vs {:?}",
+                x.ordinal, x.method, x.segments, reply.kind, reply.body, x.answer
+            );
         }
         let e = out.entry(reply.kind.to_string()).or_default();
         if fits {

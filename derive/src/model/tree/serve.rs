@@ -25,6 +25,12 @@ struct Node {
     children: Option<Vec<String>>,
     /// Changed by a call the tree did not answer: its members are unknown.
     stale: bool,
+    /// The saved copy (`subcopy`): its answer, and the entity as it was.
+    copy: Option<(
+        Map<String, Value>,
+        Map<String, Value>,
+        Option<Map<String, Value>>,
+    )>,
 }
 
 /// One answer of the tree.
@@ -113,7 +119,9 @@ impl TreeStore {
                     .and_then(|a| a.get(&self.key_member))
                     .and_then(Value::as_str)
                     .map(str::to_string);
-                let into = named.as_deref().is_some_and(|k| parent_of(k) == Some(key.as_str()));
+                let into = named
+                    .as_deref()
+                    .is_some_and(|k| parent_of(k) == Some(key.as_str()));
                 if !(x.method == "POST" && into) {
                     touched.insert(key.clone());
                 }
@@ -125,7 +133,8 @@ impl TreeStore {
                 if x.status == 201 && x.method == "PUT" {
                     created.insert(key.clone());
                 }
-                let removes = x.method == "DELETE" || (x.method == "PATCH" && named.as_ref() != Some(&key));
+                let removes =
+                    x.method == "DELETE" || (x.method == "PATCH" && named.as_ref() != Some(&key));
                 if removes && x.is_2xx() && !created.contains(&key) {
                     if let Some(p) = parent_of(&key) {
                         lost.insert(p.to_string());
@@ -159,6 +168,7 @@ impl TreeStore {
                 detail: None,
                 children: None,
                 stale: false,
+                copy: None,
             });
             if node.detail.is_none() {
                 node.detail = self.detail_of(a);
@@ -173,6 +183,7 @@ impl TreeStore {
                         detail: None,
                         children: None,
                         stale: false,
+                        copy: None,
                     });
                 }
             }
@@ -192,7 +203,11 @@ impl TreeStore {
     }
 
     fn quoted(&self, kind: &'static str, q: &super::Quoting, key: &str) -> Option<Reply> {
-        let quoted = if q.slash { format!("/{key}") } else { key.to_string() };
+        let quoted = if q.slash {
+            format!("/{key}")
+        } else {
+            key.to_string()
+        };
         let quoted = if q.json {
             let s = serde_json::to_string(&quoted).ok()?;
             s[1..s.len() - 1].to_string()
@@ -265,6 +280,9 @@ impl TreeStore {
         now_ms: i64,
     ) -> Option<Reply> {
         let Some(key) = self.key(segments) else {
+            if let Some(r) = self.subcopy(world, method, segments) {
+                return Some(r);
+            }
             self.touch_below(world, method, segments);
             return None;
         };
@@ -277,7 +295,11 @@ impl TreeStore {
                     .omit_details
                     .as_ref()
                     .is_some_and(|(q, v)| query.iter().any(|(n, w)| n == q && w == v));
-                let kind = if omit { "read-omitting-details" } else { "read" };
+                let kind = if omit {
+                    "read-omitting-details"
+                } else {
+                    "read"
+                };
                 if !self.serves(kind) {
                     return None;
                 }
@@ -295,6 +317,67 @@ impl TreeStore {
                 }
                 remove(world, &key);
                 Some(self.json("delete", 204, None, true))
+            }
+            _ => None,
+        }
+    }
+
+    /// True when `segments` address the saved-copy sub-resource.
+    pub(crate) fn copy_path(&self, segments: &[String]) -> bool {
+        let Some(c) = &self.copies else { return false };
+        let prefix = self.prefix_segments();
+        segments.len() > prefix.len() + 1
+            && segments[..prefix.len()] == *prefix
+            && segments[prefix.len() + 1..].contains(&c.tail)
+    }
+
+    /// A call of the saved-copy sub-resource (`{key}/{tail}`, `{key}/{tail}/{id}`).
+    fn subcopy(&self, world: &mut TreeWorld, method: &str, segments: &[String]) -> Option<Reply> {
+        let c = self.copies.as_ref()?;
+        let prefix = self.prefix_segments();
+        if segments.len() <= prefix.len() + 1 || segments[..prefix.len()] != *prefix {
+            return None;
+        }
+        let rest = &segments[prefix.len()..];
+        let at = rest.iter().position(|s| *s == c.tail)?;
+        let key = rest[..at].join("/");
+        let below = &rest[at + 1..];
+        let node = world.nodes.get_mut(&key).filter(|n| !n.stale)?;
+        match (method, below) {
+            ("GET", []) if self.serves("copy-list") => {
+                let list = node
+                    .copy
+                    .iter()
+                    .map(|(a, _, _)| Value::Object(a.clone()))
+                    .collect();
+                Some(self.json("copy-list", 200, Some(Value::Array(list)), false))
+            }
+            ("POST", []) if self.serves("copy-create") => {
+                let mut a = c.answer.clone();
+                for (m, v) in a.iter_mut() {
+                    if *m != c.id_member {
+                        if let Some(w) = node.entry.get(m) {
+                            *v = w.clone();
+                        }
+                    }
+                }
+                node.copy = Some((a.clone(), node.entry.clone(), node.detail.clone()));
+                Some(self.json(
+                    "copy-create",
+                    c.created_status,
+                    Some(Value::Object(a)),
+                    true,
+                ))
+            }
+            ("POST", [id]) if *id == c.id && self.serves("copy-restore") => {
+                let (_, entry, detail) = node.copy.clone()?;
+                node.entry = entry;
+                node.detail = detail;
+                Some(self.json("copy-restore", c.restored_status, None, true))
+            }
+            ("DELETE", [id]) if *id == c.id && self.serves("copy-delete") => {
+                node.copy.take()?;
+                Some(self.json("copy-delete", c.deleted_status, None, true))
             }
             _ => None,
         }
@@ -332,7 +415,12 @@ impl TreeStore {
 
     /// True when a container's children hold a key the recording's start
     /// did not (their order is then the World's: appended).
-    pub(crate) fn grown(&self, world: &TreeWorld, initial: &TreeWorld, segments: &[String]) -> bool {
+    pub(crate) fn grown(
+        &self,
+        world: &TreeWorld,
+        initial: &TreeWorld,
+        segments: &[String],
+    ) -> bool {
         let Some(key) = self.key(segments) else {
             return false;
         };
@@ -381,7 +469,10 @@ impl TreeStore {
             let known = world
                 .nodes
                 .iter()
-                .find(|(k, n)| extension(k) == Some(ext) && n.entry.get(&self.type_member) == entry.get(&self.type_member))
+                .find(|(k, n)| {
+                    extension(k) == Some(ext)
+                        && n.entry.get(&self.type_member) == entry.get(&self.type_member)
+                })
                 .and_then(|(_, n)| n.entry.get(m).cloned());
             if let Some(v) = known {
                 entry.insert(m.clone(), v);
@@ -393,6 +484,7 @@ impl TreeStore {
             detail: None,
             children: container.then(Vec::new),
             stale: false,
+            copy: None,
         })
     }
 
@@ -433,7 +525,9 @@ impl TreeStore {
             let e = Value::Object(node.entry.clone());
             return Some(self.json("put-replace", self.replaced_status, Some(e), true));
         }
-        if !self.serves("put-create") || !self.is_container(&world.nodes.get(parent_of(key)?)?.entry) {
+        if !self.serves("put-create")
+            || !self.is_container(&world.nodes.get(parent_of(key)?)?.entry)
+        {
             return None;
         }
         let t = body.get(&self.type_member)?.as_str()?;
@@ -449,7 +543,11 @@ impl TreeStore {
             || world.gone.contains(key);
         self.insert(world, key, node)?;
         world.gone.remove(key);
-        let kind = if listed { "put-create" } else { "put-create-unlisted" };
+        let kind = if listed {
+            "put-create"
+        } else {
+            "put-create-unlisted"
+        };
         Some(self.json(kind, self.created_status, Some(e), true))
     }
 
@@ -497,7 +595,10 @@ impl TreeStore {
         body: &Map<String, Value>,
         now_ms: i64,
     ) -> Option<Reply> {
-        let to = body.get(self.rename_member.as_ref()?)?.as_str()?.to_string();
+        let to = body
+            .get(self.rename_member.as_ref()?)?
+            .as_str()?
+            .to_string();
         if !world.nodes.contains_key(key) {
             return self.absent(world, "PATCH", key);
         }
@@ -548,7 +649,11 @@ impl TreeStore {
             world.gone.remove(&nk);
             world.nodes.insert(nk, node);
         }
-        if let Some(p) = world.nodes.get_mut(&old_parent).and_then(|p| p.children.as_mut()) {
+        if let Some(p) = world
+            .nodes
+            .get_mut(&old_parent)
+            .and_then(|p| p.children.as_mut())
+        {
             match p.iter().position(|c| c == key) {
                 Some(i) if old_parent == new_parent => p[i] = to.clone(),
                 Some(i) => {
@@ -558,7 +663,11 @@ impl TreeStore {
             }
         }
         if old_parent != new_parent {
-            if let Some(p) = world.nodes.get_mut(&new_parent).and_then(|p| p.children.as_mut()) {
+            if let Some(p) = world
+                .nodes
+                .get_mut(&new_parent)
+                .and_then(|p| p.children.as_mut())
+            {
                 p.push(to.clone());
             }
         }
