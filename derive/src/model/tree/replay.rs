@@ -66,12 +66,6 @@ pub(crate) fn evidence(tree: &TreeStore, exchanges: &[Exchange]) -> BTreeMap<Str
                 (Some(Value::String(t)), true) => x.answer_text.as_deref() == Some(t.as_str()),
                 (Some(b), _) => x.answer.as_ref().is_some_and(|a| same(b, a, grown)),
             };
-        if !fits && std::env::var_os("REA_TREE_DEBUG").is_some() {
-            eprintln!(
-                "tree {} {} {:?} {}: {:?} vs {:?}",
-                x.ordinal, x.method, x.segments, reply.kind, reply.body, x.answer
-            );
-        }
         let e = out.entry(reply.kind.to_string()).or_default();
         if fits {
             e.supported_by.push(x.ordinal);

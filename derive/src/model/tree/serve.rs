@@ -159,7 +159,7 @@ impl TreeStore {
                         .filter_map(|e| {
                             let e = e.as_object()?;
                             let k = e.get(&self.key_member)?.as_str()?.to_string();
-                            (!touched.contains(&k)).then(|| (k, e.clone()))
+                            (!created.contains(&k)).then(|| (k, e.clone()))
                         })
                         .collect()
                 });
@@ -177,7 +177,9 @@ impl TreeStore {
                 if node.children.is_none() && !lost.contains(&key) {
                     node.children = Some(children.iter().map(|(k, _)| k.clone()).collect());
                 }
-                for (k, e) in children {
+                // A child a recorded write changed before this listing: its
+                // entry here is not the start's.
+                for (k, e) in children.into_iter().filter(|(k, _)| !touched.contains(k)) {
                     world.nodes.entry(k).or_insert_with(|| Node {
                         entry: e,
                         detail: None,
