@@ -46,10 +46,10 @@ pub(crate) fn answer(
         call.body.as_ref(),
         now_ms,
     )?;
-    let convention = !tree
+    let convention = tree
         .evidence
         .get(r.kind)
-        .is_some_and(|e| !e.supported_by.is_empty());
+        .is_none_or(|e| e.supported_by.is_empty());
     Some(Served {
         status: r.status,
         content_type: r.content_type,

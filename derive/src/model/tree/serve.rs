@@ -26,12 +26,15 @@ struct Node {
     /// Changed by a call the tree did not answer: its members are unknown.
     stale: bool,
     /// The saved copy (`subcopy`): its answer, and the entity as it was.
-    copy: Option<(
-        Map<String, Value>,
-        Map<String, Value>,
-        Option<Map<String, Value>>,
-    )>,
+    copy: Option<Copy>,
 }
+
+/// A saved copy: its answer, and the entity's entry and details as they were.
+type Copy = (
+    Map<String, Value>,
+    Map<String, Value>,
+    Option<Map<String, Value>>,
+);
 
 /// One answer of the tree.
 #[derive(Debug, Clone, PartialEq)]
