@@ -99,6 +99,12 @@ impl<M: Model> WithAppModel<M> {
                 format!("{}; {inference}", s.basis),
             )],
             body: match s.body {
+                // A path-keyed tree's text answer (`model::tree`).
+                Some(serde_json::Value::String(t))
+                    if s.basis == rea_derivation::TREE_TEXT_BASIS =>
+                {
+                    AnswerBody::Text(t)
+                }
                 Some(v) => AnswerBody::Json(v),
                 None => AnswerBody::Empty,
             },

@@ -25,6 +25,8 @@ pub(crate) struct Exchange {
     pub answer: Option<Value>,
     /// True when the answer had no body at all.
     pub answer_empty: bool,
+    /// The answer body's text, when it is text.
+    pub answer_text: Option<String>,
 }
 
 impl Exchange {
@@ -86,6 +88,10 @@ impl Exchange {
             body,
             answer,
             answer_empty,
+            answer_text: match &record.response_body {
+                Body::Text(t) => Some(t.clone()),
+                _ => None,
+            },
         })
     }
 

@@ -45,6 +45,7 @@ pub(crate) mod serving;
 pub(crate) mod snapshots;
 pub(crate) mod status_forms;
 pub(crate) mod titled;
+pub(crate) mod tree;
 pub(crate) mod validation;
 pub(crate) mod verbs;
 pub(crate) mod write_shape;
@@ -119,6 +120,9 @@ pub struct Model {
     /// A document store with revisions, when the recording shows one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document_store: Option<docstore::DocStore>,
+    /// A path-keyed tree (keys spanning segments), when the recording shows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_store: Option<tree::TreeStore>,
     /// Relations between sibling collections (a child's member holding a
     /// parent's key): nested routes, embedding, cascades.
     #[serde(default, skip_serializing_if = "relations::Relations::is_empty")]
@@ -220,12 +224,20 @@ pub(crate) fn inferred(
             x
         })
         .collect();
-    let format = format_suffix::infer(&exchanges);
+    let tree_store = tree::infer(&exchanges);
+    // A tree whose keys spell the suffix: it is part of the key, no
+    // representation selector.
+    let format = format_suffix::infer(&exchanges).filter(|f| {
+        !tree_store
+            .as_ref()
+            .is_some_and(|t| t.spells(&exchanges, &f.suffix))
+    });
     if let Some(f) = &format {
         exchanges.iter_mut().for_each(|x| f.strip(&mut x.segments));
     }
     let (mut model, templates) = model_with_templates(&exchanges, state.origin, state.name);
     model.format_suffix = format;
+    model.tree_store = tree_store;
     model.id_references = id_references::infer(&exchanges);
     model.malformed_body = malformed::infer(&malformed_bodies);
     model.member_types = member_types::infer(&exchanges, &|x| {
@@ -332,6 +344,7 @@ fn model_with_templates(
         id_references: Vec::new(),
         presence,
         document_store,
+        tree_store: None,
         relations,
         malformed_body: None,
         member_types: Default::default(),

@@ -70,6 +70,8 @@ pub struct ModelWorld {
     counters: BTreeMap<usize, u64>,
     /// The document store's documents (`model.document_store`).
     docs: super::docstore::serve::DocWorld,
+    /// The path-keyed tree's entities (`model.tree_store`).
+    tree: super::tree::serve::TreeWorld,
 }
 
 /// Where a call lands.
@@ -137,6 +139,8 @@ pub struct ServingModel {
     etagged: BTreeMap<usize, bool>,
     /// The document store's World at the recording's start.
     docs_initial: super::docstore::serve::DocWorld,
+    /// The tree's World at the recording's start.
+    tree_initial: super::tree::serve::TreeWorld,
     /// Writes sent as `POST` to a verb tail (`…/{id}/-/update`).
     verbs: verb_writes::VerbWrites,
     /// Members write answers carry beyond the read shape (`write_shape`).
@@ -351,8 +355,14 @@ impl ServingModel {
             .as_ref()
             .map(|d| d.initial_world(exchanges))
             .unwrap_or_default();
+        let tree_initial = model
+            .tree_store
+            .as_ref()
+            .map(|t| t.initial_world(exchanges))
+            .unwrap_or_default();
         let mut serving = ServingModel {
             docs_initial,
+            tree_initial,
             model,
             templates,
             initial,
@@ -543,6 +553,7 @@ impl ServingModel {
     pub fn initial_world(&self) -> ModelWorld {
         ModelWorld {
             docs: self.docs_initial.clone(),
+            tree: self.tree_initial.clone(),
             entities: self.initial.clone(),
             documents: self
                 .documents
@@ -679,7 +690,7 @@ impl ServingModel {
                 return true;
             }
         }
-        if self.document(path).is_some() {
+        if self.document(path).is_some() || super::tree::hook::owns(&self.model, path) {
             return true;
         }
         if self.claims_verb(method, path) {
@@ -1151,6 +1162,9 @@ impl ServingModel {
             if d.owns(&call.method, &call.path) {
                 return d.served(&mut world.docs, call, now_ms, new_uuid);
             }
+        }
+        if let Some(s) = super::tree::hook::answer(&self.model, &mut world.tree, call, now_ms) {
+            return Some(s);
         }
         if let Some(t) = &self.model.titled {
             let path = match &self.model.format_suffix {
