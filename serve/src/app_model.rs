@@ -35,6 +35,9 @@ pub struct WithAppModel<M: Model> {
     /// built a URL from its own origin (`link`, `_links`), rewritten to the
     /// serving origin as the engine's answers are.
     origin: String,
+    /// Each route's `PATCH` meaning, decided at start-up
+    /// (`ServingModel::patch_routes`).
+    patch_routes: rea_derivation::PatchRoutes,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -49,6 +52,7 @@ pub struct Worlds<W> {
 impl<M: Model> WithAppModel<M> {
     pub fn new(inner: M, app: ServingModel) -> Self {
         let tools = crate::docstore_tools::offer(inner.tools(), &app);
+        let patch_routes = app.patch_routes();
         WithAppModel {
             inner,
             app,
@@ -56,6 +60,7 @@ impl<M: Model> WithAppModel<M> {
             started: std::sync::OnceLock::new(),
             store_paths: std::sync::OnceLock::new(),
             origin: String::new(),
+            patch_routes,
         }
     }
 
@@ -536,9 +541,11 @@ impl<M: Model> WithAppModel<M> {
         let merged = std::cell::Cell::new(false);
         let patch = |call: &Call| {
             // A sent `null` the route's evidence says is stored is not merged away.
+            // (`merges_patch` and `stores_sent_null`, decided at start-up.)
             if call.method.eq_ignore_ascii_case("PATCH")
-                && self.app.merges_patch(&call.path)
-                && !self.app.stores_sent_null(&call.path, call.body.as_ref())
+                && self
+                    .patch_routes
+                    .merges(&self.app, &call.path, call.body.as_ref())
             {
                 merged.set(true);
                 rea_engine::PatchMeaning::MergePatch
