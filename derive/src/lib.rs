@@ -51,6 +51,7 @@ pub use error::DeriveError;
 pub use manifest::environment_manifest;
 pub use model::lists::infer_with_engine as infer_list_semantics;
 pub use model::relations;
+pub use model::serving::PatchRoutes;
 pub use model::serving::{serving_model, Held, ModelWorld, Served, ServingModel, ViewChange};
 pub use model::tree::hook::TEXT_BASIS as TREE_TEXT_BASIS;
 pub use model::{environment_model, malformed_media_type, MalformedBody, Model as AppModel};

@@ -450,22 +450,16 @@ fn update(
         }
     }
     let body = body.as_ref();
-    // One copy of the entity's fields, updated in place; the views' own
-    // values are dropped, not copied.
-    let mut updated = Entity {
-        type_name: entity.type_name.clone(),
-        collection: entity.collection.clone(),
-        id: entity.id.clone(),
-        fields: Map::new(),
-        view_fields: Default::default(),
-        record_ordinals: entity.record_ordinals.clone(),
+    // The held entity is taken out of its collection and updated in place
+    // (no copy of it); the views' own values are dropped. It goes back at
+    // the plan's index, else last, as a new entity would.
+    let Some(mut updated) = world.remove(&type_name, &collection, &id) else {
+        return not_found(engine, plan, &id);
     };
-    let mut fields = entity.fields.clone();
+    updated.view_fields = Default::default();
     let now = gen.now_ms();
-    apply_update_rules(plan, &mut fields, body, now, merge);
-    let answer = answer_with(engine, plan, Some(&fields));
-    world.remove(&type_name, &collection, &id);
-    updated.fields = fields;
+    apply_update_rules(plan, &mut updated.fields, body, now, merge);
+    let answer = answer_with(engine, plan, Some(&updated.fields));
     let index = plan.insert.as_ref().map(|insert| {
         let key = insert.field.as_deref().unwrap_or("");
         let existing = world
@@ -608,26 +602,118 @@ fn document(
 }
 
 /// Recorded answers by recording ordinal, as `answer_from_record` reads
-/// them: each recorded body is parsed once, not on every write.
+/// them: each recorded body is parsed once, not on every write. Beside
+/// each, per answer pointer, the answer with its entity slot emptied and
+/// the recorded entity's member order, so a write's answer copies only the
+/// envelope around its entity, never the recorded entity.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WriteAnswers(
-    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Answer>>>,
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Recorded>>>,
 );
 
+#[derive(Debug)]
+struct Recorded {
+    full: Answer,
+    hollow: Vec<Hollow>,
+}
+
+/// A recorded answer without the entity at `pointer`.
+#[derive(Debug)]
+struct Hollow {
+    pointer: String,
+    /// `None` when the answer has no JSON value at the pointer (it is
+    /// served as recorded).
+    answer: Option<Answer>,
+    /// The recorded entity's members, in order (empty when not an object).
+    order: Vec<String>,
+}
+
+impl Hollow {
+    fn of(full: &Answer, pointer: &str) -> Hollow {
+        let mut answer = full.clone();
+        let mut order = Vec::new();
+        let emptied = match &mut answer.body {
+            AnswerBody::Json(envelope) => envelope.pointer_mut(pointer).map(|slot| {
+                if let Some(m) = slot.as_object() {
+                    order = m.keys().cloned().collect();
+                }
+                *slot = Value::Null;
+            }),
+            _ => None,
+        };
+        Hollow {
+            pointer: pointer.to_string(),
+            answer: emptied.map(|()| answer),
+            order,
+        }
+    }
+}
+
 impl WriteAnswers {
-    /// `answer_from_record(rec, tool)`.
-    fn of(&self, rec: &crate::records::Record, tool: &str) -> Answer {
+    /// `answer_from_record(rec, tool)`, with `entity` (when given) at
+    /// `pointer` in the recorded entity's member order, then the rest.
+    fn of(
+        &self,
+        rec: &crate::records::Record,
+        tool: &str,
+        at: Option<(&str, &Map<String, Value>)>,
+    ) -> Answer {
         let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let mut answer = held
-            .entry(rec.ordinal)
-            .or_insert_with(|| answer_from_record(rec, tool))
-            .clone();
+        let recorded = held.entry(rec.ordinal).or_insert_with(|| Recorded {
+            full: answer_from_record(rec, tool),
+            hollow: Vec::new(),
+        });
+        let mut answer = match at {
+            None => recorded.full.clone(),
+            Some((pointer, entity)) => {
+                let i = match recorded.hollow.iter().position(|h| h.pointer == pointer) {
+                    Some(i) => i,
+                    None => {
+                        let h = Hollow::of(&recorded.full, pointer);
+                        recorded.hollow.push(h);
+                        recorded.hollow.len() - 1
+                    }
+                };
+                let hollow = &recorded.hollow[i];
+                match &hollow.answer {
+                    None => recorded.full.clone(),
+                    Some(a) => {
+                        let mut answer = a.clone();
+                        let shown = in_order(&hollow.order, entity);
+                        if let AnswerBody::Json(envelope) = &mut answer.body {
+                            if let Some(slot) = envelope.pointer_mut(pointer) {
+                                *slot = Value::Object(shown);
+                            }
+                        }
+                        answer
+                    }
+                }
+            }
+        };
         drop(held);
         if answer.tool.as_deref() != Some(tool) {
             answer.tool = Some(tool.to_string());
         }
         answer
     }
+}
+
+/// `entity`'s members in `order`, then the rest.
+fn in_order(order: &[String], entity: &Map<String, Value>) -> Map<String, Value> {
+    let mut shown = Map::with_capacity(entity.len());
+    for k in order {
+        if let Some((k, v)) = entity.get_key_value(k) {
+            shown.insert(k.clone(), v.clone());
+        }
+    }
+    if shown.len() < entity.len() {
+        for (k, v) in entity {
+            if !shown.contains_key(k) {
+                shown.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    shown
 }
 
 /// The example's recorded answer with `entity` at the answer pointer
@@ -651,39 +737,10 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
     let Some(rec) = engine.record(spec.envelope_ordinal) else {
         return empty(spec.status);
     };
-    let mut answer = engine.write_answers.of(rec, &plan.tool);
+    let at = spec.pointer.as_deref().zip(entity);
+    let mut answer = engine.write_answers.of(rec, &plan.tool, at);
     answer.status = spec.status;
     answer.rendered = Some(rec.ordinal);
-    if let (Some(pointer), Some(entity), AnswerBody::Json(envelope)) =
-        (spec.pointer.as_deref(), entity, &mut answer.body)
-    {
-        let recorded_order: Vec<String> = envelope
-            .pointer(pointer)
-            .or(if pointer.is_empty() {
-                Some(&*envelope)
-            } else {
-                None
-            })
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
-        let mut shown = Map::new();
-        for k in &recorded_order {
-            if let Some(v) = entity.get(k) {
-                shown.insert(k.clone(), v.clone());
-            }
-        }
-        for (k, v) in entity {
-            if !shown.contains_key(k) {
-                shown.insert(k.clone(), v.clone());
-            }
-        }
-        if pointer.is_empty() {
-            *envelope = Value::Object(shown);
-        } else if let Some(slot) = envelope.pointer_mut(pointer) {
-            *slot = Value::Object(shown);
-        }
-    }
     applied(answer)
 }
 

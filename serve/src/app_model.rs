@@ -39,6 +39,9 @@ pub struct WithAppModel<M: Model> {
     origin: String,
     /// Print which part answered each request (`StartOptions::model_trace`).
     trace: bool,
+    /// Each route's `PATCH` meaning, decided at start-up
+    /// (`ServingModel::patch_routes`).
+    patch_routes: rea_derivation::PatchRoutes,
 }
 
 /// Both Worlds: the engine's and the app model's. The app model's is
@@ -53,6 +56,7 @@ pub struct Worlds<W> {
 impl<M: Model> WithAppModel<M> {
     pub fn new(inner: M, app: ServingModel) -> Self {
         let tools = crate::docstore_tools::offer(inner.tools(), &app);
+        let patch_routes = app.patch_routes();
         WithAppModel {
             inner,
             app,
@@ -61,6 +65,7 @@ impl<M: Model> WithAppModel<M> {
             store_paths: std::sync::OnceLock::new(),
             origin: String::new(),
             trace: false,
+            patch_routes,
         }
     }
 
@@ -541,9 +546,11 @@ impl<M: Model> WithAppModel<M> {
         let merged = std::cell::Cell::new(false);
         let patch = |call: &Call| {
             // A sent `null` the route's evidence says is stored is not merged away.
+            // (`merges_patch` and `stores_sent_null`, decided at start-up.)
             if call.method.eq_ignore_ascii_case("PATCH")
-                && self.app.merges_patch(&call.path)
-                && !self.app.stores_sent_null(&call.path, call.body.as_ref())
+                && self
+                    .patch_routes
+                    .merges(&self.app, &call.path, call.body.as_ref())
             {
                 merged.set(true);
                 rea_engine::PatchMeaning::MergePatch

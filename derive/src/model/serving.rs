@@ -25,7 +25,9 @@ use super::snapshots::EntityKey;
 mod held;
 mod patch_nulls;
 mod tables;
+mod patch_routes;
 pub use held::{Held, ViewChange};
+pub use patch_routes::PatchRoutes;
 
 /// An answer the model gives.
 #[derive(Debug, Clone, PartialEq)]
