@@ -8,9 +8,17 @@
 #
 # It measures, on tests/fixtures/kinto/dev-a.har (products records):
 #   throughput  item read, list read, create, PATCH, mixed GET/PATCH/GET;
-#   data plane  data/add of 1k, 10k, 100k rows (time, RSS), create latency at
-#               those World sizes, data/reset at 100k entities;
-#   memory      RSS fresh, after CREATES creates (default 100k), after data/reset;
+#   data plane  into one fresh server: data/add of 1k, then 10k, then 100k rows
+#               (wall time; the server's CPU seconds for the add; RSS after it
+#               and as a multiple of that add's payload), create latency at
+#               those World sizes (the creates run after each add); then
+#               data/reset, data/add of 100k rows again, data/reset: its time,
+#               and RSS once settled against the same server's RSS before
+#               its first add (the fresh baseline, measured in this run);
+#   memory      one fresh server: RSS before anything, after CREATES creates
+#               (default 100k; and KB per created row), after one data/get of
+#               them, after data/reset (settled), against that fresh RSS;
+#   "settled":  RSS unchanged for a second, at most SETTLE_SECONDS (20);
 #   start-up    time to listening and RSS on ../shared/fixtures/kinto/large.har;
 #   routing     item-read throughput with 10 and 10,000 tools (generated captures).
 #
@@ -263,7 +271,7 @@ data_plane() { # label bin
     fi
     grep -q '"error"' "$work/rpc.out" && echo "# data/add $n: $(head -c 300 "$work/rpc.out")" >&2
     c1=($(wrk_run "http://127.0.0.1:$rport$base" "$work/post.lua" 1))
-    printf '%-8s %-10s %9.3fs %9ss %10s MiB %6s MiB %12sus %12sus\n' "$label" "$n" "$t" "$cpu" "$((size / 1048576))" "$(rss_mib "$rpid")" "${c1[1]}" "${c1[4]}"
+    printf '%-8s %-10s %9.3fs %9ss %10s MiB %6s MiB (%sx payload) %12sus %12sus\n' "$label" "$n" "$t" "$cpu" "$((size / 1048576))" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$((size / 1048576))")" "${c1[1]}" "${c1[4]}"
     p50s+=("${c1[4]}")
   done
   printf '%-8s create latency at 100k entities / at 1k (median): %sx\n' "$label" "$(ratio "${p50s[2]}" "${p50s[0]}")"
@@ -272,8 +280,8 @@ data_plane() { # label bin
   local r0; r0="$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$rport/agentenv")"
   t="$(rpc "$rport" data/reset)"
   sleep 1; settle "$rpid" # the replaced World is freed in the background
-  printf '%-8s data/reset at 100k entities: %.2f ms (an HTTP round trip: %.2f ms; in the server: %s ms); RSS fresh %s MiB, after the reset %s MiB\n' \
-    "$label" "$(python3 -c "print($t*1000)")" "$(python3 -c "print($r0*1000)")" "$(server_ms "$rport" data/reset)" "$fresh" "$(rss_mib "$rpid")"
+  printf '%-8s data/reset at 100k entities: %.2f ms (an HTTP round trip: %.2f ms; in the server: %s ms); RSS fresh %s MiB (this server, before its adds), after the reset %s MiB (%sx fresh)\n' \
+    "$label" "$(python3 -c "print($t*1000)")" "$(python3 -c "print($r0*1000)")" "$(server_ms "$rport" data/reset)" "$fresh" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$fresh")"
   stop "$rpid"
 }
 
@@ -285,14 +293,16 @@ memory() { # label bin
   t0=$(date +%s.%N)
   taskset -c 1 wrk -t1 -c"$conns" -d"${CREATE_SECONDS:-40}s" -s "$work/creates.lua" "http://127.0.0.1:$rport$base" >/dev/null
   t1=$(date +%s.%N)
+  local after; after="$(rss_mib "$rpid")" # before the data/get below renders them all
   local count; count="$(curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
     -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]["parts"][0]["data"]; print(sum(len(v) for v in r.values() if isinstance(v, list)))')"
-  local after; after="$(rss_mib "$rpid")"
+  local got; got="$(rss_mib "$rpid")"
   local rt; rt="$(rpc "$rport" data/reset)"
   sleep 1; settle "$rpid" # the replaced World is freed in the background
   printf '%-8s data/reset at %s entities: %.2f ms (in the server: %s ms)\n' "$label" "$count" "$(python3 -c "print($rt*1000)")" "$(server_ms "$rport" data/reset)"
-  printf '%-8s RSS fresh %s MiB; after %s creates (%s rows, %.1f s) %s MiB; after data/reset %s MiB (%sx fresh)\n' \
-    "$label" "$fresh" "$creates" "$count" "$(echo "$t1 - $t0" | bc)" "$after" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$fresh")"
+  printf '%-8s RSS fresh %s MiB; after %s creates (%s rows, %.1f s) %s MiB (%s KB per created row); after a data/get of them %s MiB; after data/reset %s MiB (%sx fresh)\n' \
+    "$label" "$fresh" "$creates" "$count" "$(echo "$t1 - $t0" | bc)" "$after" \
+    "$(python3 -c "print(f'{($after - $fresh) * 1048576 / 1000 / max($count, 1):.1f}')")" "$got" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$fresh")"
   stop "$rpid"
 }
 

@@ -149,29 +149,62 @@ pub(crate) async fn episode_rpc_handler(
     rpc_reply(plane, Some(episode), body).await
 }
 
+/// The body size from which a data-plane call counts as a large load.
+const LARGE_BODY: usize = 1 << 20;
+
+/// Runs `work` (one data-plane call) on a thread of its own and waits for
+/// it. A load builds its World there, and a `data/get` its reply, so the
+/// allocator's pages holding them belong to no pooled thread once the
+/// thread ends: the thread that later frees them (the one retiring a World,
+/// the one sending a reply) takes those pages over and returns them.
+/// Built on an idle pooled thread instead, they stayed resident until that
+/// thread next ran or left the pool (10 s later): RSS right after a
+/// `data/reset` that followed a 100k-row load was 160 MiB for 10 s, then
+/// 44 MiB (docs/serving.md, memory after a reset).
+fn on_own_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let slot = std::sync::Mutex::new(Some(work));
+    let take = || slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("rea-data-plane".into())
+            .spawn_scoped(scope, || take().map(|work| work()));
+        match spawned.map(|handle| handle.join()) {
+            Ok(Ok(Some(value))) => Some(value),
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            // No thread to spare: the work runs here.
+            Ok(Ok(None)) | Err(_) => None,
+        }
+    })
+    .or_else(|| take().map(|work| work()))
+    .unwrap_or_else(|| unreachable!("the work ran on neither thread"))
+}
+
 async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Response {
     let reply = {
         let plane = plane.clone();
         // data/add may read a file and validate a large World: keep it off the
         // async workers.
         tokio::task::spawn_blocking(move || {
-            let started = std::time::Instant::now();
-            let (text, operation) = rpc(&plane, episode.as_deref(), &body);
-            crate::admin::journal_data_plane(
-                &plane.env,
-                operation.as_deref(),
-                text.as_deref(),
-                started,
-            );
-            if body.len() >= 1 << 20 {
-                // A large load's body and its parse are garbage now: the
-                // freed memory goes back to the system before the reply (a
-                // trim left to a background thread could wait behind busy
-                // cores, and stall the next call on the allocator's lock).
-                drop(body);
-                crate::environment::give_back_memory();
-            }
-            text
+            let answer = move || {
+                let started = std::time::Instant::now();
+                let (text, operation) = rpc(&plane, episode.as_deref(), &body);
+                crate::admin::journal_data_plane(
+                    &plane.env,
+                    operation.as_deref(),
+                    text.as_deref(),
+                    started,
+                );
+                if body.len() >= LARGE_BODY {
+                    // A large load's body and its parse are garbage now: the
+                    // freed memory goes back to the system before the reply (a
+                    // trim left to a background thread could wait behind busy
+                    // cores, and stall the next call on the allocator's lock).
+                    drop(body);
+                    crate::environment::give_back_memory();
+                }
+                text
+            };
+            on_own_thread(answer)
         })
         .await
     };
@@ -844,6 +877,19 @@ fn json_response(value: &Value) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_data_plane_call_runs_on_a_thread_of_its_own_and_its_panic_reaches_the_caller() {
+        let caller = std::thread::current().id();
+        let ran_on = on_own_thread(|| std::thread::current().id());
+        assert_ne!(ran_on, caller);
+        assert_eq!(
+            on_own_thread(|| std::thread::current().name().map(str::to_string)),
+            Some("rea-data-plane".to_string())
+        );
+        let panic = std::panic::catch_unwind(|| on_own_thread(|| panic!("boom")));
+        assert!(panic.is_err());
+    }
 
     #[test]
     fn file_uris_stay_under_the_data_root_and_never_fetch() {
