@@ -31,7 +31,7 @@ use std::process::Command;
 /// (json-server), 16.7/11.9 (pouchdb-server), 4.8/4.9 (Redmine) and
 /// 27.7/36.4 (DRF) before the kinds they brought in
 /// (`tests/fixtures/<app>/ANALYSIS.md`).
-pub(crate) const MEASURED: [(&str, &str, &str, f64); 18] = [
+pub(crate) const MEASURED: [(&str, &str, &str, f64); 20] = [
     ("kinto", "dev-a", "dev-b", 93.0),
     ("kinto", "dev-b", "dev-a", 92.5),
     ("wordpress", "dev-a", "dev-b", 60.5),
@@ -50,6 +50,8 @@ pub(crate) const MEASURED: [(&str, &str, &str, f64); 18] = [
     ("datasette", "dev-b", "dev-a", 37.5),
     ("mediawiki", "dev-a", "dev-b", 21.4),
     ("mediawiki", "dev-b", "dev-a", 28.6),
+    ("jupyter", "dev-a", "dev-b", 75.5),
+    ("jupyter", "dev-b", "dev-a", 65.1),
 ];
 
 fn harness() -> PathBuf {
