@@ -169,7 +169,7 @@ pub(crate) fn named_leaves_of_map(
 
 type Leaves = Vec<(String, String, String)>;
 
-fn leaves_from<'a>(mut stack: Vec<(String, &'a Value)>, mut out: Leaves, limit: usize) -> Leaves {
+fn leaves_from(mut stack: Vec<(String, &Value)>, mut out: Leaves, limit: usize) -> Leaves {
     while let Some((pointer, v)) = stack.pop() {
         if out.len() >= limit {
             break;

@@ -200,24 +200,22 @@ impl Templates {
                 }
             }
             // Echoed by this record's own answer (the last segment only).
-            if i + 1 == x.segments.len() {
-                if x.answer.is_some() {
-                    for id in echoed {
-                        if let Some((prefix, suffix)) = split_around(seg, id) {
-                            if prefix.len() + suffix.len() + id.len() != seg.len() {
-                                continue;
-                            }
-                            let pos = Position {
-                                parent: parent_t.clone(),
-                                shape: SegmentShape {
-                                    prefix,
-                                    suffix,
-                                    kind: kind_of(id).into(),
-                                },
-                            };
-                            let e = self.positions.entry(pos).or_default();
-                            e.echoed.insert(x.ordinal);
+            if i + 1 == x.segments.len() && x.answer.is_some() {
+                for id in echoed {
+                    if let Some((prefix, suffix)) = split_around(seg, id) {
+                        if prefix.len() + suffix.len() + id.len() != seg.len() {
+                            continue;
                         }
+                        let pos = Position {
+                            parent: parent_t.clone(),
+                            shape: SegmentShape {
+                                prefix,
+                                suffix,
+                                kind: kind_of(id).into(),
+                            },
+                        };
+                        let e = self.positions.entry(pos).or_default();
+                        e.echoed.insert(x.ordinal);
                     }
                 }
             }
