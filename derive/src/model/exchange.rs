@@ -157,23 +157,31 @@ pub(crate) fn token(key: &str) -> String {
 /// Every scalar leaf of `value` whose parent member is named: (pointer, member, text).
 /// Array elements are walked with their index; `limit` bounds the walk.
 pub(crate) fn named_leaves(value: &Value, limit: usize) -> Vec<(String, String, String)> {
+    leaves_from(vec![(String::new(), value)], Vec::new(), limit)
+}
+
+/// `named_leaves` of an object held as its map (no copy into a `Value`).
+pub(crate) fn named_leaves_of_map(
+    map: &serde_json::Map<String, Value>,
+    limit: usize,
+) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
-    let mut stack: Vec<(String, &Value)> = vec![(String::new(), value)];
+    let mut stack = Vec::new();
+    if limit > 0 {
+        members_of("", map, &mut out, &mut stack);
+    }
+    leaves_from(stack, out, limit)
+}
+
+type Leaves = Vec<(String, String, String)>;
+
+fn leaves_from(mut stack: Vec<(String, &Value)>, mut out: Leaves, limit: usize) -> Leaves {
     while let Some((pointer, v)) = stack.pop() {
         if out.len() >= limit {
             break;
         }
         match v {
-            Value::Object(map) => {
-                for (k, child) in map.iter().rev() {
-                    let p = format!("{pointer}/{}", token(k));
-                    if let Some(t) = scalar_text(child) {
-                        out.push((p, k.clone(), t));
-                    } else {
-                        stack.push((p, child));
-                    }
-                }
-            }
+            Value::Object(map) => members_of(&pointer, map, &mut out, &mut stack),
             Value::Array(items) => {
                 for (i, child) in items.iter().enumerate().rev() {
                     stack.push((format!("{pointer}/{i}"), child));
@@ -183,6 +191,22 @@ pub(crate) fn named_leaves(value: &Value, limit: usize) -> Vec<(String, String, 
         }
     }
     out
+}
+
+fn members_of<'a>(
+    pointer: &str,
+    map: &'a serde_json::Map<String, Value>,
+    out: &mut Leaves,
+    stack: &mut Vec<(String, &'a Value)>,
+) {
+    for (k, child) in map.iter().rev() {
+        let p = format!("{pointer}/{}", token(k));
+        if let Some(t) = scalar_text(child) {
+            out.push((p, k.clone(), t));
+        } else {
+            stack.push((p, child));
+        }
+    }
 }
 
 /// True for member names that name an identity by convention (`id`, `*_id`,

@@ -5,7 +5,9 @@
 //! answer — and every other segment under the same parent template with the
 //! same prefix, suffix and value kind is parametric too (ids never seen).
 
-use super::exchange::{entity_of, id_like, join, list_of, named_leaves, scalar_text, Exchange};
+use super::exchange::{
+    entity_of, id_like, join, list_of, named_leaves, named_leaves_of_map, scalar_text, Exchange,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -144,11 +146,17 @@ impl Templates {
                 }
             }
         }
+        // What each record's own answer echoes depends on the answer only:
+        // read once, not once per pass.
+        let echoed: Vec<Vec<String>> = exchanges
+            .iter()
+            .map(|x| x.answer.as_ref().map(echoed_ids).unwrap_or_default())
+            .collect();
         let mut t = Templates::default();
         for _pass in 0..4 {
             let before = t.positions.len();
-            for x in exchanges {
-                t.learn(x, &listed);
+            for (x, echoed) in exchanges.iter().zip(&echoed) {
+                t.learn(x, &listed, echoed);
             }
             if t.positions.len() == before {
                 break;
@@ -168,7 +176,7 @@ impl Templates {
         t
     }
 
-    fn learn(&mut self, x: &Exchange, listed: &Listed) {
+    fn learn(&mut self, x: &Exchange, listed: &Listed, echoed: &[String]) {
         let tpl = self.template_of(&x.segments);
         for i in 0..x.segments.len() {
             let seg = &x.segments[i];
@@ -192,24 +200,22 @@ impl Templates {
                 }
             }
             // Echoed by this record's own answer (the last segment only).
-            if i + 1 == x.segments.len() {
-                if let Some(answer) = &x.answer {
-                    for id in echoed_ids(answer) {
-                        if let Some((prefix, suffix)) = split_around(seg, &id) {
-                            if prefix.len() + suffix.len() + id.len() != seg.len() {
-                                continue;
-                            }
-                            let pos = Position {
-                                parent: parent_t.clone(),
-                                shape: SegmentShape {
-                                    prefix,
-                                    suffix,
-                                    kind: kind_of(&id).into(),
-                                },
-                            };
-                            let e = self.positions.entry(pos).or_default();
-                            e.echoed.insert(x.ordinal);
+            if i + 1 == x.segments.len() && x.answer.is_some() {
+                for id in echoed {
+                    if let Some((prefix, suffix)) = split_around(seg, id) {
+                        if prefix.len() + suffix.len() + id.len() != seg.len() {
+                            continue;
                         }
+                        let pos = Position {
+                            parent: parent_t.clone(),
+                            shape: SegmentShape {
+                                prefix,
+                                suffix,
+                                kind: kind_of(id).into(),
+                            },
+                        };
+                        let e = self.positions.entry(pos).or_default();
+                        e.echoed.insert(x.ordinal);
                     }
                 }
             }
@@ -305,10 +311,11 @@ pub(crate) fn param_base(segment: &str) -> String {
 /// (at most two levels into it) and of a not-found answer's details.
 pub(crate) fn echoed_ids(answer: &serde_json::Value) -> Vec<String> {
     let mut out = Vec::new();
-    let target = entity_of(answer)
-        .map(|(_, o)| serde_json::Value::Object(o.clone()))
-        .unwrap_or_else(|| answer.clone());
-    for (pointer, member, text) in named_leaves(&target, 400) {
+    let leaves = match entity_of(answer) {
+        Some((_, o)) => named_leaves_of_map(o, 400),
+        None => named_leaves(answer, 400),
+    };
+    for (pointer, member, text) in leaves {
         let depth = pointer.matches('/').count();
         if depth <= 2 && id_like(&member) && !pointer_has_index(&pointer) {
             out.push(text);
