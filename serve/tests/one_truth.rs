@@ -567,3 +567,64 @@ fn the_all_docs_rows_are_a_view_of_the_store_after_writes_and_data_add() {
     let (status, _) = http(&env, "GET", "/books/book-003", None);
     assert_eq!(status, 200);
 }
+
+/// The `app_model_tree` rows of `data/get` (the path-keyed tree's World).
+fn tree_rows(env: &Environment) -> Vec<Value> {
+    env.export()["collections"]["app_model_tree"]
+        .as_array()
+        .cloned()
+        .expect("the app_model_tree table")
+}
+
+#[test]
+fn the_path_keyed_trees_entities_are_data_plane_rows_that_a_round_trip_and_a_replace_keep() {
+    let env = start("tests/fixtures/jupyter/dev-a.har");
+    let at_start = tree_rows(&env);
+    assert!(at_start.iter().any(|r| r["key"] == "notes/todo.txt"));
+    let before = env.export();
+    let put = json!({"type": "file", "format": "text", "content": "one truth\n"});
+    let (status, _) = http(&env, "PUT", "/api/contents/notes/one-truth.txt", Some(put));
+    assert_eq!(status, 201);
+    let (status, read) = http(&env, "GET", "/api/contents/notes/one-truth.txt", None);
+    assert_eq!((status, &read["content"]), (200, &json!("one truth\n")));
+    // data/get lists the new file as a row of the tree's table.
+    let after_put = env.export();
+    let row: Vec<&Value> = after_put["collections"]["app_model_tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"] == "notes/one-truth.txt")
+        .collect();
+    assert_eq!(row.len(), 1, "{row:?}");
+    assert_eq!(row[0]["detail"]["content"], "one truth\n");
+    // data/add of the World before the PUT: the tree is the start's again.
+    env.load(&|_: &Value| Ok(before.clone())).expect("data/add");
+    assert_eq!(tree_rows(&env), at_start);
+    // data/add of the World after it: the file reads back.
+    env.load(&|_: &Value| Ok(after_put.clone()))
+        .expect("data/add");
+    let (status, read) = http(&env, "GET", "/api/contents/notes/one-truth.txt", None);
+    assert_eq!((status, &read["content"]), (200, &json!("one truth\n")));
+    assert_eq!(env.export(), after_put);
+    // A replace that leaves the table out empties the tree's World.
+    let mut without = after_put.clone();
+    without["collections"]
+        .as_object_mut()
+        .unwrap()
+        .remove("app_model_tree");
+    env.load(&|_: &Value| Ok(without.clone()))
+        .expect("data/add");
+    assert!(tree_rows(&env).is_empty());
+    // A bad row is refused and the World is unchanged.
+    let mut bad = after_put.clone();
+    bad["collections"]["app_model_tree"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"key": 7}));
+    let held = env.export();
+    assert!(env.load(&|_: &Value| Ok(bad.clone())).is_err());
+    assert_eq!(env.export(), held);
+    // data/reset restores the start.
+    env.reset();
+    assert_eq!(tree_rows(&env), at_start);
+}

@@ -24,8 +24,8 @@ use super::snapshots::EntityKey;
 
 mod held;
 mod patch_nulls;
-mod tables;
 mod patch_routes;
+mod tables;
 pub use held::{Held, ViewChange};
 pub use patch_routes::PatchRoutes;
 

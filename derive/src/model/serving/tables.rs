@@ -27,6 +27,8 @@ const LOG: &str = "app_model_log";
 const STORE: &str = "app_model_store";
 /// The writes the document store counted per collection.
 const STORE_WRITES: &str = "app_model_store_writes";
+/// The path-keyed tree's entities and removed keys, by key.
+const TREE: &str = "app_model_tree";
 
 fn schema(description: &str, properties: Value, required: &[&str]) -> Value {
     json!({
@@ -146,6 +148,24 @@ impl ServingModel {
                 ),
             ));
         }
+        if self.model.tree_store.is_some() {
+            out.push((
+                TREE,
+                schema(
+                    "an entity of the path-keyed tree by `key`: its listing entry, detail members (null: unknown), children keys in listing order (null: unknown), `stale` when a call the tree did not answer changed it, its saved copy; `gone: true` marks a removed key",
+                    json!({
+                        "key": {"type": "string"},
+                        "entry": {"type": "object"},
+                        "detail": {"type": ["object", "null"]},
+                        "children": {"type": ["array", "null"], "items": {"type": "string"}},
+                        "stale": {"type": "boolean"},
+                        "copy": {"type": ["object", "null"]},
+                        "gone": {"type": "boolean"},
+                    }),
+                    &["key"],
+                ),
+            ));
+        }
         out
     }
 
@@ -209,6 +229,7 @@ impl ServingModel {
                     .iter()
                     .map(|(c, n)| json!({"collection": c, "writes": n}))
                     .collect(),
+                TREE => world.tree.rows(),
                 _ => continue,
             };
             out.push((table, rows));
@@ -384,6 +405,9 @@ impl ServingModel {
             world.docs = d
                 .import_changes(&world.docs, &change)
                 .map_err(|e| format!("{STORE}: {e}"))?;
+        }
+        if self.model.tree_store.is_some() {
+            world.tree = super::super::tree::serve::TreeWorld::from_rows(TREE, rows(TREE))?;
         }
         Ok(world)
     }

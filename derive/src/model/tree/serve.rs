@@ -700,3 +700,104 @@ fn remove(world: &mut TreeWorld, key: &str) {
         }
     }
 }
+
+/// The tree's World as data-plane rows, and back (`serving/tables.rs`,
+/// table `app_model_tree`): one row per entity by `key`, with its listing
+/// entry, its detail members (`null` when unknown), its children keys in
+/// listing order (`null` when unknown), whether a call the tree did not
+/// answer changed it (`stale`) and its saved copy; a removed key is a row
+/// `{key, gone: true}`.
+impl TreeWorld {
+    pub(crate) fn rows(&self) -> Vec<Value> {
+        let opt = |m: &Option<Map<String, Value>>| m.clone().map_or(Value::Null, Value::Object);
+        let mut out: Vec<Value> = self
+            .nodes
+            .iter()
+            .map(|(key, n)| {
+                let copy = n.copy.as_ref().map_or(Value::Null, |(answer, entry, detail)| {
+                    serde_json::json!({"answer": answer, "entry": entry, "detail": opt(detail)})
+                });
+                serde_json::json!({
+                    "key": key,
+                    "entry": n.entry,
+                    "detail": opt(&n.detail),
+                    "children": n.children.clone().map_or(Value::Null, |c| c.into()),
+                    "stale": n.stale,
+                    "copy": copy,
+                    "gone": false,
+                })
+            })
+            .collect();
+        out.extend(
+            self.gone
+                .iter()
+                .map(|k| serde_json::json!({"key": k, "gone": true})),
+        );
+        out
+    }
+
+    /// A World from `rows`' rows; `Err` names the row and what does not fit.
+    pub(crate) fn from_rows(table: &str, rows: &[Value]) -> Result<TreeWorld, String> {
+        fn object(r: &Value, m: &str) -> Result<Option<Map<String, Value>>, String> {
+            match r.get(m) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Object(o)) => Ok(Some(o.clone())),
+                Some(_) => Err(format!("`{m}` must be an object or null")),
+            }
+        }
+        let mut world = TreeWorld::default();
+        for (i, r) in rows.iter().enumerate() {
+            let at = |e: String| format!("{table}[{i}]: {e}");
+            let key = r
+                .get("key")
+                .and_then(Value::as_str)
+                .ok_or_else(|| at("`key` (a string) is required".into()))?
+                .to_string();
+            if r.get("gone").and_then(Value::as_bool) == Some(true) {
+                world.nodes.remove(&key);
+                world.gone.insert(key);
+                continue;
+            }
+            let entry = object(r, "entry")
+                .map_err(at)?
+                .ok_or_else(|| at("`entry` (an object) is required".into()))?;
+            let detail = object(r, "detail").map_err(at)?;
+            let children = match r.get("children") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter()
+                        .map(|c| c.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| at("`children` must hold keys (strings)".into()))?,
+                ),
+                Some(_) => return Err(at("`children` must be an array or null".into())),
+            };
+            let copy = match object(r, "copy").map_err(at)? {
+                None => None,
+                Some(c) => {
+                    let c = Value::Object(c);
+                    let answer = object(&c, "answer")
+                        .map_err(at)?
+                        .ok_or_else(|| at("`copy.answer` (an object) is required".into()))?;
+                    let entry = object(&c, "entry")
+                        .map_err(at)?
+                        .ok_or_else(|| at("`copy.entry` (an object) is required".into()))?;
+                    Some((answer, entry, object(&c, "detail").map_err(at)?))
+                }
+            };
+            let stale = r.get("stale").and_then(Value::as_bool).unwrap_or(false);
+            world.gone.remove(&key);
+            world.nodes.insert(
+                key,
+                Node {
+                    entry,
+                    detail,
+                    children,
+                    stale,
+                    copy,
+                },
+            );
+        }
+        Ok(world)
+    }
+}
