@@ -166,7 +166,6 @@ fn creates_hold_the_same_record_over_http_and_mcp() {
 /// the engine stores the sent members over the held ones (unsent members
 /// stay). One meaning needs the sibling's plan to refuse the same bodies.
 #[test]
-#[ignore = "known: a partial PUT replaces on its own route but merges on a sibling route"]
 fn kinto_put_replaces_alike_on_a_sibling_route() {
     let capture = fixture("kinto/dev-a.har");
     let options = StartOptions::all_rules();

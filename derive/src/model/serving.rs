@@ -95,6 +95,10 @@ pub struct ServingModel {
     examples: BTreeMap<(String, String), Value>,
     /// The request body of each of those examples.
     example_requests: BTreeMap<(String, String), Value>,
+    /// The members a recorded 2xx write's body sent to a resource (at the
+    /// top of the body or one member down, inside an envelope), by
+    /// resource index: the client's members, which a replace does not keep.
+    client_sent: BTreeMap<usize, BTreeSet<String>>,
     /// The first 2xx answer of each delete route to a call that sent a
     /// query (a forced delete's answer may differ from the soft one's).
     queried_deletes: BTreeMap<String, Value>,
@@ -183,6 +187,7 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let mut client_sent: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut queried_deletes: BTreeMap<String, Value> = BTreeMap::new();
         let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
@@ -240,6 +245,15 @@ impl ServingModel {
                     .or_insert((x.status, x.answer.clone()));
             }
             if !x.is_read() && t.role != "query" {
+                if let Some(Value::Object(body)) = &x.body {
+                    let sent = client_sent.entry(t.resource).or_default();
+                    for (k, v) in body {
+                        sent.insert(k.clone());
+                        if let Value::Object(inner) = v {
+                            sent.extend(inner.keys().cloned());
+                        }
+                    }
+                }
                 write_queries
                     .entry((x.method.clone(), t.route.clone()))
                     .or_default()
@@ -358,6 +372,7 @@ impl ServingModel {
             queries,
             examples,
             example_requests,
+            client_sent,
             queried_deletes,
             reads,
             refusals,
@@ -2635,11 +2650,16 @@ impl ServingModel {
         };
         let replace = w.semantics.contains("replace");
         if replace {
+            // A replace keeps what the server fills (the identity, its
+            // stamps); a stamp-like name a recorded write's client sent to
+            // this resource (`signup_date`) is the client's, and goes.
+            let sent_by_client = self.client_sent.get(&r.index);
             let keep: Vec<String> = entity
                 .keys()
                 .filter(|k| {
                     *k == "id"
                         || super::writes::clock_like(k)
+                            && !sent_by_client.is_some_and(|s| s.contains(*k))
                         || w.server_filled.iter().any(|f| &f.member == *k)
                 })
                 .cloned()
