@@ -471,11 +471,22 @@ impl ServingModel {
 
     /// True when the model's replay of the recording confirms its write
     /// semantics on the route `path` falls on (see `confirmed_write_routes`).
+    /// A route with no write of its own that a sibling lends its write to
+    /// (`lent_write`) is confirmed as that write's own route is: a lent
+    /// write means what it means where it was recorded.
     pub fn confirms_write(&self, method: &str, path: &str) -> bool {
-        self.resolve(method, path, None, None).is_some_and(|r| {
+        self.write_answering(method, path).is_some_and(|w| {
             self.replayed_writes
-                .contains(&(method.to_string(), r.route))
+                .contains(&(method.to_string(), w.route.clone()))
         })
+    }
+
+    /// The write that answers `method` at `path`: the route's own, else
+    /// the one a sibling lends it.
+    fn write_answering(&self, method: &str, path: &str) -> Option<&WriteSemantics> {
+        let r = self.resolve(method, path, None, None)?;
+        self.write_of(method, &r.route)
+            .or_else(|| self.lent_write(method, &r))
     }
 
     /// True when a `PATCH` at `path` is an RFC 7396 merge patch by the
@@ -484,15 +495,13 @@ impl ServingModel {
     /// (none contradicts it), and the model's replay of the route's writes
     /// got every recorded status (`confirms_write`).
     pub fn merges_patch(&self, path: &str) -> bool {
-        let Some(r) = self.resolve("PATCH", path, None, None) else {
-            return false;
-        };
-        let fits = self
-            .write_of("PATCH", &r.route)
-            .is_some_and(|w| w.role == "update" && patch_merges(w));
-        fits && self
-            .replayed_writes
-            .contains(&("PATCH".to_string(), r.route))
+        self.write_answering("PATCH", path).is_some_and(|w| {
+            w.role == "update"
+                && patch_merges(w)
+                && self
+                    .replayed_writes
+                    .contains(&("PATCH".to_string(), w.route.clone()))
+        })
     }
 
     /// Replays the recording, in order, from the initial World through
