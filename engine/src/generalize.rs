@@ -213,9 +213,12 @@ pub(crate) fn sibling_read(
 }
 
 /// A family sibling's served update/delete plan, adapted to `target`'s
-/// type (its field rules for fields the type has), applies to an entity of
-/// that type. The plan means what it means on its own route: the same
-/// `apply_write` runs.
+/// type (its field rules for fields the type has, its required members
+/// read as that type's: `sibling_required`), applies to an entity of that
+/// type. The plan means what it means on its own route: the same
+/// `apply_write` runs, refusing the same bodies (a replace that lacks a
+/// member is refused here as there) and storing members as the call's
+/// patch meaning says.
 pub(crate) fn sibling_write_answer(
     engine: &Engine,
     world: &mut World,
@@ -229,9 +232,10 @@ pub(crate) fn sibling_write_answer(
         .entity_type(plan.type_name.as_deref().unwrap_or(""))
         .map(|s| s.fields.clone())
         .unwrap_or_default();
+    let required = sibling_required(engine, plan, &sibling_fields, t);
     let adapted = WritePlan {
         type_name: Some(t.name.clone()),
-        required_members: Vec::new(),
+        required_members: required,
         body_fixed: Vec::new(),
         field_rules: plan
             .field_rules
@@ -262,6 +266,61 @@ pub(crate) fn sibling_write_answer(
         gen,
         routed.patch,
     )
+}
+
+/// The members a sibling's plan requires, read for type `t`. A plan that
+/// requires every member it stores as sent (a replace: the whole entity
+/// the body carries) requires `t`'s whole entity: the members a create of
+/// `t` requires, else `t`'s fields but its identity and those the plan
+/// generates. Any other plan requires its required members that `t` has.
+fn sibling_required(
+    engine: &Engine,
+    plan: &WritePlan,
+    sibling_fields: &[String],
+    t: &EntityType,
+) -> Vec<String> {
+    let echoed: Vec<&str> = plan
+        .field_rules
+        .iter()
+        .filter_map(|r| match &r.rule {
+            Rule::Echo { member } => Some(member.as_str()),
+            _ => None,
+        })
+        .collect();
+    let replaces = !plan.required_members.is_empty()
+        && echoed
+            .iter()
+            .all(|m| plan.required_members.iter().any(|r| r == m))
+        && plan
+            .required_members
+            .iter()
+            .all(|r| sibling_fields.contains(r));
+    if !replaces {
+        return plan
+            .required_members
+            .iter()
+            .filter(|m| t.fields.contains(m))
+            .cloned()
+            .collect();
+    }
+    let created = engine.state.writes.iter().find(|w| {
+        w.effect == Effect::Create
+            && w.type_name.as_deref() == Some(t.name.as_str())
+            && !w.required_members.is_empty()
+    });
+    if let Some(create) = created {
+        return create.required_members.clone();
+    }
+    let generated = |f: &String| {
+        plan.field_rules
+            .iter()
+            .any(|r| &r.field == f && !matches!(r.rule, Rule::Echo { .. }))
+    };
+    t.fields
+        .iter()
+        .filter(|f| **f != t.id_field && !generated(f))
+        .cloned()
+        .collect()
 }
 
 /// The recorded not-found answer of the type or its family (an item

@@ -3,7 +3,7 @@
 //! sibling collection's item route (the family's plan adapted) and as an
 //! MCP tool call; a `POST` create holds the same record whether it came
 //! over HTTP or MCP. (`PATCH` across the same routes: `patch_meaning.rs`.)
-//! Checked on Kinto dev-a and json-server dev-a.
+//! Checked on Kinto dev-a, json-server dev-a and DRF dev-a.
 
 use rea_engine::{AnswerBody, Call};
 use rea_serve::{Environment, Request, StartOptions};
@@ -159,14 +159,14 @@ fn creates_hold_the_same_record_over_http_and_mcp() {
     }
 }
 
-/// Known gap (not fixed): on its own route a `PUT` without every member
-/// the plan requires is refused by the engine and answered by the app
-/// model (a replace, `update; convention`); on a sibling collection the
-/// adapted plan requires nothing (`generalize::sibling_write_answer`), so
-/// the engine stores the sent members over the held ones (unsent members
-/// stay). One meaning needs the sibling's plan to refuse the same bodies.
+/// On its own route a `PUT` without every member the plan requires is
+/// refused by the engine and answered by the app model (a replace,
+/// `update; convention`). On a sibling collection (no PUT was recorded for
+/// customers) the family's plan, adapted, requires the customer's whole
+/// entity (`generalize::sibling_required`), so the same body is refused
+/// and replaced alike; the replace drops `signup_date`, a stamp-like name
+/// the recorded creates sent (`ServingModel::client_sent`).
 #[test]
-#[ignore = "known: a partial PUT replaces on its own route but merges on a sibling route"]
 fn kinto_put_replaces_alike_on_a_sibling_route() {
     let capture = fixture("kinto/dev-a.har");
     let options = StartOptions::all_rules();
@@ -184,4 +184,44 @@ fn kinto_put_replaces_alike_on_a_sibling_route() {
     let mut expected = held(&by_http, &volatile);
     expected["id"] = json!("cust-005");
     assert_eq!(held(&sibling, &volatile), expected, "the same replace");
+}
+
+/// The same kind on DRF dev-a: the tasks `PUT` plan (a replace that
+/// requires every member it stores) answers a projects item too (no PUT
+/// was recorded for projects). A partial `PUT` is answered alike on both
+/// routes (the same status and error code, the held record unchanged when
+/// refused); a whole one replaces the record on the sibling route.
+#[test]
+fn drf_put_means_the_same_on_a_sibling_route() {
+    let capture = fixture("drf/dev-a.har");
+    let options = StartOptions::all_rules();
+    let partial = |env: &Environment, path: &str, member: &str| {
+        let before = http(env, "GET", path, None);
+        assert_eq!(before.0, 200, "{path}: {}", before.1);
+        let (status, answer) = http(env, "PUT", path, Some(json!({ member: "Partial" })));
+        let after = http(env, "GET", path, None).1;
+        let code = answer.get("code").or(answer.get("error")).cloned();
+        let unchanged = after == before.1;
+        (status, code, unchanged, answer)
+    };
+    let env = Environment::from_capture(&capture, &options).expect("environment");
+    let own = partial(&env, "/api/tasks/1", "title");
+    let sibling = partial(&env, "/api/projects/1", "name");
+    assert_eq!(
+        (own.0, &own.1, own.2),
+        (sibling.0, &sibling.1, sibling.2),
+        "own route {} / sibling route {}",
+        own.3,
+        sibling.3
+    );
+    // A whole project (every member a create of projects requires).
+    let whole = json!({
+        "name": "Whole", "description": "replaced", "budget": 1.0,
+        "active": false, "settings": {}
+    });
+    let (status, answer) = http(&env, "PUT", "/api/projects/2", Some(whole.clone()));
+    assert_eq!(status, 200, "{answer}");
+    let mut expected = whole;
+    expected["id"] = json!(2);
+    assert_eq!(http(&env, "GET", "/api/projects/2", None).1, expected);
 }

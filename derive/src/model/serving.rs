@@ -100,6 +100,10 @@ pub struct ServingModel {
     examples: BTreeMap<(String, String), Value>,
     /// The request body of each of those examples.
     example_requests: BTreeMap<(String, String), Value>,
+    /// The members a recorded 2xx write's body sent to a resource (at the
+    /// top of the body or one member down, inside an envelope), by
+    /// resource index: the client's members, which a replace does not keep.
+    client_sent: BTreeMap<usize, BTreeSet<String>>,
     /// The first 2xx answer of each delete route to a call that sent a
     /// query (a forced delete's answer may differ from the soft one's).
     queried_deletes: BTreeMap<String, Value>,
@@ -190,6 +194,7 @@ impl ServingModel {
         let mut refusals = BTreeMap::new();
         let mut reads = BTreeMap::new();
         let mut example_requests = BTreeMap::new();
+        let mut client_sent: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut queried_deletes: BTreeMap<String, Value> = BTreeMap::new();
         let mut write_queries: BTreeMap<(String, String), Vec<Pairs>> = BTreeMap::new();
         let mut shapes: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
@@ -247,6 +252,15 @@ impl ServingModel {
                     .or_insert((x.status, x.answer.clone()));
             }
             if !x.is_read() && t.role != "query" {
+                if let Some(Value::Object(body)) = &x.body {
+                    let sent = client_sent.entry(t.resource).or_default();
+                    for (k, v) in body {
+                        sent.insert(k.clone());
+                        if let Value::Object(inner) = v {
+                            sent.extend(inner.keys().cloned());
+                        }
+                    }
+                }
                 write_queries
                     .entry((x.method.clone(), t.route.clone()))
                     .or_default()
@@ -371,6 +385,7 @@ impl ServingModel {
             queries,
             examples,
             example_requests,
+            client_sent,
             queried_deletes,
             reads,
             refusals,
@@ -469,11 +484,22 @@ impl ServingModel {
 
     /// True when the model's replay of the recording confirms its write
     /// semantics on the route `path` falls on (see `confirmed_write_routes`).
+    /// A route with no write of its own that a sibling lends its write to
+    /// (`lent_write`) is confirmed as that write's own route is: a lent
+    /// write means what it means where it was recorded.
     pub fn confirms_write(&self, method: &str, path: &str) -> bool {
-        self.resolve(method, path, None, None).is_some_and(|r| {
+        self.write_answering(method, path).is_some_and(|w| {
             self.replayed_writes
-                .contains(&(method.to_string(), r.route))
+                .contains(&(method.to_string(), w.route.clone()))
         })
+    }
+
+    /// The write that answers `method` at `path`: the route's own, else
+    /// the one a sibling lends it.
+    fn write_answering(&self, method: &str, path: &str) -> Option<&WriteSemantics> {
+        let r = self.resolve(method, path, None, None)?;
+        self.write_of(method, &r.route)
+            .or_else(|| self.lent_write(method, &r))
     }
 
     /// True when a `PATCH` at `path` is an RFC 7396 merge patch by the
@@ -482,15 +508,13 @@ impl ServingModel {
     /// (none contradicts it), and the model's replay of the route's writes
     /// got every recorded status (`confirms_write`).
     pub fn merges_patch(&self, path: &str) -> bool {
-        let Some(r) = self.resolve("PATCH", path, None, None) else {
-            return false;
-        };
-        let fits = self
-            .write_of("PATCH", &r.route)
-            .is_some_and(|w| w.role == "update" && patch_merges(w));
-        fits && self
-            .replayed_writes
-            .contains(&("PATCH".to_string(), r.route))
+        self.write_answering("PATCH", path).is_some_and(|w| {
+            w.role == "update"
+                && patch_merges(w)
+                && self
+                    .replayed_writes
+                    .contains(&("PATCH".to_string(), w.route.clone()))
+        })
     }
 
     /// Replays the recording, in order, from the initial World through
@@ -2652,11 +2676,16 @@ impl ServingModel {
         };
         let replace = w.semantics.contains("replace");
         if replace {
+            // A replace keeps what the server fills (the identity, its
+            // stamps); a stamp-like name a recorded write's client sent to
+            // this resource (`signup_date`) is the client's, and goes.
+            let sent_by_client = self.client_sent.get(&r.index);
             let keep: Vec<String> = entity
                 .keys()
                 .filter(|k| {
                     *k == "id"
                         || super::writes::clock_like(k)
+                            && !sent_by_client.is_some_and(|s| s.contains(*k))
                         || w.server_filled.iter().any(|f| &f.member == *k)
                 })
                 .cloned()

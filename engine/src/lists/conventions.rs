@@ -1,6 +1,6 @@
 //! The list-query conventions, as hypotheses of meaning: the library's
 //! paging, sorting and continuation-token names, the type's field names
-//! (equality) and their `not_`/`in_`/`min_`/`max_`/`gt_`/`lt_` prefixes,
+//! (equality) and the operator prefixes `lists::operators` offers,
 //! and the default order a served write plan's `insert` rule names, built
 //! into the same `EndpointSemantics` the inference produces (every
 //! parameter `status: "convention"`) for a list the recording gave no
@@ -39,17 +39,6 @@ pub(crate) const DEFAULT_TOKEN: &str = "_token";
 /// The decoded text of the conventions' continuation token: a base64
 /// JSON offset (`TokenFormat::Base64Offset`, unpadded).
 pub(crate) const TOKEN_TEMPLATE: &str = "{\"offset\":{offset}}";
-
-/// Filter name prefixes and the operators they spell (`in_` is equality
-/// with any value of a comma list, as every filter reads comma lists).
-const PREFIXES: &[(&str, Op)] = &[
-    ("not_", Op::Ne),
-    ("in_", Op::Eq),
-    ("min_", Op::Gte),
-    ("max_", Op::Lte),
-    ("gt_", Op::Gt),
-    ("lt_", Op::Lt),
-];
 
 /// The recorded order of a type's lists: the sort key a served write
 /// plan's `insert` rule names (`sorted` by a field), if any.
@@ -179,11 +168,13 @@ fn hypotheses(fields: &[String], token: &str, order: Option<SortKey>) -> Endpoin
         op,
     };
     params.extend(fields.iter().map(|f| param(f, filter(f, Op::Eq))));
-    for (prefix, op) in PREFIXES {
+    // `in_` is equality with any value of a comma list, as every filter
+    // reads comma lists.
+    for p in crate::lists::operators::offered() {
         params.extend(
             fields
                 .iter()
-                .map(|f| param(&format!("{prefix}{f}"), filter(f, *op))),
+                .map(|f| param(&format!("{}{f}", p.prefix), filter(f, p.op))),
         );
     }
     EndpointSemantics {

@@ -215,17 +215,6 @@ const SUFFIXES: &[(&str, Op)] = &[
     ("_max", Op::Lte),
 ];
 
-const PREFIXES: &[(&str, Op)] = &[
-    ("min_", Op::Gte),
-    ("max_", Op::Lte),
-    ("gt_", Op::Gt),
-    ("lt_", Op::Lt),
-    ("gte_", Op::Gte),
-    ("lte_", Op::Lte),
-    ("not_", Op::Ne),
-    ("exclude_", Op::Ne),
-];
-
 /// Spellings that go together: a kept one lends the others of its family
 /// (`_gte` kept: `_gt`, `_lte`, `_lt`, `_ne`, `_like`). (affix, prefix?)
 const FAMILIES: &[&[&str]] = &[
@@ -260,9 +249,10 @@ pub(crate) fn operator_family(name: &str) -> Option<(&str, Vec<Affix>)> {
     let op_of = |a: &str| {
         SUFFIXES
             .iter()
-            .chain(PREFIXES.iter())
+            .copied()
+            .chain(prefixes())
             .find(|(s, _)| *s == a)
-            .map(|(_, op)| *op)
+            .map(|(_, op)| op)
     };
     Some((
         field,
@@ -281,12 +271,18 @@ pub(crate) fn operator_spelling(name: &str) -> Option<(&str, Op)> {
             return Some((f, *op));
         }
     }
-    for (p, op) in PREFIXES {
+    for (p, op) in prefixes() {
         if let Some(f) = name.strip_prefix(p).filter(|f| !f.is_empty()) {
-            return Some((f, *op));
+            return Some((f, op));
         }
     }
     None
+}
+
+/// The operator prefixes a recorded name is read by (the engine's one
+/// table, `rea_engine::lists::operators`).
+fn prefixes() -> impl Iterator<Item = (&'static str, Op)> {
+    rea_engine::lists::operators::read().map(|p| (p.prefix, p.op))
 }
 
 #[cfg(test)]
