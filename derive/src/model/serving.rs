@@ -2847,10 +2847,14 @@ impl ServingModel {
     /// The write of a sibling collection's item route with this method,
     /// when the model lent that route to this resource.
     fn lent_write(&self, method: &str, r: &Resolved<'_>) -> Option<&WriteSemantics> {
+        self.lent_write_of(method, r.resource)
+    }
+
+    /// The write of `method` a sibling lends `resource` (none of its own).
+    fn lent_write_of(&self, method: &str, resource: &Resource) -> Option<&WriteSemantics> {
         // The sibling whose write representation this resource borrows
         // lends its routes (`WriteShapes::relend`).
-        let lent = r
-            .resource
+        let lent = resource
             .inferred_operations
             .iter()
             .find(|o| o.method == method)?;

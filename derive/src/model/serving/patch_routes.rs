@@ -29,16 +29,36 @@ impl ServingModel {
             let Some(first) = self.write_of("PATCH", &w.route) else {
                 continue;
             };
-            let merges = first.role == "update"
-                && super::patch_merges(first)
-                && self
-                    .replayed_writes
-                    .contains(&("PATCH".to_string(), w.route.clone()));
-            if merges {
+            if self.merging_update(first) {
                 merging.insert(w.route.clone(), crate::model::nulls::stores(first));
             }
         }
+        // A resource's routes with no `PATCH` of their own answer the one a sibling
+        // lends them (`write_answering`); a sent `null` is stored only by a
+        // route's own write (`stores_sent_null`).
+        for r in &self.model.resources {
+            if !self
+                .lent_write_of("PATCH", r)
+                .is_some_and(|w| self.merging_update(w))
+            {
+                continue;
+            }
+            for route in r.item.iter().chain([&r.collection]) {
+                if !merging.contains_key(route) && self.write_of("PATCH", route).is_none() {
+                    merging.insert(route.clone(), false);
+                }
+            }
+        }
         PatchRoutes { merging }
+    }
+
+    /// `merges_patch`'s reading of the write that answers a route.
+    fn merging_update(&self, w: &super::WriteSemantics) -> bool {
+        w.role == "update"
+            && super::patch_merges(w)
+            && self
+                .replayed_writes
+                .contains(&("PATCH".to_string(), w.route.clone()))
     }
 
     /// The route of `path` and its parent's (`join(template_of(segments))`
