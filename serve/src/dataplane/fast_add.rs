@@ -98,12 +98,15 @@ impl Iterator for RowReader<'_> {
     }
 }
 
+/// Each table's name and the spans of its rows in the body.
+type Tables = Vec<(String, Vec<(usize, usize)>)>;
+
 /// A `data/add` body of the one shape this path takes.
 struct Add<'a> {
     /// The id as written (a plain integer or a plain string).
     id: &'a str,
     /// Each table's name and the spans of its rows.
-    tables: Vec<(String, Vec<(usize, usize)>)>,
+    tables: Tables,
 }
 
 /// `{"jsonrpc": "2.0", "id": ID, "method": "data/add", "params": {"parts":
@@ -255,7 +258,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `{"parts": [{"kind": "data", "data": TABLES}]}`.
-    fn params(&mut self) -> Option<Vec<(String, Vec<(usize, usize)>)>> {
+    fn params(&mut self) -> Option<Tables> {
         let mut tables = None;
         self.object(|s, key| {
             if key != "parts" || tables.is_some() {
@@ -275,7 +278,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `{"kind": "data", "data": TABLES}` (no metadata: the load replaces).
-    fn part(&mut self) -> Option<Vec<(String, Vec<(usize, usize)>)>> {
+    fn part(&mut self) -> Option<Tables> {
         let mut kind = false;
         let mut tables = None;
         self.object(|s, key| match key {
@@ -297,8 +300,8 @@ impl<'a> Scanner<'a> {
 
     /// `{TABLE: [ROW, ...], ...}`: names once each, none the intake shapes'
     /// own (`parts`, `jsonrpc`).
-    fn tables(&mut self) -> Option<Vec<(String, Vec<(usize, usize)>)>> {
-        let mut tables: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
+    fn tables(&mut self) -> Option<Tables> {
+        let mut tables: Tables = Vec::new();
         self.object(|s, name| {
             if name == "parts" || name == "jsonrpc" || tables.iter().any(|(n, _)| n == name) {
                 return None;
