@@ -328,6 +328,14 @@ impl Engine {
         World::import_owned(value, &self.state).map(|w| self.held_once(w))
     }
 
+    /// `World::import_streamed`: a World from tables given row by row.
+    pub fn import_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Result<World, ErrorReport> {
+        World::import_streamed(tables, &self.state).map(|w| self.held_once(w))
+    }
+
     /// The data-plane export of a World.
     pub fn export(&self, world: &World) -> Value {
         world.export(&self.state.types)

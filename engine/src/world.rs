@@ -710,6 +710,35 @@ impl World {
         World::import_owned(value.clone(), state)
     }
 
+    /// A World from tables given row by row (`data/add`'s one replacing
+    /// part, read from its text a row at a time): each row is checked and
+    /// held as text as `import_owned` does, and its parsed members are freed
+    /// at once, so the payload is never held parsed as a whole. Tables not
+    /// named are empty and there are no documents. On any error nothing is
+    /// built.
+    pub fn import_streamed(
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+        state: &State,
+    ) -> Result<World, ErrorReport> {
+        let mut world = World::default();
+        for t in &state.types {
+            world.collections.entry(t.name.clone()).or_default();
+        }
+        let mut scratch = Vec::new();
+        for (type_name, rows) in tables {
+            let Some(t) = state.types.iter().find(|t| t.name == type_name) else {
+                return Err(invalid(
+                    &format!("unknown collection `{type_name}`"),
+                    Some(&type_name),
+                    None,
+                    None,
+                ));
+            };
+            import_rows(&mut world, t, rows, None, &mut scratch)?;
+        }
+        Ok(world)
+    }
+
     /// `import`, taking the value: its rows become the entities without a copy.
     pub fn import_owned(value: Value, state: &State) -> Result<World, ErrorReport> {
         let Value::Object(mut root) = value else {
@@ -760,41 +789,13 @@ impl World {
                             None,
                         ));
                     };
-                    let template = compile(&t.collection_template);
-                    let spans = template.iter().any(|s| matches!(s, Segment::Param(_)));
-                    let fixed = (!spans).then(|| normalize_path(&t.collection_template));
-                    let by_path = world.collections.entry(t.name.clone()).or_default();
-                    let mut place: Arc<(String, String)> = Arc::default();
-                    for (i, row) in rows.into_iter().enumerate() {
-                        let entity = import_row(t, &template, fixed.as_deref(), i, row)?;
-                        if !by_path.contains_key(&entity.collection) {
-                            by_path.insert(entity.collection.clone(), Collection::default());
-                        }
-                        let Some(list) = by_path.get_mut(&entity.collection) else {
-                            continue;
-                        };
-                        if list.holds(&entity.id) {
-                            return Err(invalid(
-                                &format!(
-                                    "collection `{type_name}` row {i}: duplicate `{}` {}",
-                                    t.id_field, entity.id
-                                ),
-                                Some(type_name),
-                                Some(i),
-                                Some(&t.id_field),
-                            ));
-                        }
-                        // Held as text until read: the row's parsed members
-                        // are freed here.
-                        if place.0 != entity.type_name || place.1 != entity.collection {
-                            place = Arc::new((entity.type_name.clone(), entity.collection.clone()));
-                        }
-                        list.insert_held(
-                            Held::row(entity.id, &entity.fields, &place, &mut scratch),
-                            None,
-                        );
-                        parsed.push(entity.fields);
-                    }
+                    import_rows(
+                        &mut world,
+                        t,
+                        rows.into_iter(),
+                        Some(&mut parsed),
+                        &mut scratch,
+                    )?;
                 }
             }
             Some(_) => {
@@ -847,6 +848,54 @@ pub fn path_fits_template(path: &str, template: &str) -> bool {
 
 /// One row → its entity. `fixed`: the one collection path of a type whose
 /// template has no parameter (rows then need no `_collection`).
+/// One type's rows into `world`: each checked (`import_row`, a duplicate
+/// identity) and held as text. The parsed members go to `keep` when given
+/// (freed together by the caller), else are freed row by row.
+fn import_rows(
+    world: &mut World,
+    t: &EntityType,
+    rows: impl Iterator<Item = Value>,
+    mut keep: Option<&mut Vec<Map<String, Value>>>,
+    scratch: &mut Vec<u8>,
+) -> Result<(), ErrorReport> {
+    let type_name = t.name.as_str();
+    let template = compile(&t.collection_template);
+    let spans = template.iter().any(|s| matches!(s, Segment::Param(_)));
+    let fixed = (!spans).then(|| normalize_path(&t.collection_template));
+    let by_path = world.collections.entry(t.name.clone()).or_default();
+    let mut place: Arc<(String, String)> = Arc::default();
+    for (i, row) in rows.into_iter().enumerate() {
+        let entity = import_row(t, &template, fixed.as_deref(), i, row)?;
+        if !by_path.contains_key(&entity.collection) {
+            by_path.insert(entity.collection.clone(), Collection::default());
+        }
+        let Some(list) = by_path.get_mut(&entity.collection) else {
+            continue;
+        };
+        if list.holds(&entity.id) {
+            return Err(invalid(
+                &format!(
+                    "collection `{type_name}` row {i}: duplicate `{}` {}",
+                    t.id_field, entity.id
+                ),
+                Some(type_name),
+                Some(i),
+                Some(&t.id_field),
+            ));
+        }
+        // Held as text until read: the row's parsed members
+        // are freed here.
+        if place.0 != entity.type_name || place.1 != entity.collection {
+            place = Arc::new((entity.type_name.clone(), entity.collection.clone()));
+        }
+        list.insert_held(Held::row(entity.id, &entity.fields, &place, scratch), None);
+        if let Some(keep) = keep.as_deref_mut() {
+            keep.push(entity.fields);
+        }
+    }
+    Ok(())
+}
+
 fn import_row(
     t: &EntityType,
     template: &[Segment],

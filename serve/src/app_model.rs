@@ -342,6 +342,13 @@ impl<M: Model> Model for WithAppModel<M> {
         self.import_both(value)
     }
 
+    fn import_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<Self::World, ImportError>> {
+        self.import_streamed_both(tables)
+    }
+
     fn begin_trace(&self, world: &mut Self::World) {
         self.inner.begin_trace(&mut world.inner);
     }

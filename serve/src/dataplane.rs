@@ -22,6 +22,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod fast_add;
+
 pub(crate) const INTAKE_URI: &str = "urn:agentenv:intake/v1";
 /// The card extension saying how episodes are addressed (`--isolate`).
 pub(crate) const EPISODES_URI: &str = "urn:rea:episodes/v1";
@@ -232,6 +234,11 @@ pub(crate) fn rpc(
     episode: Option<&str>,
     body: &[u8],
 ) -> (Option<String>, Option<String>) {
+    // The common data/add, read a row at a time; any other body, or any
+    // error, is answered below.
+    if let Some(reply) = fast_add::try_answer(plane, episode, body) {
+        return (Some(reply), Some("data/add".to_string()));
+    }
     let parsed = match jsonrpc::read(body) {
         Ok(p) => p,
         Err(Unreadable::DuplicateKey { pointer, message }) => {

@@ -170,6 +170,19 @@ impl Model for EngineModel {
             })
     }
 
+    fn import_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<World, ImportError>> {
+        Some(
+            self.engine
+                .import_streamed(tables)
+                .map_err(|report| ImportError {
+                    detail: report_detail(&report),
+                }),
+        )
+    }
+
     fn begin_trace(&self, world: &mut World) {
         world.begin_trace();
     }

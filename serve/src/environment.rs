@@ -64,6 +64,14 @@ trait Hosted: Send + Sync {
     fn rebase(&self, value: &Value) -> Result<(), ImportError>;
     fn get(&self) -> Value;
     fn add(&self, value: Value) -> Result<(), ImportError>;
+    /// `add` of tables given row by row; `None` when the model cannot.
+    fn add_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<(), ImportError>> {
+        let _ = tables;
+        None
+    }
     fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError>;
     fn tables(&self) -> IndexMap<String, Value>;
     fn data_tables(&self) -> IndexMap<String, Value>;
@@ -375,6 +383,22 @@ impl<M: Model> Hosted for Host<M> {
         retire((old, reads));
         Ok(())
     }
+    fn add_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<(), ImportError>> {
+        // As `add`: built outside the lock, swapped in at once.
+        let replacement = match self.model.import_streamed(tables)? {
+            Ok(world) => world,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut world = self.lock();
+        let old = std::mem::replace(&mut *world, replacement);
+        let reads = std::mem::take(&mut *lock(&self.reads));
+        drop(world);
+        retire((old, reads));
+        Some(Ok(()))
+    }
     fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError> {
         // Under the lock, so no write lands between reading the World and
         // swapping in the one built from it.
@@ -671,6 +695,19 @@ impl Environment {
     /// `replace`, taking the value (its rows become the entities, no copy).
     pub fn replace_owned(&self, value: Value) -> Result<(), ImportError> {
         self.host.add(value)
+    }
+
+    /// `replace_owned` of tables given row by row, on the default World
+    /// (`None` when isolation is on or the model cannot: the caller then
+    /// replaces with the whole value).
+    pub fn replace_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<(), ImportError>> {
+        if self.host.isolated() {
+            return None;
+        }
+        self.host.add_streamed(tables)
     }
 
     /// `replace_owned` on episode `episode`'s World (the default World when

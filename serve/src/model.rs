@@ -125,6 +125,16 @@ pub trait Model: Send + Sync + 'static {
     fn import_owned(&self, value: Value) -> Result<Self::World, ImportError> {
         self.import(&value)
     }
+    /// `import_owned` from tables given row by row (`data/add`'s fast
+    /// path), with no documents and the tables not named empty; `None` when
+    /// this model cannot, and the caller imports the whole value instead.
+    fn import_streamed(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<Self::World, ImportError>> {
+        let _ = tables;
+        None
+    }
     /// One JSON Schema per entity collection (a row), by type name.
     fn tables(&self) -> IndexMap<String, Value>;
     /// The data plane's tables: `tables` plus any a model keeps beside

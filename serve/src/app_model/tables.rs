@@ -77,6 +77,39 @@ impl<M: Model> WithAppModel<M> {
     /// model's tables (and without `app_model`), the app model's from its
     /// tables (a table left out is empty) or, when the value carries the
     /// older `app_model` member, from that.
+    /// `import_both` of tables given row by row, all of them the engine's
+    /// (`None` when one is the app model's own: the caller then imports the
+    /// whole value). The app model's tables are then empty, as
+    /// `import_both` leaves them when the value names none.
+    pub(super) fn import_streamed_both(
+        &self,
+        tables: Vec<(String, &mut dyn Iterator<Item = Value>)>,
+    ) -> Option<Result<Worlds<M::World>, ImportError>> {
+        let engine = self.inner.tables();
+        if tables.iter().any(|(name, _)| !engine.contains_key(name)) {
+            return None;
+        }
+        let inner = match self.inner.import_streamed(tables)? {
+            Ok(inner) => inner,
+            Err(e) => return Some(Err(e)),
+        };
+        let own = Map::new();
+        let row = |c: &str, id: &str| self.inner.row(&inner, c, id);
+        let at_world = |p: &str| self.store_paths().iter().any(|s| s == p);
+        let app = match self.app.import_tables(&own, &row, &at_world) {
+            Ok(app) => app,
+            Err(detail) => return Some(Err(ImportError { detail })),
+        };
+        let mut worlds = Worlds {
+            inner,
+            app: std::sync::Arc::new(app),
+        };
+        if let Err(detail) = self.try_read_through(&mut worlds) {
+            return Some(Err(ImportError { detail }));
+        }
+        Some(Ok(worlds))
+    }
+
     pub(super) fn import_both(&self, mut value: Value) -> Result<Worlds<M::World>, ImportError> {
         let object = value.as_object_mut();
         let changes = object.and_then(|o| o.shift_remove(APP_MODEL_MEMBER));
