@@ -96,9 +96,8 @@ fn same_everywhere(capture: &Path, path: &str, query: &str, inferred: bool) -> A
         headers: Vec::new(),
         body: None,
     };
-    let routed = engine
-        .resolve(&Request::Http(call.clone()))
-        .expect("routed");
+    let request = Request::Http(call.clone());
+    let routed = engine.resolve(&request).expect("routed");
     let tool = routed.tool.clone();
     let rea_engine::Plan::Read(Some(rea_engine::state::ViewPlan::List(plan))) = &routed.plan else {
         panic!("{path}: not a list view: {:?}", routed.plan)

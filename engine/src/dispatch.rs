@@ -12,6 +12,7 @@ use crate::refusal::Refusal;
 use crate::state::{EntityType, ItemPlan, PlanStatus, ViewPlan, WritePlan};
 use crate::{answer_headers, apply, render, Answer, Call, Engine, Generator, Params, World};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// One request to the environment, from whichever adapter.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +52,8 @@ pub struct Routed<'e> {
     pub tool: &'e Tool,
     pub params: Params,
     pub plan: Plan<'e>,
-    pub call: Call,
+    /// The request's call, borrowed from it when it came as one.
+    pub call: Cow<'e, Call>,
     /// The entity type, collection and identity when the path is an item
     /// path of a type (used to answer not-found in the family's shape).
     pub item: Option<ItemTarget<'e>>,
@@ -67,7 +69,7 @@ impl<'e> Routed<'e> {
         tool: &'e Tool,
         params: Params,
         plan: Plan<'e>,
-        call: Call,
+        call: Cow<'e, Call>,
         item: Option<ItemTarget<'e>>,
     ) -> Routed<'e> {
         Routed {
@@ -85,22 +87,22 @@ impl Engine {
     /// Routes a request exactly once. An HTTP request goes to the tool the
     /// router picks (see `route::Router::route`), or to a family sibling
     /// when no tool covers its item line; a tool call is pinned to its tool.
-    pub fn resolve(&self, request: &Request) -> Result<Routed<'_>, Refusal> {
+    pub fn resolve<'e>(&'e self, request: &'e Request) -> Result<Routed<'e>, Refusal> {
         match request {
             Request::Tool { name, arguments } => {
                 let Some(index) = self.tool_index(name) else {
                     return Err(Refusal::UnknownTool { name: name.clone() });
                 };
                 let call = self.tool_call(name, &Value::Object(arguments.clone()))?;
-                self.pin(index, call)
+                self.pin(index, Cow::Owned(call))
             }
-            Request::Http(call) => self.route_line(call.clone()),
+            Request::Http(call) => self.route_line(Cow::Borrowed(call)),
         }
     }
 
     /// Routes an HTTP-shaped call to the tool the router picks (or a family
     /// sibling when no tool covers its item line).
-    fn route_line(&self, call: Call) -> Result<Routed<'_>, Refusal> {
+    fn route_line<'e>(&'e self, call: Cow<'e, Call>) -> Result<Routed<'e>, Refusal> {
         let routed = self.router.route(&call.method, &call.path, |i| {
             self.view_of(&self.manifest.tools[i].name)
                 .is_some_and(ViewPlan::renders_from_world)
@@ -132,7 +134,7 @@ impl Engine {
 
     /// Pins a call to one tool: its path params under that tool's template
     /// (refused when the path does not fit it) and that tool's plan.
-    fn pin(&self, index: usize, call: Call) -> Result<Routed<'_>, Refusal> {
+    fn pin<'e>(&'e self, index: usize, call: Cow<'e, Call>) -> Result<Routed<'e>, Refusal> {
         let tool = &self.manifest.tools[index];
         let Some(params) = self.router.params(index, &call.path) else {
             return Err(Refusal::InvalidArguments {
@@ -152,7 +154,7 @@ impl Engine {
     /// write tool's plan applies whatever its status (the check is what
     /// decides the status).
     pub fn resolve_for_check(&self, tool: &str, call: Call) -> Option<Routed<'_>> {
-        let mut routed = self.pin(self.tool_index(tool)?, call).ok()?;
+        let mut routed = self.pin(self.tool_index(tool)?, Cow::Owned(call)).ok()?;
         if let Some(plan) = self.write_of(tool) {
             routed.plan = Plan::Write(plan);
         }

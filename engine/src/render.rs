@@ -108,9 +108,19 @@ pub(crate) fn normalize_line(line: &str) -> String {
 
 /// The collection path of an item path: the path minus its last segment.
 pub(crate) fn parent_collection(path: &str) -> String {
-    let segs = path_segments(path);
-    let n = segs.len().saturating_sub(1);
-    normalize_path(&segs[..n].join("/"))
+    // One pass, the text of `normalize_path(&segments[..n - 1].join("/"))`.
+    let mut out = String::with_capacity(path.len());
+    let mut last = 0;
+    for s in path.split('/').filter(|s| !s.is_empty()) {
+        last = out.len();
+        out.push('/');
+        out.push_str(s);
+    }
+    out.truncate(last);
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
 }
 
 /// Renders one entity with a view's fields: the view's fields the entity
@@ -301,5 +311,36 @@ pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bo
             true
         }
         None => false,
+    }
+}
+
+#[cfg(test)]
+mod parent_collection_tests {
+    use super::*;
+
+    /// The one-pass parent is the text of the segments' join, normalized.
+    #[test]
+    fn parent_collection_is_the_joined_parent() {
+        for path in [
+            "",
+            "/",
+            "//",
+            "/a",
+            "a",
+            "/a/",
+            "/a/b",
+            "a//b/",
+            "/v1/buckets/x/records/p-1",
+            "/a/b/c/",
+            "///a///b///",
+        ] {
+            let segs = path_segments(path);
+            let n = segs.len().saturating_sub(1);
+            assert_eq!(
+                parent_collection(path),
+                normalize_path(&segs[..n].join("/")),
+                "{path:?}"
+            );
+        }
     }
 }

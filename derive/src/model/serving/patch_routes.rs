@@ -84,25 +84,30 @@ impl ServingModel {
         }
         let mut route = String::with_capacity(path.len() + 16);
         let mut parent_len = 0;
+        let mut base = String::new();
         for seg in &segments {
             let parent = if route.is_empty() { "/" } else { &route };
-            let piece = self.templates.position_for(parent, seg).map(|p| {
+            let position = self.templates.position_for(parent, seg);
+            if let Some(p) = position {
                 // The last segment pushed (a decoded one may hold a `/`).
-                let base = if route.is_empty() {
+                base.clear();
+                base.push_str(if route.is_empty() {
                     "root"
                 } else {
                     route[parent_len + 1..].trim_matches(|c| c == '{' || c == '}')
-                };
-                format!(
-                    "{}{{{}_id}}{}",
-                    p.shape.prefix,
-                    crate::model::routes::param_base(base),
-                    p.shape.suffix
-                )
-            });
-            parent_len = route.len();
-            route.push('/');
-            route.push_str(piece.as_deref().unwrap_or(seg));
+                });
+                parent_len = route.len();
+                route.push('/');
+                route.push_str(&p.shape.prefix);
+                route.push('{');
+                push_param_base(&mut route, &base);
+                route.push_str("_id}");
+                route.push_str(&p.shape.suffix);
+            } else {
+                parent_len = route.len();
+                route.push('/');
+                route.push_str(seg);
+            }
         }
         if route.is_empty() {
             route.push('/');
@@ -127,6 +132,28 @@ impl ServingModel {
     }
 }
 
+/// Appends `routes::param_base(segment)` to `out` without building it
+/// apart (the same text).
+fn push_param_base(out: &mut String, segment: &str) {
+    let start = out.len();
+    out.extend(segment.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        }
+    }));
+    let s = &out[start..];
+    if s.ends_with("ies") {
+        out.truncate(out.len() - 3);
+        out.push('y');
+    } else if s.ends_with("ses") || s.ends_with("xes") {
+        out.truncate(out.len() - 2);
+    } else if s.len() > 1 && s.ends_with('s') {
+        out.truncate(out.len() - 1);
+    }
+}
+
 impl PatchRoutes {
     /// True when a `PATCH` of `body` at `path` is served as a merge patch:
     /// `model.merges_patch(path) && !model.stores_sent_null(path, body)`.
@@ -148,6 +175,34 @@ mod tests {
     use crate::model::serving::serving_model;
     use crate::testkit::fixture;
     use serde_json::json;
+
+    /// `push_param_base` writes `param_base`'s text.
+    #[test]
+    fn param_base_is_pushed_the_same() {
+        for seg in [
+            "",
+            "s",
+            "ies",
+            "ses",
+            "xes",
+            "records",
+            "Categories",
+            "boxes",
+            "buses",
+            "bucket",
+            "a-b.c",
+            "Été",
+            "ID_s",
+            "ss",
+            "x",
+            "{records}",
+            "%2F",
+        ] {
+            let mut out = String::from("/pre");
+            super::push_param_base(&mut out, seg);
+            assert_eq!(&out[4..], crate::model::routes::param_base(seg), "{seg:?}");
+        }
+    }
 
     /// The start-up decision equals the two per-request decisions on every
     /// recorded path (and its variants) of captures of several apps.

@@ -216,9 +216,8 @@ fn sibling_collections_answer_item_reads_and_writes() {
     let engine = engine();
     let mut world = engine.initial_world();
     let resolve = |line: &str| {
-        let routed = engine
-            .resolve(&Request::Http(Call::new("GET", line, None)))
-            .unwrap();
+        let request = Request::Http(Call::new("GET", line, None));
+        let routed = engine.resolve(&request).unwrap();
         (
             routed.tool.name.clone(),
             matches!(routed.plan, Plan::SiblingRead(_)),
