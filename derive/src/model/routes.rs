@@ -27,6 +27,21 @@ pub(crate) struct Position {
     pub shape: SegmentShape,
 }
 
+impl Position {
+    /// The position under `parent` of a segment holding `id` between
+    /// `prefix` and `suffix`.
+    fn around(parent: &str, prefix: String, suffix: String, id: &str) -> Self {
+        Position {
+            parent: parent.to_string(),
+            shape: SegmentShape {
+                prefix,
+                suffix,
+                kind: kind_of(id).into(),
+            },
+        }
+    }
+}
+
 /// Why a position is parametric, with the records showing it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PositionEvidence {
@@ -186,15 +201,10 @@ impl Templates {
             if let Some(ids) = listed.get(&concrete_parent) {
                 for (id, ords) in listed_in(seg, ids) {
                     if let Some((prefix, suffix)) = split_around(seg, id) {
-                        let pos = Position {
-                            parent: parent_t.clone(),
-                            shape: SegmentShape {
-                                prefix,
-                                suffix,
-                                kind: kind_of(id).into(),
-                            },
-                        };
-                        let e = self.positions.entry(pos).or_default();
+                        let e = self
+                            .positions
+                            .entry(Position::around(&parent_t, prefix, suffix, id))
+                            .or_default();
                         e.listed.extend(ords);
                     }
                 }
@@ -206,15 +216,10 @@ impl Templates {
                         if prefix.len() + suffix.len() + id.len() != seg.len() {
                             continue;
                         }
-                        let pos = Position {
-                            parent: parent_t.clone(),
-                            shape: SegmentShape {
-                                prefix,
-                                suffix,
-                                kind: kind_of(id).into(),
-                            },
-                        };
-                        let e = self.positions.entry(pos).or_default();
+                        let e = self
+                            .positions
+                            .entry(Position::around(&parent_t, prefix, suffix, id))
+                            .or_default();
                         e.echoed.insert(x.ordinal);
                     }
                 }

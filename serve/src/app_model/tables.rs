@@ -96,18 +96,26 @@ impl<M: Model> WithAppModel<M> {
         let own = Map::new();
         let row = |c: &str, id: &str| self.inner.row(&inner, c, id);
         let at_world = |p: &str| self.store_paths().iter().any(|s| s == p);
-        let app = match self.app.import_tables(&own, &row, &at_world) {
-            Ok(app) => app,
-            Err(detail) => return Some(Err(ImportError { detail })),
-        };
+        let app = self.app.import_tables(&own, &row, &at_world);
+        Some(self.joined(inner, app))
+    }
+
+    /// Both Worlds from an imported engine World and the app model's World
+    /// read over it; the rows are the truth: a view the value shows
+    /// otherwise takes its row.
+    fn joined(
+        &self,
+        inner: M::World,
+        app: Result<rea_derivation::ModelWorld, String>,
+    ) -> Result<Worlds<M::World>, ImportError> {
+        let app = app.map_err(|detail| ImportError { detail })?;
         let mut worlds = Worlds {
             inner,
             app: std::sync::Arc::new(app),
         };
-        if let Err(detail) = self.try_read_through(&mut worlds) {
-            return Some(Err(ImportError { detail }));
-        }
-        Some(Ok(worlds))
+        self.try_read_through(&mut worlds)
+            .map_err(|detail| ImportError { detail })?;
+        Ok(worlds)
     }
 
     pub(super) fn import_both(&self, mut value: Value) -> Result<Worlds<M::World>, ImportError> {
@@ -132,15 +140,7 @@ impl<M: Model> WithAppModel<M> {
                 let at_world = |p: &str| self.store_paths().iter().any(|s| s == p);
                 self.app.import_tables(&own, &row, &at_world)
             }
-        }
-        .map_err(|detail| ImportError { detail })?;
-        let mut worlds = Worlds {
-            inner,
-            app: std::sync::Arc::new(app),
         };
-        // The rows are the truth: a view the value shows otherwise takes its row.
-        self.try_read_through(&mut worlds)
-            .map_err(|detail| ImportError { detail })?;
-        Ok(worlds)
+        self.joined(inner, app)
     }
 }
