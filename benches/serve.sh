@@ -9,9 +9,10 @@
 # It measures, on tests/fixtures/kinto/dev-a.har (products records):
 #   throughput  item read, list read, create, PATCH, mixed GET/PATCH/GET;
 #   data plane  into one fresh server: data/add of 1k, then 10k, then 100k rows
-#               (wall time; the server's CPU seconds for the add; RSS after it
-#               and as a multiple of that add's payload), create latency at
-#               those World sizes (the creates run after each add); then
+#               (wall time; the server's CPU seconds for the add; RSS right
+#               after it and as a multiple of that add's payload), create
+#               latency at those World sizes (the creates run after each add;
+#               RSS after them is printed last, with their count); then
 #               data/reset, data/add of 100k rows again, data/reset: its time,
 #               and RSS once settled against the same server's RSS before
 #               its first add (the fresh baseline, measured in this run);
@@ -94,7 +95,7 @@ rpc() { # port method [params-file]   (a data/add is given ADD_SECONDS, default 
   fi
 }
 # wrk_run URL [SCRIPT] [CONNS] [PID]: prints "req/s mean-latency-us non2xx
-# cpu-us-per-request median-latency-us" (the server's user+system CPU time
+# cpu-us-per-request median-latency-us requests" (the server's user+system CPU time
 # per answered request, read from /proc/PID/stat: steadier than req/s on a
 # shared machine; the median is steadier than the mean, which a shared
 # machine's stalls dominate)
@@ -111,7 +112,7 @@ wrk_run() {
       lat = (u=="ms") ? v*1000 : (u=="s") ? v*1000000 : v}
     $1=="50%" {v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
       p50 = (u=="ms") ? v*1000 : (u=="s") ? v*1000000 : v}
-    END {printf "%s %s %s %.1f %s\n", rps, lat, bad+0, n ? ticks * 1000000 / hz / n : 0, p50+0}' <<<"$out"
+    END {printf "%s %s %s %.1f %s %s\n", rps, lat, bad+0, n ? ticks * 1000000 / hz / n : 0, p50+0, n+0}' <<<"$out"
 }
 # server_ms PORT OPERATION: the server's own time for the last data-plane
 # call of OPERATION (the journal's duration_ms: from the body read to the
@@ -257,7 +258,7 @@ data_plane() { # label bin
   local fresh; fresh="$(rss_mib "$rpid")"
   curl -s -X POST "http://127.0.0.1:$rport/agentenv" -H 'Content-Type: application/json' \
     -d '{"jsonrpc":"2.0","id":1,"method":"data/get"}' -o "$work/export.json"
-  printf '%-8s %-10s %10s %10s %12s %10s %14s %14s\n' "" rows "data/add" "(CPU)" "payload" "RSS" "create mean" "create p50"
+  printf '%-8s %-10s %10s %10s %12s %10s %14s %14s %14s\n' "" rows "data/add" "(CPU)" "payload" "RSS" "create mean" "create p50" "RSS after them"
   local n t size c1 p50s=()
   for n in 1000 10000 100000; do
     [ -f "$work/add-$n.json" ] || rows "$n" "$work/add-$n.json"
@@ -270,8 +271,9 @@ data_plane() { # label bin
       stop "$rpid"; return
     fi
     grep -q '"error"' "$work/rpc.out" && echo "# data/add $n: $(head -c 300 "$work/rpc.out")" >&2
+    local added; added="$(rss_mib "$rpid")" # before the creates below add rows of their own
     c1=($(wrk_run "http://127.0.0.1:$rport$base" "$work/post.lua" 1))
-    printf '%-8s %-10s %9.3fs %9ss %10s MiB %6s MiB (%sx payload) %12sus %12sus\n' "$label" "$n" "$t" "$cpu" "$((size / 1048576))" "$(rss_mib "$rpid")" "$(ratio "$(rss_mib "$rpid")" "$((size / 1048576))")" "${c1[1]}" "${c1[4]}"
+    printf '%-8s %-10s %9.3fs %9ss %10s MiB %6s MiB (%sx payload) %12sus %12sus %9s MiB (%s creates)\n' "$label" "$n" "$t" "$cpu" "$((size / 1048576))" "$added" "$(ratio "$added" "$((size / 1048576))")" "${c1[1]}" "${c1[4]}" "$(rss_mib "$rpid")" "${c1[5]}"
     p50s+=("${c1[4]}")
   done
   printf '%-8s create latency at 100k entities / at 1k (median): %sx\n' "$label" "$(ratio "${p50s[2]}" "${p50s[0]}")"

@@ -337,17 +337,18 @@ fn id_matches(held: &Value, sent: &Value) -> bool {
 /// Why a new entity's id cannot be held: not a string or a number, or not
 /// of the kind every held id of the type is.
 fn id_kind_problem(id: &Value, world: &World, type_name: &str) -> Option<&'static str> {
-    let kind = |v: &Value| match v {
-        Value::String(_) => Some(0),
-        Value::Number(_) => Some(1),
-        _ => None,
-    };
-    let Some(new) = kind(id) else {
+    if !matches!(id, Value::String(_) | Value::Number(_)) {
         return Some("must be a string or a number");
+    }
+    // The held ids' kinds, from the collections' indexes: building every
+    // held entity to read its id parsed every loaded row on the first create.
+    let held = world.id_kinds_of_type(type_name);
+    let same = match id {
+        Value::String(_) => held.string,
+        _ => held.number,
     };
-    let mut held = world.entities_of_type(type_name).map(|e| kind(&e.id));
-    let first = held.next()?;
-    (first != Some(new) && held.all(|k| k == first))
+    let kinds = [held.string, held.number, held.other];
+    (!same && kinds.iter().filter(|k| **k).count() == 1)
         .then_some("must be of the kind the type's other ids are")
 }
 
@@ -784,4 +785,49 @@ fn internal(plan: &WritePlan, message: &str) -> Answer {
         message: message.to_string(),
     }
     .answer()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::id_kind_problem;
+    use crate::state::Entity;
+    use crate::World;
+    use serde_json::{json, Value};
+
+    fn world_of(ids: &[Value]) -> World {
+        let mut world = World::default();
+        for (i, id) in ids.iter().enumerate() {
+            let collection = if i % 2 == 0 { "/a/items" } else { "/b/items" };
+            world.insert(
+                Entity {
+                    type_name: "items".into(),
+                    collection: collection.into(),
+                    id: id.clone(),
+                    fields: Default::default(),
+                    view_fields: Default::default(),
+                    record_ordinals: Vec::new(),
+                },
+                None,
+            );
+        }
+        world
+    }
+
+    #[test]
+    fn a_created_id_must_be_of_the_kind_every_held_id_is() {
+        let strings = world_of(&[json!("a"), json!("b"), json!("c")]);
+        assert_eq!(id_kind_problem(&json!("d"), &strings, "items"), None);
+        assert!(id_kind_problem(&json!(4), &strings, "items").is_some());
+        let numbers = world_of(&[json!(1), json!(2)]);
+        assert_eq!(id_kind_problem(&json!(3), &numbers, "items"), None);
+        assert!(id_kind_problem(&json!("3"), &numbers, "items").is_some());
+        // Held ids of both kinds, none held, or ids neither string nor number.
+        let mixed = world_of(&[json!(1), json!("b")]);
+        assert!(id_kind_problem(&json!(true), &mixed, "items").is_some());
+        assert_eq!(id_kind_problem(&json!("c"), &mixed, "items"), None);
+        assert_eq!(id_kind_problem(&json!(3), &mixed, "items"), None);
+        assert_eq!(id_kind_problem(&json!(3), &World::default(), "items"), None);
+        let others = world_of(&[json!(null)]);
+        assert!(id_kind_problem(&json!("x"), &others, "items").is_some());
+    }
 }

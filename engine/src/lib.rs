@@ -81,7 +81,7 @@ pub use lists::conventions::understands as understands_list_query;
 pub use refusal::Refusal;
 pub use route::{compile, Params, Segment};
 pub use world::{id_matches, path_fits_template, same_id, World, COLLECTION_MEMBER};
-pub use world::{Collection, Documents, Footprint};
+pub use world::{Collection, Documents, Footprint, IdKinds};
 
 /// One HTTP-shaped request to the environment.
 #[derive(Debug, Clone, PartialEq)]

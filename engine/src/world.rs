@@ -211,6 +211,35 @@ impl std::fmt::Debug for Collection {
     }
 }
 
+/// The kinds of identity some entities hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdKinds {
+    pub string: bool,
+    pub number: bool,
+    /// An identity that is neither a string nor a number.
+    pub other: bool,
+}
+
+impl IdKinds {
+    fn with(self, id: &Value) -> IdKinds {
+        let mut kinds = self;
+        match id {
+            Value::String(_) => kinds.string = true,
+            Value::Number(_) => kinds.number = true,
+            _ => kinds.other = true,
+        }
+        kinds
+    }
+
+    fn or(self, other: IdKinds) -> IdKinds {
+        IdKinds {
+            string: self.string || other.string,
+            number: self.number || other.number,
+            other: self.other || other.other,
+        }
+    }
+}
+
 enum IdKey<'a> {
     Str(&'a str),
     Num(String),
@@ -291,6 +320,23 @@ impl Collection {
         self.order
             .get_mut(&key)
             .and_then(|e| Arc::make_mut(e).entity_mut())
+    }
+
+    /// Which kinds of identity the collection holds, read from the index
+    /// (or, once an identity repeats, from the held identities), so no row
+    /// is parsed and no entity built.
+    fn id_kinds(&self) -> IdKinds {
+        if self.repeated {
+            return self
+                .order
+                .values()
+                .fold(IdKinds::default(), |kinds, e| kinds.with(&e.id));
+        }
+        IdKinds {
+            string: !self.strings.is_empty(),
+            number: !self.numbers.is_empty(),
+            other: self.len() > self.strings.len() + self.numbers.len(),
+        }
     }
 
     /// The largest sequence value among the identities held.
@@ -596,6 +642,18 @@ impl World {
             .get(type_name)
             .and_then(|c| c.get(collection))
             .unwrap_or_else(|| EMPTY.get_or_init(Collection::default))
+    }
+
+    /// Which kinds of identity (string, number, other) the entities of one
+    /// type hold, without building them.
+    pub fn id_kinds_of_type(&self, type_name: &str) -> IdKinds {
+        self.trace.read_type(type_name);
+        self.collections
+            .get(type_name)
+            .into_iter()
+            .flat_map(|c| c.values())
+            .map(Collection::id_kinds)
+            .fold(IdKinds::default(), IdKinds::or)
     }
 
     /// Every entity of one type, collection by collection.
@@ -1241,6 +1299,35 @@ mod tests {
         let exported = world.export(&state.types);
         assert_eq!(exported["collections"], rows(50)["collections"]);
         assert_eq!(World::import_owned(exported, &state).unwrap(), world);
+    }
+
+    #[test]
+    fn id_kinds_are_read_from_the_index_without_building_a_loaded_row() {
+        let state = items_state();
+        let world = World::import_owned(rows(20), &state).unwrap();
+        let kinds = world.id_kinds_of_type("items");
+        assert_eq!(
+            kinds,
+            IdKinds {
+                string: true,
+                number: false,
+                other: false
+            }
+        );
+        let list = world.list("items", "/api/items");
+        assert!(list.order.values().all(|e| e.built.get().is_none()));
+        assert_eq!(world.id_kinds_of_type("absent"), IdKinds::default());
+
+        let mut mixed = World::default();
+        mixed.insert(entity("/api/items", json!(7)), None);
+        mixed.insert(entity("/api/other", json!(null)), None);
+        let kinds = mixed.id_kinds_of_type("items");
+        assert!(kinds.number && kinds.other && !kinds.string);
+        // Once an identity repeats, the kinds come from the held identities.
+        mixed.insert(entity("/api/items", json!(7)), None);
+        mixed.insert(entity("/api/items", json!("s")), None);
+        let kinds = mixed.id_kinds_of_type("items");
+        assert!(kinds.number && kinds.other && kinds.string);
     }
 
     #[test]

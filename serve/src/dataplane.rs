@@ -202,7 +202,7 @@ async fn rpc_reply(plane: Plane, episode: Option<String>, body: Bytes) -> Respon
                     // trim left to a background thread could wait behind busy
                     // cores, and stall the next call on the allocator's lock).
                     drop(body);
-                    crate::environment::give_back_memory();
+                    crate::memory::give_back_memory();
                 }
                 text
             };

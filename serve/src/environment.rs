@@ -107,6 +107,8 @@ struct Host<M: Model> {
     /// The isolated episodes' Worlds (none unless `--isolate`); their reads
     /// are not cached.
     episodes: Episodes<M::World>,
+    /// Re-allocates the journal's entries once a retired World is freed.
+    journal: crate::admin::Repacker,
 }
 
 /// Read replies by key, with the keys that depend on each collection, on
@@ -244,71 +246,14 @@ pub(crate) fn read_key_of<'a>(
     key
 }
 
-/// Drops a replaced World (and the replies cached for it) off the caller's
-/// path: a large World takes time to free, and `data/reset` should not wait.
-/// Then hands the freed memory back to the system.
-fn retire<T: Send + 'static>(old: T) {
-    let spawned = std::thread::Builder::new()
-        .name("rea-retire".into())
-        .spawn(move || {
-            lower_priority();
-            drop(old);
-            trim_system_heap();
-        });
-    if spawned.is_err() {
-        // No thread to spare: the value was dropped with the closure.
-        trim_system_heap();
-    }
-}
-
-/// Lowers the calling thread's scheduling priority (freeing a retired World
-/// must not compete with answering requests on the same core).
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: on Linux, `setpriority(PRIO_PROCESS, 0, …)` sets the nice value
-    // of the calling thread only; it touches no memory.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
-    }
-}
-
-/// Returns freed heap pages to the system (glibc keeps them otherwise, so
-/// RSS after a reset would stay at its peak), then runs the hook the
-/// program's allocator set (`on_give_back`) for the calling thread. Called
-/// on the caller's path after a large load; a freed World only trims the
-/// system heap (`trim_system_heap`): with the hook on the low-priority
-/// retiring thread too, a `data/reset` after 100k creates took 213 ms over
-/// HTTP in one `benches/serve.sh memory` run (8 ms without it), and RSS
-/// after it was no lower.
-pub(crate) fn give_back_memory() {
-    trim_system_heap();
-    if let Some(release) = GIVE_BACK.get() {
-        release();
-    }
-}
-
-/// Returns the system allocator's freed heap pages to the system.
-fn trim_system_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only releases free memory of the allocator.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// What the program's global allocator does to return the calling thread's
-/// freed memory (set once by the binary that chose the allocator).
-static GIVE_BACK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
-
-/// Sets how freed memory goes back to the system when rea gives it back
-/// (after a large data-plane load, on the thread that read it):
-/// the program's allocator, when it is not the system's, returns its own.
-/// The first call wins.
-pub fn on_give_back(release: fn()) {
-    let _ = GIVE_BACK.set(release);
-}
-
 impl<M: Model> Host<M> {
+    /// Frees a replaced World off the caller's path (`memory::retire`),
+    /// then repacks the journal so the pages the World's rows held empty.
+    fn retire<T: Send + 'static>(&self, old: T) {
+        let journal = self.journal.clone();
+        crate::memory::retire(old, move || journal.repack());
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, M::World> {
         lock(&self.world)
     }
@@ -357,7 +302,7 @@ impl<M: Model> Hosted for Host<M> {
         let old = std::mem::replace(&mut *world, fresh);
         let reads = std::mem::take(&mut *lock(&self.reads));
         drop(world);
-        retire((old, reads));
+        self.retire((old, reads));
     }
     fn rebase(&self, value: &Value) -> Result<(), ImportError> {
         let start = self.model.import(value)?;
@@ -366,7 +311,7 @@ impl<M: Model> Hosted for Host<M> {
         let old = std::mem::replace(&mut *world, start);
         let reads = std::mem::take(&mut *lock(&self.reads));
         drop(world);
-        retire((old, old_start, reads));
+        self.retire((old, old_start, reads));
         Ok(())
     }
     fn get(&self) -> Value {
@@ -380,7 +325,7 @@ impl<M: Model> Hosted for Host<M> {
         let old = std::mem::replace(&mut *world, replacement);
         let reads = std::mem::take(&mut *lock(&self.reads));
         drop(world);
-        retire((old, reads));
+        self.retire((old, reads));
         Ok(())
     }
     fn add_streamed(
@@ -396,7 +341,7 @@ impl<M: Model> Hosted for Host<M> {
         let old = std::mem::replace(&mut *world, replacement);
         let reads = std::mem::take(&mut *lock(&self.reads));
         drop(world);
-        retire((old, reads));
+        self.retire((old, reads));
         Some(Ok(()))
     }
     fn load(&self, next: &dyn Fn(&Value) -> Result<Value, ImportError>) -> Result<(), ImportError> {
@@ -495,19 +440,21 @@ impl Environment {
             .iter()
             .map(|t| (t.tool.name.clone(), model.tool_schemas(&t.tool.name)))
             .collect();
+        let ops = crate::admin::Ops::default();
         Environment {
             host: Box::new(Host {
                 world: Mutex::new(initial.clone()),
                 initial: Mutex::new(initial),
                 reads: Mutex::new(ReadCache::default()),
                 episodes: Episodes::off(),
+                journal: ops.journal().repacker(),
                 model,
             }),
             name,
             grpc: crate::grpc::Catalogue::default(),
             sessions: crate::sessions::SessionBounds::default(),
             observed: crate::cors::Observed::default(),
-            ops: crate::admin::Ops::default(),
+            ops,
             schemas,
         }
     }

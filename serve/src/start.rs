@@ -224,7 +224,7 @@ fn build(
         load_state(&env, path)?;
     }
     // What the derivation freed (on both cores' heaps) goes back.
-    crate::environment::give_back_memory();
+    crate::memory::give_back_memory();
     Ok((env, left_out))
 }
 

@@ -323,6 +323,9 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
     operate(&env, &cfg)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // A worker that allocated rows of a World since retired holds their
+        // pages until it gives them back itself.
+        .on_thread_park(rea_serve::give_back_if_retired)
         .build()
         .map_err(|e| {
             ErrorReport::new(
@@ -331,6 +334,13 @@ fn run_inner(args: ServeArgs) -> Result<(), ErrorReport> {
                 format!("cannot start the runtime: {e}"),
             )
         })?;
+    let handle = runtime.handle().clone();
+    rea_serve::on_retired_wake(move || {
+        // Each idle worker wakes for an empty task, then parks again.
+        for _ in 0..handle.metrics().num_workers() {
+            handle.spawn(async {});
+        }
+    });
     if cfg.stdio {
         print_summary(&env, &cfg, None);
         started_json(&cfg, None, &left_out);

@@ -255,7 +255,9 @@ pub enum Event {
 /// The bounded ring and its stream.
 pub struct Journal {
     capacity: AtomicUsize,
-    ring: Mutex<Ring>,
+    /// Shared with the `Repacker` that re-allocates the entries after a
+    /// World is retired.
+    ring: Arc<Mutex<Ring>>,
     stream: broadcast::Sender<Event>,
     coverage: Coverage,
 }
@@ -263,6 +265,24 @@ pub struct Journal {
 struct Ring {
     next_id: u64,
     entries: VecDeque<Arc<Entry>>,
+}
+
+/// Re-allocates the journal's entries on the calling thread. The entries
+/// are small, long-lived allocations made among the rows that requests
+/// create; when those rows are freed (a retired World), each kept entry
+/// would keep its allocator page resident. Copied afresh, the entries sit
+/// together, and the pages the rows held can go back to the system.
+#[derive(Clone)]
+pub struct Repacker(Arc<Mutex<Ring>>);
+
+impl Repacker {
+    /// Replaces each entry by a copy of it (readers holding the old one keep it).
+    pub fn repack(&self) {
+        let mut ring = lock(&self.0);
+        for entry in ring.entries.iter_mut() {
+            *entry = Arc::new(Entry::clone(entry));
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -274,10 +294,10 @@ impl Journal {
         let (stream, _) = broadcast::channel(STREAM_BACKLOG);
         Journal {
             capacity: AtomicUsize::new(capacity.max(1)),
-            ring: Mutex::new(Ring {
+            ring: Arc::new(Mutex::new(Ring {
                 next_id: 1,
                 entries: VecDeque::new(),
-            }),
+            })),
             stream,
             coverage: Coverage::default(),
         }
@@ -296,6 +316,11 @@ impl Journal {
         while ring.entries.len() > capacity {
             ring.entries.pop_front();
         }
+    }
+
+    /// What re-allocates the kept entries (`Repacker::repack`).
+    pub fn repacker(&self) -> Repacker {
+        Repacker(self.ring.clone())
     }
 
     pub fn coverage(&self) -> &Coverage {

@@ -24,7 +24,7 @@ mod routes;
 mod tests;
 
 pub use journal::{
-    Entry, Filter, HttpShown, Journal, Shown, Source, Stamp, Surface, DEFAULT_CAPACITY,
+    Entry, Filter, HttpShown, Journal, Repacker, Shown, Source, Stamp, Surface, DEFAULT_CAPACITY,
 };
 pub use line::{on_request_line, LineWriter, RequestLine};
 pub use nearest::Near;

@@ -133,3 +133,33 @@ fn sources_tell_world_recording_model_and_unmatched_apart() {
         Source::Unmatched
     );
 }
+
+#[tokio::test]
+async fn a_reset_repacks_the_journal_into_equal_entries() {
+    let env = env();
+    for uri in ["/v1/notes/1", "/v1/notes/2", "/v1/nothing-here"] {
+        get(&env, uri).await;
+    }
+    let journal = env.ops().journal();
+    let before = journal.entries(&super::Filter::default());
+    assert_eq!(before.len(), 3);
+    let text = |entries: &[Arc<super::Entry>]| serde_json::to_string(entries).unwrap();
+    // A reset retires the World on its own thread, then re-allocates the
+    // entries there: the same entries, in new allocations.
+    env.reset();
+    let mut after = journal.entries(&super::Filter::default());
+    for _ in 0..500 {
+        if !Arc::ptr_eq(&after[0], &before[0]) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        after = journal.entries(&super::Filter::default());
+    }
+    assert!(after.iter().zip(&before).all(|(a, b)| !Arc::ptr_eq(a, b)));
+    assert_eq!(text(&after), text(&before));
+    // Entries keep arriving after a repack, numbered on.
+    get(&env, "/v1/notes/1").await;
+    let last = journal.entries(&super::Filter::default());
+    assert_eq!(last.len(), 4);
+    assert_eq!(last[3].id, before[2].id + 1);
+}
