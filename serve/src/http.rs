@@ -73,9 +73,7 @@ pub(crate) fn respond(
     };
     let episode = crate::episodes::named(&headers);
     if crate::environment::is_read(routed) && blank(body) {
-        let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), |name| {
-            header_text(&headers, name)
-        });
+        let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), keyed(&headers));
         if let Some(reply) = env.cached_read(episode.is_some(), &key) {
             crate::admin::journal_http_parts(env, routed, uri, &headers, &reply, started);
             return served(env, uri, &reply, head);
@@ -122,10 +120,24 @@ fn blank(body: &[u8]) -> bool {
     body.iter().all(u8::is_ascii_whitespace)
 }
 
-/// The first visible-ASCII value of header `name` (as `Call::header` reads
-/// the headers `request_headers` keeps).
-fn header_text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
-    headers.get_all(name).iter().find_map(|v| v.to_str().ok())
+/// The first visible-ASCII value of each of the cache key's headers
+/// (`KEYED_HEADERS`, as `Call::header` reads the headers `request_headers`
+/// keeps), in one pass over the request's few headers instead of a hashed
+/// lookup per name.
+fn keyed(headers: &HeaderMap) -> [Option<&str>; 3] {
+    let mut values = [None; 3];
+    for (name, value) in headers {
+        let Some(at) = crate::environment::KEYED_HEADERS
+            .iter()
+            .position(|k| k == name)
+        else {
+            continue;
+        };
+        if values[at].is_none() {
+            values[at] = value.to_str().ok();
+        }
+    }
+    values
 }
 
 /// The recorded `405` with `Allow` naming the methods that reach a tool
