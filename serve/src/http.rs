@@ -71,7 +71,12 @@ pub(crate) fn respond(
     } else {
         method.as_str()
     };
-    let episode = crate::episodes::named(&headers);
+    // An episode name matters only with `--isolate` (without it every
+    // request answers from the default World), so it is read only then.
+    let episode = env
+        .isolated()
+        .then(|| crate::episodes::named(&headers))
+        .flatten();
     if crate::environment::is_read(routed) && blank(body) {
         let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), keyed(&headers));
         if let Some(reply) = env.cached_read(episode.is_some(), &key) {
