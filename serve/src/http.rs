@@ -315,6 +315,33 @@ mod tests {
         }
     }
 
+    /// The adapter's one-pass view of the key's headers is the one a call's
+    /// headers give (`Call::header` over `request_headers`): the first
+    /// visible-ASCII value of each name, whatever the order and repeats.
+    #[test]
+    fn keyed_headers_are_read_as_a_call_reads_them() {
+        let mut headers = HeaderMap::new();
+        headers.append("accept", "*/*".parse().unwrap());
+        headers.append(
+            "if-none-match",
+            HeaderValue::from_bytes(b"\"caf\xc3\xa9\"").unwrap(),
+        );
+        headers.append("if-none-match", "\"2\"".parse().unwrap());
+        headers.append("host", "127.0.0.1:1".parse().unwrap());
+        headers.append("host", "other".parse().unwrap());
+        let call = Call {
+            method: "GET".into(),
+            path: "/a".into(),
+            query: None,
+            headers: request_headers(&headers),
+            body: None,
+        };
+        let from_call = crate::environment::KEYED_HEADERS.map(|n| call.header(n.as_str()));
+        assert_eq!(keyed(&headers), from_call);
+        assert_eq!(keyed(&headers), [Some("127.0.0.1:1"), Some("\"2\""), None]);
+        assert_eq!(keyed(&HeaderMap::new()), [None; 3]);
+    }
+
     /// The remembered decision is the one made afresh, every time.
     #[test]
     fn served_header_names_are_decided_once_as_replayable_decides() {
