@@ -111,12 +111,19 @@ struct Host<M: Model> {
     journal: crate::admin::Repacker,
 }
 
+/// The hasher of read keys: a read is looked up on every request, and
+/// SipHash of its key was a tenth of a cached read's own work. foldhash is
+/// seeded per process at random, so a client cannot choose keys that collide
+/// without knowing the seed; and the cache holds at most `CACHE_ENTRIES`
+/// keys (emptied when full), so even colliding keys cost a bounded probe.
+type KeyHasher = foldhash::fast::RandomState;
+
 /// Read replies by key, with the keys that depend on each collection, on
 /// each whole type, on the documents, and on anything at all (a footprint
 /// not known).
 #[derive(Default)]
 struct ReadCache {
-    entries: HashMap<String, Arc<Reply>>,
+    entries: HashMap<String, Arc<Reply>, KeyHasher>,
     by_collection: HashMap<(String, String), Vec<String>>,
     by_type: HashMap<String, Vec<String>>,
     by_documents: Vec<String>,
@@ -187,8 +194,8 @@ impl ReadCache {
 }
 
 /// Request headers an answer depends on (the serving origin and the
-/// preconditions), so they are part of a cached read's key.
-const KEYED_HEADERS: [HeaderName; 3] = [
+/// preconditions), so they are part of a cached read's key, in this order.
+pub(crate) const KEYED_HEADERS: [HeaderName; 3] = [
     axum::http::header::HOST,
     axum::http::header::IF_NONE_MATCH,
     axum::http::header::IF_MODIFIED_SINCE,
@@ -207,7 +214,7 @@ fn read_key(request: &Request) -> Option<String> {
         &call.method,
         &call.path,
         call.query.as_deref(),
-        |name| call.header(name.as_str()),
+        KEYED_HEADERS.map(|name| call.header(name.as_str())),
     ))
 }
 
@@ -216,15 +223,16 @@ pub(crate) fn is_read(method: &str) -> bool {
     method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")
 }
 
-/// The cache key of a body-less read from its request line and a lookup of
-/// its headers (the first visible-ASCII value of a lower-case name, as
-/// `Call::header` reads them): the one spelling of a key, for the engine's
-/// `Call` and for the HTTP adapter's lookup before it builds one.
-pub(crate) fn read_key_of<'a>(
+/// The cache key of a body-less read from its request line and the values
+/// of its `KEYED_HEADERS`, in that order (each the first visible-ASCII value
+/// of its name, as `Call::header` reads them): the one spelling of a key,
+/// for the engine's `Call` and for the HTTP adapter's lookup before it
+/// builds one.
+pub(crate) fn read_key_of(
     method: &str,
     path: &str,
     query: Option<&str>,
-    header: impl Fn(&HeaderName) -> Option<&'a str>,
+    values: [Option<&str>; 3],
 ) -> String {
     // Built by pushing (no formatting machinery): this runs on every read.
     let mut key = String::with_capacity(method.len() + path.len() + 64);
@@ -235,8 +243,8 @@ pub(crate) fn read_key_of<'a>(
         key.push('?');
         key.push_str(q);
     }
-    for name in &KEYED_HEADERS {
-        if let Some(v) = header(name) {
+    for (name, value) in KEYED_HEADERS.iter().zip(values) {
+        if let Some(v) = value {
             key.push('\n');
             key.push_str(name.as_str());
             key.push_str(": ");

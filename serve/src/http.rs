@@ -71,11 +71,14 @@ pub(crate) fn respond(
     } else {
         method.as_str()
     };
-    let episode = crate::episodes::named(&headers);
+    // An episode name matters only with `--isolate` (without it every
+    // request answers from the default World), so it is read only then.
+    let episode = env
+        .isolated()
+        .then(|| crate::episodes::named(&headers))
+        .flatten();
     if crate::environment::is_read(routed) && blank(body) {
-        let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), |name| {
-            header_text(&headers, name)
-        });
+        let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), keyed(&headers));
         if let Some(reply) = env.cached_read(episode.is_some(), &key) {
             crate::admin::journal_http_parts(env, routed, uri, &headers, &reply, started);
             return served(env, uri, &reply, head);
@@ -122,10 +125,24 @@ fn blank(body: &[u8]) -> bool {
     body.iter().all(u8::is_ascii_whitespace)
 }
 
-/// The first visible-ASCII value of header `name` (as `Call::header` reads
-/// the headers `request_headers` keeps).
-fn header_text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
-    headers.get_all(name).iter().find_map(|v| v.to_str().ok())
+/// The first visible-ASCII value of each of the cache key's headers
+/// (`KEYED_HEADERS`, as `Call::header` reads the headers `request_headers`
+/// keeps), in one pass over the request's few headers instead of a hashed
+/// lookup per name.
+fn keyed(headers: &HeaderMap) -> [Option<&str>; 3] {
+    let mut values = [None; 3];
+    for (name, value) in headers {
+        let Some(at) = crate::environment::KEYED_HEADERS
+            .iter()
+            .position(|k| k == name)
+        else {
+            continue;
+        };
+        if values[at].is_none() {
+            values[at] = value.to_str().ok();
+        }
+    }
+    values
 }
 
 /// The recorded `405` with `Allow` naming the methods that reach a tool
@@ -296,6 +313,33 @@ mod tests {
         ] {
             assert!(replayable(name), "{name}");
         }
+    }
+
+    /// The adapter's one-pass view of the key's headers is the one a call's
+    /// headers give (`Call::header` over `request_headers`): the first
+    /// visible-ASCII value of each name, whatever the order and repeats.
+    #[test]
+    fn keyed_headers_are_read_as_a_call_reads_them() {
+        let mut headers = HeaderMap::new();
+        headers.append("accept", "*/*".parse().unwrap());
+        headers.append(
+            "if-none-match",
+            HeaderValue::from_bytes(b"\"caf\xc3\xa9\"").unwrap(),
+        );
+        headers.append("if-none-match", "\"2\"".parse().unwrap());
+        headers.append("host", "127.0.0.1:1".parse().unwrap());
+        headers.append("host", "other".parse().unwrap());
+        let call = Call {
+            method: "GET".into(),
+            path: "/a".into(),
+            query: None,
+            headers: request_headers(&headers),
+            body: None,
+        };
+        let from_call = crate::environment::KEYED_HEADERS.map(|n| call.header(n.as_str()));
+        assert_eq!(keyed(&headers), from_call);
+        assert_eq!(keyed(&headers), [Some("127.0.0.1:1"), Some("\"2\""), None]);
+        assert_eq!(keyed(&HeaderMap::new()), [None; 3]);
     }
 
     /// The remembered decision is the one made afresh, every time.
