@@ -30,9 +30,10 @@ pub(crate) struct Exchange {
 }
 
 impl Exchange {
-    /// Decodes a record with its Evidence entry (for the request headers).
+    /// Decodes a record with its Evidence entry (for the request headers),
+    /// taking its method and answer text over rather than copying them.
     /// `None` when the record has no path or no status.
-    pub(crate) fn of(record: &Record, entry: Option<&Value>) -> Option<Exchange> {
+    pub(crate) fn of(record: Record, entry: Option<&Value>) -> Option<Exchange> {
         let path = record.path.as_ref()?;
         let status = record.status?;
         let segments = path
@@ -73,23 +74,24 @@ impl Exchange {
             Body::None => (None, true),
             Body::Bytes(b) => (None, b.is_empty()),
         };
+        let response_headers = record
+            .response_headers
+            .iter()
+            .map(|(n, v)| (n.to_ascii_lowercase(), v.clone()))
+            .collect();
         Some(Exchange {
             ordinal: record.ordinal,
-            method: record.method.clone(),
+            method: record.method,
             status,
             segments,
             query,
             request_headers,
-            response_headers: record
-                .response_headers
-                .iter()
-                .map(|(n, v)| (n.to_ascii_lowercase(), v.clone()))
-                .collect(),
+            response_headers,
             body,
             answer,
             answer_empty,
-            answer_text: match &record.response_body {
-                Body::Text(t) => Some(t.clone()),
+            answer_text: match record.response_body {
+                Body::Text(t) => Some(t),
                 _ => None,
             },
         })

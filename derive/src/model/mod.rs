@@ -217,11 +217,10 @@ pub(crate) fn inferred(
         .filter_map(|o| {
             let rec = entries.get(o)?;
             let record = Record::from_evidence(rec)?;
-            let x = Exchange::of(&record, rec.get("reported"));
             if malformed::sent_malformed(&record) {
-                malformed_bodies.push(record);
+                malformed_bodies.push(record.clone());
             }
-            x
+            Exchange::of(record, rec.get("reported"))
         })
         .collect();
     let tree_store = tree::infer(&exchanges);
