@@ -647,23 +647,24 @@ impl World {
     /// Which kinds of identity (string, number, other) the entities of one
     /// type hold, without building them.
     pub fn id_kinds_of_type(&self, type_name: &str) -> IdKinds {
-        self.trace.read_type(type_name);
-        self.collections
-            .get(type_name)
-            .into_iter()
-            .flat_map(|c| c.values())
+        self.collections_of_type(type_name)
             .map(Collection::id_kinds)
             .fold(IdKinds::default(), IdKinds::or)
     }
 
     /// Every entity of one type, collection by collection.
     pub fn entities_of_type(&self, type_name: &str) -> impl Iterator<Item = &Entity> {
+        self.collections_of_type(type_name)
+            .flat_map(Collection::iter)
+    }
+
+    /// The collections of one type (a read of the whole type).
+    fn collections_of_type(&self, type_name: &str) -> impl Iterator<Item = &Collection> {
         self.trace.read_type(type_name);
         self.collections
             .get(type_name)
             .into_iter()
             .flat_map(|c| c.values())
-            .flat_map(Collection::iter)
     }
 
     /// The entity of `collection` whose identity is `id` (a path value).
