@@ -276,12 +276,31 @@ struct Ring {
 pub struct Repacker(Arc<Mutex<Ring>>);
 
 impl Repacker {
-    /// Replaces each entry by a copy of it (readers holding the old one keep it).
+    /// Replaces each entry by a copy of it (readers holding the old one keep
+    /// it). The copies are made outside the ring's lock (this runs on a
+    /// low-priority thread, and every call records under that lock); an entry
+    /// dropped from the ring meanwhile is not put back.
     pub fn repack(&self) {
+        let kept: Vec<Arc<Entry>> = lock(&self.0).entries.iter().cloned().collect();
+        let copies: Vec<(Arc<Entry>, Arc<Entry>)> = kept
+            .into_iter()
+            .map(|old| {
+                let copy = Arc::new(Entry::clone(&old));
+                (old, copy)
+            })
+            .collect();
         let mut ring = lock(&self.0);
+        // Both in id order: the ring only drops its oldest and appends.
+        let mut copies_left = copies.iter().peekable();
         for entry in ring.entries.iter_mut() {
-            *entry = Arc::new(Entry::clone(entry));
+            while copies_left.next_if(|(old, _)| old.id < entry.id).is_some() {}
+            if let Some((_, copy)) = copies_left.next_if(|(old, _)| Arc::ptr_eq(old, entry)) {
+                *entry = copy.clone();
+            }
         }
+        drop(ring);
+        // The originals are freed here, outside the lock.
+        drop(copies);
     }
 }
 
