@@ -557,13 +557,24 @@ impl Environment {
             .unwrap_or_else(|| self.host.answer(request))
     }
 
+    /// The episode a request on the app's paths acts on:
+    /// the one `AgentEnv-Episode` names, with `--isolate`; `None` otherwise,
+    /// when every request answers from the default World (so without
+    /// `--isolate` the header is not read at all).
+    pub(crate) fn episode_of(&self, headers: &axum::http::HeaderMap) -> Option<String> {
+        self.host
+            .isolated()
+            .then(|| crate::episodes::named(headers))
+            .flatten()
+    }
+
     /// The reply `call_in` would give a body-less read with cache key `key`
     /// (`read_key_of`), when the cache holds it: the HTTP adapter asks this
-    /// before it builds the call. `None` when the read names an episode of
-    /// its own (`--isolate`: episodes' reads are not cached) or the cache
-    /// holds no reply for it.
-    pub(crate) fn cached_read(&self, episode_named: bool, key: &str) -> Option<Arc<Reply>> {
-        if episode_named && self.host.isolated() {
+    /// before it builds the call. `None` when the read acts on an episode
+    /// of its own (`episode_of`: episodes' reads are not cached) or the
+    /// cache holds no reply for it.
+    pub(crate) fn cached_read(&self, episode: Option<&str>, key: &str) -> Option<Arc<Reply>> {
+        if episode.is_some() {
             return None;
         }
         self.host.cached(key)

@@ -71,15 +71,10 @@ pub(crate) fn respond(
     } else {
         method.as_str()
     };
-    // An episode name matters only with `--isolate` (without it every
-    // request answers from the default World), so it is read only then.
-    let episode = env
-        .isolated()
-        .then(|| crate::episodes::named(&headers))
-        .flatten();
+    let episode = env.episode_of(&headers);
     if crate::environment::is_read(routed) && blank(body) {
         let key = crate::environment::read_key_of(routed, uri.path(), uri.query(), keyed(&headers));
-        if let Some(reply) = env.cached_read(episode.is_some(), &key) {
+        if let Some(reply) = env.cached_read(episode.as_deref(), &key) {
             crate::admin::journal_http_parts(env, routed, uri, &headers, &reply, started);
             return served(env, uri, &reply, head);
         }
