@@ -50,6 +50,7 @@ pub use error::DeriveError;
 // serving model over its own World, list semantics and relations.
 pub use manifest::environment_manifest;
 pub use model::lists::infer_with_engine as infer_list_semantics;
+pub use model::lists::{infer_from_instances, list_instances, ListInstances};
 pub use model::relations;
 pub use model::serving::PatchRoutes;
 pub use model::serving::{serving_model, Held, ModelWorld, Served, ServingModel, ViewChange};

@@ -150,9 +150,10 @@ fn build(
     let names: Vec<&str> = options.template_rules.iter().map(String::as_str).collect();
     let rules = TemplateRule::parse_list(&names).map_err(ErrorReport::from)?;
     // The app model reads only the Evidence: it is inferred on a second
-    // core while this one derives the manifest and the state (the same
-    // documents, and the same first error, as one after the other).
-    let (manifest, state, app) = std::thread::scope(|scope| {
+    // core while this one derives the manifest and the state, builds the
+    // engine and gathers the recorded list instances (the same documents,
+    // and the same first error, as one after the other).
+    let (engine, mut gathered, app) = std::thread::scope(|scope| {
         let model = scope.spawn(|| rea_derivation::serving_model(&evidence));
         let model = || {
             model
@@ -171,9 +172,15 @@ fn build(
             Ok(s) => s,
             Err(e) => return Err(ErrorReport::from(e)),
         };
-        progress("inferring the app model");
+        progress("inferring the app model; building the engine");
+        let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
+        let built = Engine::from_records(by_ordinal, manifest, state).map(|engine| {
+            let gathered = rea_derivation::list_instances(&records, &engine);
+            (engine, gathered)
+        });
         let app = model().map_err(ErrorReport::from)?;
-        Ok((manifest, state, app))
+        let (engine, gathered) = built?;
+        Ok((engine, gathered, app))
     })?;
     let served: Vec<String> = app
         .model
@@ -189,12 +196,11 @@ fn build(
     let app_malformed = app.model.malformed_body.clone();
     drop(evidence);
     // The list semantics are inferred over the engine that will serve them.
-    let by_ordinal = records.iter().map(|r| (r.ordinal, r.clone())).collect();
-    let engine = Engine::from_records(by_ordinal, manifest, state)?;
-    let lists = rea_derivation::infer_list_semantics(&records, &engine, Some(&app));
+    let lists = rea_derivation::infer_from_instances(&mut gathered, &records, &engine, Some(&app));
+    drop(gathered);
     drop(records);
     progress(&format!(
-        "{} entities, {} documents, {} write plans; building the engine",
+        "{} entities, {} documents, {} write plans; the list semantics inferred",
         engine.state.entities.len(),
         engine.state.documents.len(),
         engine.state.writes.len()

@@ -140,11 +140,11 @@ pub(crate) fn infer(
                     continue;
                 };
                 for e in entities(x, &t.role, parent) {
-                    let Some(pk) = rea_engine::codec::member_at(&e, &pkey).and_then(scalar_text)
+                    let Some(pk) = rea_engine::codec::member_at(e, &pkey).and_then(scalar_text)
                     else {
                         continue;
                     };
-                    let Some((_, items)) = arrays(&e).into_iter().find(|(p, _)| *p == a.pointer)
+                    let Some((_, items)) = arrays(e).into_iter().find(|(p, _)| *p == a.pointer)
                     else {
                         continue;
                     };

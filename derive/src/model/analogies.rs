@@ -187,9 +187,7 @@ pub(crate) fn infer(
                 continue;
             };
             let reference = snaps
-                .values
-                .iter()
-                .filter(|(k, _)| k.0 == *di)
+                .of_resource(*di)
                 .find_map(|(_, (e, _))| named(e, &pkey.name));
             let Some(reference) = reference else { continue };
             for (ptr, val, w_ord, r_ord) in seen {

@@ -12,7 +12,7 @@
 use super::exchange::{list_of, scalar_text, sorted, token, Exchange};
 use super::resources::Resource;
 use super::routes::Templates;
-use super::snapshots::{entity_at, target_of, EntityKey};
+use super::snapshots::{entity_ref, target_of, EntityKey};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -56,7 +56,7 @@ struct Acc {
 }
 
 /// The arrays of objects (depth ≤ 3) of an entity, by pointer.
-pub(crate) fn arrays(e: &Map<String, Value>) -> Vec<(String, Vec<Map<String, Value>>)> {
+pub(crate) fn arrays(e: &Map<String, Value>) -> Vec<(String, Vec<&Map<String, Value>>)> {
     let mut out = Vec::new();
     let mut stack: Vec<(String, &Map<String, Value>, usize)> = vec![(String::new(), e, 0)];
     while let Some((at, m, depth)) = stack.pop() {
@@ -65,10 +65,8 @@ pub(crate) fn arrays(e: &Map<String, Value>) -> Vec<(String, Vec<Map<String, Val
             match v {
                 Value::Object(o) if depth < 2 => stack.push((p, o, depth + 1)),
                 Value::Array(items) if !items.is_empty() => {
-                    let objs: Vec<Map<String, Value>> = items
-                        .iter()
-                        .filter_map(|i| i.as_object().cloned())
-                        .collect();
+                    let objs: Vec<&Map<String, Value>> =
+                        items.iter().filter_map(Value::as_object).collect();
                     if objs.len() == items.len() {
                         out.push((p, objs));
                     }
@@ -82,20 +80,19 @@ pub(crate) fn arrays(e: &Map<String, Value>) -> Vec<(String, Vec<Map<String, Val
 }
 
 /// The entities an answer shows for its target's role.
-pub(crate) fn entities(x: &Exchange, role: &str, r: &Resource) -> Vec<Map<String, Value>> {
+pub(crate) fn entities<'a>(
+    x: &'a Exchange,
+    role: &str,
+    r: &Resource,
+) -> Vec<&'a Map<String, Value>> {
     let Some(answer) = &x.answer else {
         return Vec::new();
     };
     match role {
         "list" | "query" => list_of(answer)
-            .map(|(_, items)| {
-                items
-                    .iter()
-                    .filter_map(|i| i.as_object().cloned())
-                    .collect()
-            })
+            .map(|(_, items)| items.iter().filter_map(Value::as_object).collect())
             .unwrap_or_default(),
-        "read" | "create" => entity_at(answer, r).into_iter().collect(),
+        "read" | "create" => entity_ref(answer, r).into_iter().collect(),
         _ => Vec::new(),
     }
 }
@@ -156,7 +153,7 @@ pub(crate) fn infer(
             continue;
         }
         for e in entities(x, &t.role, &resources[t.resource]) {
-            for (p, items) in arrays(&e) {
+            for (p, items) in arrays(e) {
                 let acc = accs.entry((t.resource, p)).or_default();
                 acc.checked.push(x.ordinal);
                 for item in &items {
@@ -187,7 +184,7 @@ pub(crate) fn infer(
         }
     }
     // Pass 2: writes sending a key the array held (or twice), then a read.
-    let mut last: BTreeMap<Slot, Vec<Map<String, Value>>> = BTreeMap::new();
+    let mut last: BTreeMap<Slot, Vec<&Map<String, Value>>> = BTreeMap::new();
     let mut pending: BTreeMap<Slot, Vec<Sent>> = BTreeMap::new();
     for (x, t) in exchanges.iter().zip(&targets) {
         let Some(t) = t else { continue };
@@ -215,7 +212,7 @@ pub(crate) fn infer(
             continue;
         }
         for e in entities(x, &t.role, r) {
-            let shown: BTreeMap<String, Vec<Map<String, Value>>> = arrays(&e).into_iter().collect();
+            let shown: BTreeMap<String, Vec<&Map<String, Value>>> = arrays(e).into_iter().collect();
             for ((_, p), acc) in accs.iter_mut().filter(|((ri, _), _)| *ri == t.resource) {
                 let slot = (ekey.clone(), p.clone());
                 let items = shown.get(p).cloned().unwrap_or_default();
@@ -239,6 +236,7 @@ pub(crate) fn infer(
                             }
                             let now: Vec<&Map<String, Value>> = items
                                 .iter()
+                                .copied()
                                 .filter(|i| value_of(i, &k).as_deref() == Some(v.as_str()))
                                 .collect();
                             let Some((ord, last_sent)) = of_v.last() else {

@@ -67,10 +67,9 @@ fn key_pointer(r: &Resource) -> String {
 /// The highest integer id the snapshots hold for a resource.
 fn max_held(snapshots: &Snapshots, resource: usize) -> Option<u64> {
     snapshots
-        .values
-        .keys()
-        .filter(|k| k.0 == resource && kind_of(&k.2) == "integer")
-        .filter_map(|k| k.2.parse::<u64>().ok())
+        .of_resource(resource)
+        .filter(|(id, _)| kind_of(id) == "integer")
+        .filter_map(|(id, _)| id.parse::<u64>().ok())
         .max()
 }
 

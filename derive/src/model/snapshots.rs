@@ -71,10 +71,14 @@ pub(crate) fn target_of(
 /// (resource index, scope, id).
 pub(crate) type EntityKey = (usize, String, String);
 
-/// Latest entity values, keyed by (resource, scope, id).
+/// An entity's latest values and the ordinal of the answer that showed them last.
+pub(crate) type Snapshot = (Map<String, Value>, u64);
+
+/// Latest entity values, per resource (by index), scope and id: looked up
+/// by borrowed scope and id, so a value seen again allocates no key.
 #[derive(Default)]
 pub(crate) struct Snapshots {
-    pub values: BTreeMap<EntityKey, (Map<String, Value>, u64)>,
+    by_resource: Vec<BTreeMap<String, BTreeMap<String, Snapshot>>>,
 }
 
 impl Snapshots {
@@ -87,38 +91,34 @@ impl Snapshots {
         let key_ptr = r
             .keys
             .first()
-            .map(|k| k.entity_member.clone())
-            .unwrap_or_else(|| "/id".into());
+            .map(|k| k.entity_member.as_str())
+            .unwrap_or("/id");
         match t.role.as_str() {
             "list" | "query" => {
                 if let Some((_, items)) = list_of(answer) {
                     for item in items {
                         if let (Some(o), Some(id)) = (
                             item.as_object(),
-                            item.pointer(&key_ptr).and_then(scalar_text),
+                            item.pointer(key_ptr).and_then(scalar_text),
                         ) {
-                            self.merge((t.resource, t.scope.clone(), id), o, x.ordinal);
+                            self.merge(t.resource, &t.scope, &id, o, x.ordinal);
                         }
                     }
                 }
             }
             _ => {
                 if let Some(entity) = entity_ref(answer, r) {
-                    let id = member_at(entity, &key_ptr)
+                    let id = member_at(entity, key_ptr)
                         .and_then(scalar_text)
                         .or_else(|| t.id.clone());
                     match id {
                         // A `PUT`'s answer shows the whole entity it put: a
                         // member it omits is gone.
                         Some(id) if x.method.eq_ignore_ascii_case("PUT") => {
-                            self.values.insert(
-                                (t.resource, t.scope.clone(), id),
-                                (entity.clone(), x.ordinal),
-                            );
+                            *self.slot(t.resource, &t.scope, &id, x.ordinal) =
+                                (entity.clone(), x.ordinal);
                         }
-                        Some(id) => {
-                            self.merge((t.resource, t.scope.clone(), id), entity, x.ordinal)
-                        }
+                        Some(id) => self.merge(t.resource, &t.scope, &id, entity, x.ordinal),
                         None => {}
                     }
                 }
@@ -126,13 +126,34 @@ impl Snapshots {
         }
     }
 
+    /// The snapshot of (resource, scope, id), made empty (as of `ordinal`)
+    /// when there is none yet.
+    fn slot(&mut self, resource: usize, scope: &str, id: &str, ordinal: u64) -> &mut Snapshot {
+        if self.by_resource.len() <= resource {
+            self.by_resource.resize_with(resource + 1, BTreeMap::new);
+        }
+        let scopes = &mut self.by_resource[resource];
+        if !scopes.contains_key(scope) {
+            scopes.insert(scope.to_string(), BTreeMap::new());
+        }
+        let ids = scopes.get_mut(scope).expect("inserted above");
+        if !ids.contains_key(id) {
+            ids.insert(id.to_string(), (Map::new(), ordinal));
+        }
+        ids.get_mut(id).expect("inserted above")
+    }
+
     /// A view may show only some members (`_fields=`): what it shows
     /// overwrites, what it omits stays as last seen.
-    fn merge(&mut self, key: (usize, String, String), o: &Map<String, Value>, ordinal: u64) {
-        let e = self
-            .values
-            .entry(key)
-            .or_insert_with(|| (Map::new(), ordinal));
+    fn merge(
+        &mut self,
+        resource: usize,
+        scope: &str,
+        id: &str,
+        o: &Map<String, Value>,
+        ordinal: u64,
+    ) {
+        let e = self.slot(resource, scope, id, ordinal);
         for (k, v) in o {
             // A member seen again unchanged (a list read many times) is
             // compared, not copied.
@@ -147,9 +168,30 @@ impl Snapshots {
         e.1 = ordinal;
     }
 
-    pub(crate) fn get(&self, t: &Target) -> Option<&(Map<String, Value>, u64)> {
-        self.values
-            .get(&(t.resource, t.scope.clone(), t.id.clone()?))
+    pub(crate) fn get(&self, t: &Target) -> Option<&Snapshot> {
+        self.by_resource
+            .get(t.resource)?
+            .get(&t.scope)?
+            .get(t.id.as_deref()?)
+    }
+
+    /// The snapshots of `resource`'s entities with their ids, in order of
+    /// scope, then id.
+    pub(crate) fn of_resource(&self, resource: usize) -> impl Iterator<Item = (&str, &Snapshot)> {
+        self.by_resource
+            .get(resource)
+            .into_iter()
+            .flat_map(|scopes| scopes.values())
+            .flat_map(|ids| ids.iter().map(|(id, s)| (id.as_str(), s)))
+    }
+
+    /// The snapshot of an entity of `resource` with id `id` in any scope
+    /// (the first scope in order that holds one).
+    pub(crate) fn any_scope(&self, resource: usize, id: &str) -> Option<&Snapshot> {
+        self.by_resource
+            .get(resource)?
+            .values()
+            .find_map(|ids| ids.get(id))
     }
 }
 

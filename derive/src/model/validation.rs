@@ -131,16 +131,14 @@ pub(crate) fn infer(
                     let Some(v) = o.get(&key.name).and_then(scalar_text) else {
                         continue;
                     };
-                    for ((ri, _, id), (_, ord)) in &snaps.values {
-                        if *ri == t.resource && *id == v {
-                            found = Some(rule(
-                                "unique",
-                                Some(key.name.clone()),
-                                vec![*ord],
-                                Some(*ord),
-                            ));
-                            break 'keys;
-                        }
+                    if let Some((_, ord)) = snaps.any_scope(t.resource, &v) {
+                        found = Some(rule(
+                            "unique",
+                            Some(key.name.clone()),
+                            vec![*ord],
+                            Some(*ord),
+                        ));
+                        break 'keys;
                     }
                 }
             }

@@ -210,21 +210,15 @@ pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) 
         if instances.iter().all(|i| i.params.is_empty()) && typed.is_none() {
             continue;
         }
-        for i in &mut instances {
-            i.items = i
-                .body
-                .pointer(&pointer)
-                .and_then(Value::as_array)
-                .cloned()
-                .or_else(|| crate::model::lists::shape::bare_items(&pointer, &i.body))
-                .unwrap_or_default();
-        }
         // Only answers that are lists at all (an object at the pointer is an item).
         if instances
             .iter()
             .any(|i| i.body.pointer(&pointer).is_some_and(|v| !v.is_array()))
         {
             continue;
+        }
+        for i in &mut instances {
+            i.items = listed_items(&mut i.body, &pointer);
         }
         let (universe_kind, universe, identity) = match typed {
             Some(t) => {
@@ -283,6 +277,18 @@ pub(crate) fn endpoints(records: &[Record], manifest: &Manifest, state: &State) 
         });
     }
     out
+}
+
+/// The items an answer lists at `pointer` (or, for a bare array where an
+/// envelope was expected, at its root), moved out of the answer: what is
+/// left in their place is an empty array, so the answer keeps its shape
+/// (an array where the items were) and its other members, which are all
+/// the inference reads of it besides the items.
+fn listed_items(body: &mut Value, pointer: &str) -> Vec<Value> {
+    if let Some(items) = body.pointer_mut(pointer).and_then(Value::as_array_mut) {
+        return std::mem::take(items);
+    }
+    crate::model::lists::shape::take_bare_items(pointer, body).unwrap_or_default()
 }
 
 /// Each record's position in the state's timeline, by ordinal.

@@ -63,6 +63,41 @@ pub fn infer_with_engine(
     )
 }
 
+/// The recorded list instances of a capture, gathered before the app model
+/// is known (`list_instances`), and what the list semantics are inferred
+/// from once it is (`infer_from_instances`).
+pub struct ListInstances(Vec<instances::Endpoint>);
+
+/// The list endpoints and their recorded instances, from the records and
+/// the engine about to serve them: the part of `infer_with_engine` that
+/// needs no app model (start-up gathers it while the model is inferred).
+pub fn list_instances(records: &[Record], engine: &rea_engine::Engine) -> ListInstances {
+    ListInstances(instances::endpoints(
+        records,
+        &engine.manifest,
+        &engine.state,
+    ))
+}
+
+/// `infer_with_engine` over instances `list_instances` gathered from the
+/// same records and engine. The instances stay the caller's, to free where
+/// it likes (they hold every recorded list answer).
+pub fn infer_from_instances(
+    gathered: &mut ListInstances,
+    records: &[Record],
+    engine: &rea_engine::Engine,
+    serving: Option<&ServingModel>,
+) -> ListSemantics {
+    infer_endpoints(
+        &mut gathered.0,
+        records,
+        &engine.manifest,
+        &engine.state,
+        serving,
+        Some(engine),
+    )
+}
+
 fn infer_over(
     records: &[Record],
     manifest: &Manifest,
@@ -71,12 +106,23 @@ fn infer_over(
     engine: Option<&rea_engine::Engine>,
 ) -> ListSemantics {
     let mut endpoints = instances::endpoints(records, manifest, state);
-    at_their_moment(&mut endpoints, records, manifest, state, serving, engine);
+    infer_endpoints(&mut endpoints, records, manifest, state, serving, engine)
+}
+
+fn infer_endpoints(
+    endpoints: &mut [instances::Endpoint],
+    records: &[Record],
+    manifest: &Manifest,
+    state: &State,
+    serving: Option<&ServingModel>,
+    engine: Option<&rea_engine::Engine>,
+) -> ListSemantics {
+    at_their_moment(endpoints, records, manifest, state, serving, engine);
     let mut inferred: Vec<EndpointSemantics> =
         endpoints.iter().map(infer::infer_endpoint).collect();
     adopt_siblings(&mut inferred);
     crate::model::page_links::adopt_sibling_order(&mut inferred);
-    adopt_page_size(&mut inferred, &endpoints);
+    adopt_page_size(&mut inferred, endpoints);
     adopt_field_selection(&mut inferred);
     lend_operator_families(&mut inferred);
     ListSemantics {

@@ -79,14 +79,15 @@ pub(crate) fn candidate(name: &str, ep: &Endpoint) -> Option<Meaning> {
     })
 }
 
-/// The listed items of a bare answer (empty for any other).
-pub(crate) fn bare_items(ep_pointer: &str, body: &Value) -> Option<Vec<Value>> {
+/// The listed items of a bare answer, moved out of it (an empty array is
+/// left, still bare); `None` for any other answer.
+pub(crate) fn take_bare_items(ep_pointer: &str, body: &mut Value) -> Option<Vec<Value>> {
     if ep_pointer.is_empty() {
         return None;
     }
-    body.as_array()
+    body.as_array_mut()
         .filter(|a| a.iter().all(Value::is_object))
-        .cloned()
+        .map(std::mem::take)
 }
 
 /// The items pointer once an answer `body` is seen, given the pointer the
@@ -124,10 +125,14 @@ mod tests {
             Some("/items")
         );
         assert_eq!(envelope_pointer(&envelope, None), None);
+        let mut bare = json!([{"id": 1}]);
         assert_eq!(
-            bare_items("/rows", &json!([{"id": 1}])),
+            take_bare_items("/rows", &mut bare),
             Some(vec![json!({"id": 1})])
         );
-        assert_eq!(bare_items("", &json!([{"id": 1}])), None);
+        assert_eq!(bare, json!([]));
+        let mut root = json!([{"id": 1}]);
+        assert_eq!(take_bare_items("", &mut root), None);
+        assert_eq!(take_bare_items("/rows", &mut json!([1, {"id": 1}])), None);
     }
 }
