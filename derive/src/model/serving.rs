@@ -307,14 +307,14 @@ impl ServingModel {
             if t.role == "read" {
                 reads.entry(t.resource).or_insert_with(|| answer.clone());
             }
-            let mut found: Vec<Map<String, Value>> = Vec::new();
+            let mut found: Vec<&Map<String, Value>> = Vec::new();
             match t.role.as_str() {
                 "list" | "query" => {
                     if let Some((_, items)) = super::exchange::list_of(answer) {
-                        found.extend(items.iter().filter_map(|i| i.as_object().cloned()));
+                        found.extend(items.iter().filter_map(Value::as_object));
                     }
                 }
-                _ => found.extend(entity_at(answer, r)),
+                _ => found.extend(super::snapshots::entity_ref(answer, r)),
             }
             // A field selection: a query value naming exactly the members
             // of every answered entity.
@@ -334,20 +334,22 @@ impl ServingModel {
                 // (`context=edit`, `_embed`): not the read shape.
                 let plain = t.role != "read" || x.query.is_empty();
                 for e in found.iter().filter(|_| plain) {
-                    shapes
-                        .entry(t.resource)
-                        .or_default()
-                        .extend(e.keys().cloned());
+                    let names = shapes.entry(t.resource).or_default();
+                    for k in e.keys() {
+                        if !names.contains(k) {
+                            names.insert(k.clone());
+                        }
+                    }
                     merge_shape(read_nested.entry(t.resource).or_default(), e);
                 }
             }
             for e in found {
-                let Some(id) = key_of(&e, r).or(t.id.clone()) else {
+                let Some(id) = key_of(e, r).or(t.id.clone()) else {
                     continue;
                 };
                 let key = (t.resource, t.scope.clone(), id);
                 if !created.contains(&key) {
-                    initial.entry(key).or_insert(e);
+                    initial.entry(key).or_insert_with(|| e.clone());
                 }
             }
         }
@@ -3051,9 +3053,13 @@ fn empty_like(v: &Value) -> Option<Value> {
 /// Adds the member names of `e`'s object members (nested) to `shape`.
 fn merge_shape(shape: &mut Map<String, Value>, e: &Map<String, Value>) {
     for (k, v) in e {
-        let slot = shape
-            .entry(k.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
+        // Looked up before an owned key is made: most names are known.
+        if !shape.contains_key(k) {
+            shape.insert(k.clone(), Value::Object(Map::new()));
+        }
+        let Some(slot) = shape.get_mut(k) else {
+            continue;
+        };
         // An object some read shows empty holds free-form members (a JSON
         // field): `null` marks it, and nothing inside it is pruned.
         if v.as_object().is_some_and(Map::is_empty) {
