@@ -200,20 +200,75 @@ pub fn recorded_request_bodies(engine: &Engine, tool: &str) -> Vec<Value> {
 /// A tool's recorded JSON answers by status, in record order (at most
 /// `MAX_INSTANCES` per status: what `infer` examines).
 pub fn recorded_answers(engine: &Engine, tool: &str) -> BTreeMap<u16, Vec<Value>> {
+    let texts: Vec<(u16, &str)> = tool_records(engine, tool)
+        .filter_map(|r| match (r.status, &r.response_body) {
+            (Some(status), Body::Text(text)) => Some((status, text.as_str())),
+            _ => None,
+        })
+        .collect();
+    // The texts the answers will most likely come from (the first
+    // `MAX_INSTANCES` of each status) are parsed up front, together; a text
+    // that is no JSON makes room for the next of its status, parsed then.
+    let mut per_status: BTreeMap<u16, usize> = BTreeMap::new();
+    let likely: Vec<usize> = (0..texts.len())
+        .filter(|&i| {
+            let n = per_status.entry(texts[i].0).or_default();
+            *n += 1;
+            *n <= MAX_INSTANCES
+        })
+        .collect();
+    let likely_texts: Vec<&str> = likely.iter().map(|&i| texts[i].1).collect();
+    let mut parsed: BTreeMap<usize, Option<Value>> =
+        likely.into_iter().zip(parse_all(&likely_texts)).collect();
     let mut out: BTreeMap<u16, Vec<Value>> = BTreeMap::new();
-    for r in tool_records(engine, tool) {
-        let (Some(status), Body::Text(text)) = (r.status, &r.response_body) else {
-            continue;
-        };
-        let held = out.entry(status).or_default();
+    for (i, (status, text)) in texts.iter().enumerate() {
+        let held = out.entry(*status).or_default();
         if held.len() >= MAX_INSTANCES {
             continue;
         }
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
-            held.push(value);
-        }
+        let value = match parsed.remove(&i) {
+            Some(value) => value,
+            None => serde_json::from_str::<Value>(text).ok(),
+        };
+        held.extend(value);
     }
     out
+}
+
+/// Texts this large in all are parsed on two threads.
+const PARALLEL_PARSE_BYTES: usize = 1 << 20;
+
+/// Each text parsed as JSON (`None` where it is none), in order: on two
+/// threads, each given about half the bytes, when there are many bytes.
+fn parse_all(texts: &[&str]) -> Vec<Option<Value>> {
+    let parse = |part: &[&str]| -> Vec<Option<Value>> {
+        part.iter()
+            .map(|t| serde_json::from_str::<Value>(t).ok())
+            .collect()
+    };
+    let total: usize = texts.iter().map(|t| t.len()).sum();
+    if total < PARALLEL_PARSE_BYTES || texts.len() < 2 {
+        return parse(texts);
+    }
+    let mut seen = 0;
+    let split = texts
+        .iter()
+        .position(|t| {
+            seen += t.len();
+            seen * 2 >= total
+        })
+        .map_or(texts.len() / 2, |i| (i + 1).min(texts.len() - 1));
+    let (first, second) = texts.split_at(split);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| parse(second));
+        let mut out = parse(first);
+        out.extend(
+            later
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
+        out
+    })
 }
 
 fn tool_records<'a>(engine: &'a Engine, tool: &str) -> impl Iterator<Item = &'a Record> + 'a {
@@ -368,6 +423,24 @@ pub fn json_type(v: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_bytes_parse_on_two_threads_in_order_as_one_would() {
+        let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(PARALLEL_PARSE_BYTES / 3));
+        let texts: Vec<String> = (0..7)
+            .map(|i| match i % 3 {
+                0 => big.clone(),
+                1 => format!("{{\"n\": {i}}}"),
+                _ => "not json".to_string(),
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let one: Vec<Option<Value>> = refs.iter().map(|t| serde_json::from_str(t).ok()).collect();
+        assert!(refs.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_PARSE_BYTES);
+        assert_eq!(parse_all(&refs), one);
+        assert_eq!(parse_all(&refs[..1]), one[..1]);
+        assert_eq!(parse_all(&[]), Vec::<Option<Value>>::new());
+    }
     use crate::state::Generated;
 
     #[test]
