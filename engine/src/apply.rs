@@ -115,7 +115,7 @@ fn validate(
     };
     let wrapped_not_object = pointer
         .filter(|p| !p.is_empty())
-        .and_then(|p| body.pointer(p))
+        .and_then(|p| crate::codec::pointer(body, p))
         .is_some_and(|v| !v.is_object());
     let entity = body_entity(body, pointer).filter(|_| !wrapped_not_object);
     let Some(entity) = entity else {
@@ -634,12 +634,14 @@ impl Hollow {
         let mut answer = full.clone();
         let mut order = Vec::new();
         let emptied = match &mut answer.body {
-            AnswerBody::Json(envelope) => envelope.pointer_mut(pointer).map(|slot| {
-                if let Some(m) = slot.as_object() {
-                    order = m.keys().cloned().collect();
-                }
-                *slot = Value::Null;
-            }),
+            AnswerBody::Json(envelope) => {
+                crate::codec::pointer_mut(envelope, pointer).map(|slot| {
+                    if let Some(m) = slot.as_object() {
+                        order = m.keys().cloned().collect();
+                    }
+                    *slot = Value::Null;
+                })
+            }
             _ => None,
         };
         Hollow {
@@ -682,7 +684,7 @@ impl WriteAnswers {
                         let mut answer = a.clone();
                         let shown = in_order(&hollow.order, entity);
                         if let AnswerBody::Json(envelope) = &mut answer.body {
-                            if let Some(slot) = envelope.pointer_mut(pointer) {
+                            if let Some(slot) = crate::codec::pointer_mut(envelope, pointer) {
                                 *slot = Value::Object(shown);
                             }
                         }

@@ -305,7 +305,7 @@ pub(crate) fn answer_from_record(rec: &Record, tool: &str) -> Answer {
 
 /// Replaces the value at a JSON pointer; false when the pointer names nothing.
 pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
-    match target.pointer_mut(pointer) {
+    match crate::codec::pointer_mut(target, pointer) {
         Some(slot) => {
             *slot = value;
             true
