@@ -11,7 +11,7 @@ use crate::lists::conventions;
 use crate::lists::eval::{app_token, body_params, evaluate, own_token, query_params, select, Page};
 use crate::lists::semantics::{Carrier, EndpointSemantics, TokenFormat};
 use crate::manifest::Tool;
-use crate::render::{answer_from_record, normalize_line, render_entity, replay, set_pointer};
+use crate::render::{normalize_line, render_entity, replay, set_pointer};
 use crate::state::{Entity, ListPlan, Membership, ViewPlan};
 use crate::{Answer, AnswerBody, Call, Engine, World};
 use serde_json::Value;
@@ -99,7 +99,7 @@ fn render_world_list(
         .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
         .collect();
     let count = items.len();
-    let mut answer = answer_from_record(base, &tool.name);
+    let mut answer = engine.recorded_answers.of(base, &tool.name, None);
     let mut envelope = match &answer.body {
         AnswerBody::Json(v) => v.clone(),
         _ => Value::Null,
@@ -335,7 +335,7 @@ fn render(
     let refs: Vec<&Value> = universe.iter().collect();
     let page = evaluate(sem, &params, &refs, &HashMap::new()).ok()?;
     let base = engine.record(sem.base_ordinal?)?;
-    let mut answer = answer_from_record(base, &tool.name);
+    let mut answer = engine.recorded_answers.of(base, &tool.name, None);
     if answer.status / 100 != 2 {
         return None;
     }
