@@ -458,6 +458,51 @@ fn slow_clients_are_cut_off_and_others_still_answer() {
     eprintln!("2000 slow connections closed in {elapsed:?}");
 }
 
+/// A kept-alive connection is given the header-read timeout for its next
+/// request once an exchange has ended, and no longer.
+#[test]
+fn a_kept_alive_connection_waits_for_its_next_header_as_long_as_the_timeout() {
+    let server = Server::start(
+        &fixture("dev-a.har"),
+        &["--header-read-timeout", "1", "--idle-timeout", "30"],
+    );
+    let mut s = TcpStream::connect_timeout(&server.addr, Duration::from_secs(10)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let request = format!(
+        "GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        records("products")
+    );
+    let mut buf = [0u8; 65536];
+    for _ in 0..2 {
+        s.write_all(request.as_bytes()).unwrap();
+        let n = s.read(&mut buf).unwrap();
+        assert!(
+            buf[..n].starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&buf[..n])
+        );
+        // Read the rest of this answer (one list read's body).
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        while s.read(&mut buf).is_ok_and(|n| n > 0) {}
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    }
+    let quiet = Instant::now();
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("the idle kept-alive connection was not closed: {e}"),
+        }
+    }
+    let waited = quiet.elapsed();
+    assert!(
+        waited < Duration::from_secs(10),
+        "closed after {waited:?}, not after the 1 s header timeout"
+    );
+}
+
 /// At the connection limit new clients wait; an idle client is cut off and
 /// the waiting one is served.
 #[test]

@@ -154,7 +154,7 @@ fn revalidate(answer: &mut Answer, record: &Record, members: &EtagMembers) {
     };
     let from_member = member
         .as_deref()
-        .and_then(|p| body.and_then(|b| b.pointer(p)))
+        .and_then(|p| body.and_then(|b| crate::codec::pointer(b, p)))
         .and_then(scalar_text);
     let value = from_member.clone().unwrap_or_else(|| {
         let digest = digest(body);
@@ -280,8 +280,65 @@ fn http_date(n: i64) -> Option<String> {
     } else {
         n.checked_mul(1000)?
     };
+    if let Some(date) = imf_fixdate(ms) {
+        return Some(date);
+    }
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|d| d.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+}
+
+/// `%a, %d %b %Y %H:%M:%S GMT` of epoch milliseconds, written directly
+/// (chrono's formatter was a fortieth of a write); `None` outside the years
+/// 1970 to 9999, which chrono writes.
+fn imf_fixdate(ms: i64) -> Option<String> {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = u64::try_from(ms).ok()? / 1000;
+    let days = secs / 86_400;
+    let (year, month, day) = civil_from_days(days);
+    if year > 9999 {
+        return None;
+    }
+    let of_day = secs % 86_400;
+    let mut out = String::with_capacity(29);
+    out.push_str(DAYS[(days % 7) as usize]);
+    out.push_str(", ");
+    push_digits(&mut out, u64::from(day), 2);
+    out.push(' ');
+    out.push_str(MONTHS[month as usize - 1]);
+    out.push(' ');
+    push_digits(&mut out, year, 4);
+    out.push(' ');
+    push_digits(&mut out, of_day / 3600, 2);
+    out.push(':');
+    push_digits(&mut out, of_day / 60 % 60, 2);
+    out.push(':');
+    push_digits(&mut out, of_day % 60, 2);
+    out.push_str(" GMT");
+    Some(out)
+}
+
+/// Appends `n` zero-padded to `width` digits (`n` has at most `width`).
+fn push_digits(out: &mut String, n: u64, width: u32) {
+    for place in (0..width).rev() {
+        out.push(char::from(b'0' + (n / 10u64.pow(place) % 10) as u8));
+    }
+}
+
+/// The Gregorian (year, month, day) of a count of days since 1970-01-01
+/// (H. Hinnant's `civil_from_days`, for days on or after the epoch).
+fn civil_from_days(days: u64) -> (u64, u32, u32) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + u64::from(month <= 2), month, day)
 }
 
 /// An answer made outside the engine (the app model's) with URLs under
@@ -331,6 +388,38 @@ fn rewrite_origin(answer: &mut Answer, recorded: &str, serving: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The dates written directly are chrono's, day for day and second for
+    /// second, leap years and the range's ends included.
+    #[test]
+    fn http_dates_are_written_as_chrono_writes_them() {
+        let chrono_date = |ms: i64| {
+            chrono::DateTime::from_timestamp_millis(ms)
+                .map(|d| d.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+        };
+        let mut samples: Vec<i64> = (0..40_000i64).map(|d| d * 86_400_000 + d * 7_919).collect();
+        samples.extend((0..3_000i64).map(|k| k * 86_400_000 * 1_000 + 3_599_999));
+        samples.extend([
+            0,
+            999,
+            1_796_059_557_668,
+            253_402_300_799_999,
+            253_402_300_800_000,
+        ]);
+        for ms in samples {
+            if let Some(mine) = imf_fixdate(ms) {
+                assert_eq!(Some(mine), chrono_date(ms), "{ms}");
+            } else {
+                assert!(ms >= 253_402_300_800_000, "{ms}");
+            }
+            if ms >= 100_000_000_000 {
+                assert_eq!(http_date(ms), chrono_date(ms), "{ms}");
+            }
+        }
+        assert_eq!(imf_fixdate(-1), None);
+        // Seconds before the epoch: chrono's.
+        assert_eq!(http_date(-1_000), chrono_date(-1_000_000));
+    }
 
     #[test]
     fn etags_split_and_dates_format() {

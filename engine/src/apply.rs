@@ -115,7 +115,7 @@ fn validate(
     };
     let wrapped_not_object = pointer
         .filter(|p| !p.is_empty())
-        .and_then(|p| body.pointer(p))
+        .and_then(|p| crate::codec::pointer(body, p))
         .is_some_and(|v| !v.is_object());
     let entity = body_entity(body, pointer).filter(|_| !wrapped_not_object);
     let Some(entity) = entity else {
@@ -603,12 +603,13 @@ fn document(
 }
 
 /// Recorded answers by recording ordinal, as `answer_from_record` reads
-/// them: each recorded body is parsed once, not on every write. Beside
-/// each, per answer pointer, the answer with its entity slot emptied and
-/// the recorded entity's member order, so a write's answer copies only the
-/// envelope around its entity, never the recorded entity.
+/// them: each recorded body is parsed once, not on every write or rendered
+/// read. Beside each, per answer pointer, the answer with its entity slot
+/// emptied and the recorded entity's member order, so a write's or an item
+/// read's answer copies only the envelope around its entity, never the
+/// recorded entity.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct WriteAnswers(
+pub(crate) struct RecordedAnswers(
     std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Recorded>>>,
 );
 
@@ -616,6 +617,18 @@ pub(crate) struct WriteAnswers(
 struct Recorded {
     full: Answer,
     hollow: Vec<Hollow>,
+}
+
+impl Recorded {
+    /// The index of the hollow answer for `pointer`, made on first use.
+    fn hollow_at(&mut self, pointer: &str) -> usize {
+        if let Some(i) = self.hollow.iter().position(|h| h.pointer == pointer) {
+            return i;
+        }
+        let h = Hollow::of(&self.full, pointer);
+        self.hollow.push(h);
+        self.hollow.len() - 1
+    }
 }
 
 /// A recorded answer without the entity at `pointer`.
@@ -634,12 +647,14 @@ impl Hollow {
         let mut answer = full.clone();
         let mut order = Vec::new();
         let emptied = match &mut answer.body {
-            AnswerBody::Json(envelope) => envelope.pointer_mut(pointer).map(|slot| {
-                if let Some(m) = slot.as_object() {
-                    order = m.keys().cloned().collect();
-                }
-                *slot = Value::Null;
-            }),
+            AnswerBody::Json(envelope) => {
+                crate::codec::pointer_mut(envelope, pointer).map(|slot| {
+                    if let Some(m) = slot.as_object() {
+                        order = m.keys().cloned().collect();
+                    }
+                    *slot = Value::Null;
+                })
+            }
             _ => None,
         };
         Hollow {
@@ -650,10 +665,10 @@ impl Hollow {
     }
 }
 
-impl WriteAnswers {
+impl RecordedAnswers {
     /// `answer_from_record(rec, tool)`, with `entity` (when given) at
     /// `pointer` in the recorded entity's member order, then the rest.
-    fn of(
+    pub(crate) fn of(
         &self,
         rec: &crate::records::Record,
         tool: &str,
@@ -667,14 +682,7 @@ impl WriteAnswers {
         let mut answer = match at {
             None => recorded.full.clone(),
             Some((pointer, entity)) => {
-                let i = match recorded.hollow.iter().position(|h| h.pointer == pointer) {
-                    Some(i) => i,
-                    None => {
-                        let h = Hollow::of(&recorded.full, pointer);
-                        recorded.hollow.push(h);
-                        recorded.hollow.len() - 1
-                    }
-                };
+                let i = recorded.hollow_at(pointer);
                 let hollow = &recorded.hollow[i];
                 match &hollow.answer {
                     None => recorded.full.clone(),
@@ -682,7 +690,7 @@ impl WriteAnswers {
                         let mut answer = a.clone();
                         let shown = in_order(&hollow.order, entity);
                         if let AnswerBody::Json(envelope) = &mut answer.body {
-                            if let Some(slot) = envelope.pointer_mut(pointer) {
+                            if let Some(slot) = crate::codec::pointer_mut(envelope, pointer) {
                                 *slot = Value::Object(shown);
                             }
                         }
@@ -696,6 +704,37 @@ impl WriteAnswers {
             answer.tool = Some(tool.to_string());
         }
         answer
+    }
+
+    /// `answer_from_record(rec, tool)` with `value` at `pointer`, as it is;
+    /// `value` back when the recorded answer holds no JSON value there.
+    pub(crate) fn with_value(
+        &self,
+        rec: &crate::records::Record,
+        tool: &str,
+        pointer: &str,
+        value: Value,
+    ) -> Result<Answer, Value> {
+        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let recorded = held.entry(rec.ordinal).or_insert_with(|| Recorded {
+            full: answer_from_record(rec, tool),
+            hollow: Vec::new(),
+        });
+        let i = recorded.hollow_at(pointer);
+        let Some(hollow) = &recorded.hollow[i].answer else {
+            return Err(value);
+        };
+        let mut answer = hollow.clone();
+        drop(held);
+        if let AnswerBody::Json(envelope) = &mut answer.body {
+            if let Some(slot) = crate::codec::pointer_mut(envelope, pointer) {
+                *slot = value;
+            }
+        }
+        if answer.tool.as_deref() != Some(tool) {
+            answer.tool = Some(tool.to_string());
+        }
+        Ok(answer)
     }
 }
 
@@ -739,7 +778,7 @@ fn answer_with(engine: &Engine, plan: &WritePlan, entity: Option<&Map<String, Va
         return empty(spec.status);
     };
     let at = spec.pointer.as_deref().zip(entity);
-    let mut answer = engine.write_answers.of(rec, &plan.tool, at);
+    let mut answer = engine.recorded_answers.of(rec, &plan.tool, at);
     answer.status = spec.status;
     answer.rendered = Some(rec.ordinal);
     applied(answer)
@@ -793,6 +832,54 @@ mod tests {
     use crate::state::Entity;
     use crate::World;
     use serde_json::{json, Value};
+
+    fn recorded(ordinal: u64, body: &str) -> crate::records::Record {
+        crate::records::Record::from_entry(
+            ordinal,
+            &json!({
+                "request": {"method": "GET", "url": "http://app.test/v1/items/a"},
+                "response": {
+                    "status": 200,
+                    "headers": [{"name": "ETag", "value": "\"1\""}, {"name": "Set-Cookie", "value": "s=1"}],
+                    "content": {"mimeType": "application/json", "text": body},
+                },
+            }),
+        )
+    }
+
+    /// An answer with a value at a pointer, from the parsed-once recording,
+    /// is the recording's answer with the value set there; without a JSON
+    /// value at the pointer the value comes back.
+    #[test]
+    fn recorded_answers_put_a_value_where_the_recording_had_one() {
+        let answers = super::RecordedAnswers::default();
+        let rec = recorded(7, r#"{"meta": {"n": 1}, "data": {"id": "a", "x": 1}}"#);
+        for round in 0..2 {
+            let value = json!({"id": "b", "y": round});
+            let got = answers
+                .with_value(&rec, "get_item", "/data", value.clone())
+                .unwrap();
+            let mut expected = crate::render::answer_from_record(&rec, "get_item");
+            assert!(crate::render::set_pointer(
+                match &mut expected.body {
+                    crate::AnswerBody::Json(v) => v,
+                    _ => unreachable!(),
+                },
+                "/data",
+                value,
+            ));
+            assert_eq!(got, expected);
+        }
+        let other_tool = answers.with_value(&rec, "other", "", json!(1)).unwrap();
+        assert_eq!(other_tool.tool.as_deref(), Some("other"));
+        assert_eq!(other_tool.body, crate::AnswerBody::Json(json!(1)));
+        assert_eq!(
+            answers.with_value(&rec, "get_item", "/missing/x", json!(2)),
+            Err(json!(2))
+        );
+        let text = recorded(8, "not json");
+        assert_eq!(answers.with_value(&text, "t", "", json!(3)), Err(json!(3)));
+    }
 
     fn world_of(ids: &[Value]) -> World {
         let mut world = World::default();

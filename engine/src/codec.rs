@@ -132,11 +132,57 @@ pub fn id_text(id: &Value) -> Option<String> {
 
 /// Resolves a JSON pointer (`""`, `/data`, `/0`, `/data/0`).
 pub fn at_pointer<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
+    self::pointer(value, pointer)
+}
+
+/// `Value::pointer`, without copying a reference token that holds no `~`
+/// escape (serde_json's allocates two strings per token).
+pub fn pointer<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
     if pointer.is_empty() {
-        Some(value)
-    } else {
-        value.pointer(pointer)
+        return Some(value);
     }
+    pointer
+        .strip_prefix('/')?
+        .split('/')
+        .try_fold(value, |target, raw| match target {
+            Value::Object(map) => map.get(&*unescaped(raw)),
+            Value::Array(items) => array_index(raw).and_then(|i| items.get(i)),
+            _ => None,
+        })
+}
+
+/// `Value::pointer_mut`, as `pointer` reads the pointer.
+pub fn pointer_mut<'a>(value: &'a mut Value, pointer: &str) -> Option<&'a mut Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    pointer
+        .strip_prefix('/')?
+        .split('/')
+        .try_fold(value, |target, raw| match target {
+            Value::Object(map) => map.get_mut(&*unescaped(raw)),
+            Value::Array(items) => array_index(raw).and_then(move |i| items.get_mut(i)),
+            _ => None,
+        })
+}
+
+/// One reference token unescaped as serde_json does (`~1` → `/`, then
+/// `~0` → `~`), borrowed when it holds no `~`.
+fn unescaped(raw: &str) -> std::borrow::Cow<'_, str> {
+    if raw.contains('~') {
+        raw.replace("~1", "/").replace("~0", "~").into()
+    } else {
+        raw.into()
+    }
+}
+
+/// An array index token as serde_json reads one (no sign, no leading zero;
+/// a token with an escape is never a number, escaped or not).
+fn array_index(raw: &str) -> Option<usize> {
+    if raw.starts_with('+') || (raw.starts_with('0') && raw.len() != 1) {
+        return None;
+    }
+    raw.parse().ok()
 }
 
 /// The object at `pointer`, if it is one.
@@ -150,7 +196,7 @@ pub fn object_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a Map<String, 
 pub fn body_entity<'a>(body: &'a Value, pointer: Option<&str>) -> Option<&'a Map<String, Value>> {
     pointer
         .filter(|p| !p.is_empty())
-        .and_then(|p| body.pointer(p))
+        .and_then(|p| self::pointer(body, p))
         .and_then(Value::as_object)
         .or_else(|| body.as_object())
 }
@@ -163,12 +209,8 @@ pub fn member_at<'a>(object: &'a Map<String, Value>, pointer: &str) -> Option<&'
         Some(at) => (&rest[..at], &rest[at..]),
         None => (rest, ""),
     };
-    let member = object.get(&first.replace("~1", "/").replace("~0", "~"))?;
-    if tail.is_empty() {
-        Some(member)
-    } else {
-        member.pointer(tail)
-    }
+    let member = object.get(&*unescaped(first))?;
+    self::pointer(member, tail)
 }
 
 /// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
@@ -179,6 +221,46 @@ pub fn pointer_token(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pointer` and `pointer_mut` find what serde_json's find, escapes,
+    /// indices and malformed pointers included.
+    #[test]
+    fn pointers_resolve_as_serde_json_resolves_them() {
+        let mut value = serde_json::json!({
+            "data": {"a/b": 1, "m~n": [10, 20], "": {"": 3}, "~1": 4, "0": 5},
+            "list": [{"id": "x"}, {"id": "y"}],
+        });
+        for p in [
+            "",
+            "/",
+            "//",
+            "/data",
+            "/data/a~1b",
+            "/data/m~0n/1",
+            "/data/m~0n/01",
+            "/data/m~0n/+1",
+            "/data/m~0n/2",
+            "/data/~01",
+            "/data/0",
+            "/list/0/id",
+            "/list/1/id/x",
+            "/list/-",
+            "data",
+            "/missing",
+            "/data/a/b",
+            "/list/00",
+        ] {
+            assert_eq!(pointer(&value, p), value.pointer(p), "{p:?}");
+            let expected = value.clone().pointer_mut(p).map(|v| v.clone());
+            assert_eq!(
+                pointer_mut(&mut value, p).map(|v| v.clone()),
+                expected,
+                "{p:?}"
+            );
+        }
+        *pointer_mut(&mut value, "/list/1/id").unwrap() = "z".into();
+        assert_eq!(value["list"][1]["id"], "z");
+    }
 
     #[test]
     fn codecs_round_trip_and_keep_what_they_cannot_decode() {

@@ -69,6 +69,12 @@ use rea_core::ErrorReport;
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// A map keyed by names the engine fixed at start-up (tools, route
+/// literals), looked up on every call: hashed with foldhash (seeded per
+/// process) instead of SipHash, a tenth of a write's work. Requests only
+/// look names up; none is ever inserted from one.
+pub(crate) type NameMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
+
 pub use answer_headers::at_serving_origin;
 pub use answer_headers::body_etag;
 pub use answer_headers::etag_matches;
@@ -201,16 +207,17 @@ pub struct Engine {
     families: Vec<Vec<usize>>,
     /// Documents that are also entities, by document path.
     entity_documents: HashMap<String, DocumentEntity>,
-    views: HashMap<String, usize>,
-    writes: HashMap<String, usize>,
-    tools: HashMap<String, usize>,
+    views: NameMap<usize>,
+    writes: NameMap<usize>,
+    tools: NameMap<usize>,
     /// The inferred list semantics (`rea-derivation`'s `model::lists`),
     /// when the caller supplied them: lists are then served from them.
     pub lists: Option<lists::ListSemantics>,
     /// Where each recording's ETag sits in its body, found once.
     etag_members: answer_headers::EtagMembers,
-    /// The recorded answers writes answer from, each parsed once.
-    write_answers: apply::WriteAnswers,
+    /// The recorded answers writes and rendered reads answer from, each
+    /// parsed once.
+    recorded_answers: apply::RecordedAnswers,
 }
 
 impl Engine {
@@ -235,7 +242,7 @@ impl Engine {
         manifest: Manifest,
         state: State,
     ) -> Result<Engine, ErrorReport> {
-        let tools: HashMap<String, usize> = manifest
+        let tools: NameMap<usize> = manifest
             .tools
             .iter()
             .enumerate()
@@ -288,7 +295,7 @@ impl Engine {
             tools,
             lists: None,
             etag_members: Default::default(),
-            write_answers: Default::default(),
+            recorded_answers: Default::default(),
         };
         engine.entity_documents = generalize::entity_documents(&engine);
         Ok(engine)

@@ -41,7 +41,7 @@ pub(crate) fn read(
             });
             match (held, engine.record(plan.base_ordinal)) {
                 (Some(value), Some(base)) => {
-                    let mut answer = answer_from_record(base, &tool.name);
+                    let mut answer = engine.recorded_answers.of(base, &tool.name, None);
                     answer.body = AnswerBody::Json(value.clone());
                     answer.rendered = Some(base.ordinal);
                     answer
@@ -81,7 +81,7 @@ fn document_from_entity(
         .entity_type(&held.type_name)
         .map(|t| t.fields.as_slice())
         .unwrap_or(&[]);
-    let mut answer = answer_from_record(base, &tool.name);
+    let mut answer = engine.recorded_answers.of(base, &tool.name, None);
     let mut value = match &answer.body {
         AnswerBody::Json(v) => v.clone(),
         _ => return replay(engine, tool, call),
@@ -179,19 +179,29 @@ fn render_item(
         .answer();
     };
     let rendered = render_entity(entity, &plan.fields, type_fields, &tool.name);
-    let mut answer = answer_from_record(base, &tool.name);
-    let mut envelope = match &answer.body {
-        AnswerBody::Json(v) => v.clone(),
-        _ => Value::Null,
-    };
-    if !set_pointer(&mut envelope, &plan.pointer, rendered) {
-        return crate::Refusal::Internal {
-            tool: Some(tool.name.clone()),
-            message: "the item view's envelope has no entity at its pointer".to_string(),
+    let recorded = engine
+        .recorded_answers
+        .with_value(base, &tool.name, &plan.pointer, rendered);
+    let mut answer = match recorded {
+        Ok(answer) => answer,
+        // No JSON value at the pointer in the recorded answer.
+        Err(rendered) => {
+            let mut answer = answer_from_record(base, &tool.name);
+            let mut envelope = match &answer.body {
+                AnswerBody::Json(v) => v.clone(),
+                _ => Value::Null,
+            };
+            if !set_pointer(&mut envelope, &plan.pointer, rendered) {
+                return crate::Refusal::Internal {
+                    tool: Some(tool.name.clone()),
+                    message: "the item view's envelope has no entity at its pointer".to_string(),
+                }
+                .answer();
+            }
+            answer.body = AnswerBody::Json(envelope);
+            answer
         }
-        .answer();
-    }
-    answer.body = AnswerBody::Json(envelope);
+    };
     answer.rendered = Some(base.ordinal);
     answer
 }
@@ -305,7 +315,7 @@ pub(crate) fn answer_from_record(rec: &Record, tool: &str) -> Answer {
 
 /// Replaces the value at a JSON pointer; false when the pointer names nothing.
 pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
-    match target.pointer_mut(pointer) {
+    match crate::codec::pointer_mut(target, pointer) {
         Some(slot) => {
             *slot = value;
             true

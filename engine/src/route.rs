@@ -7,7 +7,6 @@
 use crate::codec::{path_segments, percent_decode};
 use crate::manifest::Tool;
 use indexmap::IndexMap;
-use std::collections::HashMap;
 
 /// Path parameter values by placeholder name, percent-decoded.
 pub type Params = IndexMap<String, String>;
@@ -32,7 +31,7 @@ pub(crate) struct Route {
 pub(crate) struct Router {
     routes: Vec<Route>,
     /// By upper-case method: the templates as a tree of segments.
-    table: HashMap<String, Node>,
+    table: crate::NameMap<Node>,
 }
 
 /// One position in the segment tree: the routes whose template ends here,
@@ -40,7 +39,7 @@ pub(crate) struct Router {
 #[derive(Debug, Clone, Default)]
 struct Node {
     ends: Vec<usize>,
-    literals: HashMap<String, Node>,
+    literals: crate::NameMap<Node>,
     param: Option<Box<Node>>,
 }
 
@@ -96,7 +95,7 @@ impl Router {
                 segments: compile(&t.path_template),
             })
             .collect();
-        let mut table: HashMap<String, Node> = HashMap::new();
+        let mut table: crate::NameMap<Node> = crate::NameMap::default();
         for (i, r) in routes.iter().enumerate() {
             table
                 .entry(r.method.clone())

@@ -198,7 +198,8 @@ pub(crate) fn admit(
     headers: &HeaderMap,
 ) -> Admit {
     let surface = Surface::of(uri.path(), guard.env.ops().prefix());
-    let host = header_text(headers, header::HOST);
+    let seen = Seen::of(headers);
+    let host = seen.host.and_then(|v| v.to_str().ok());
     if let Some(host) = host {
         if !guard.host_allowed(host) {
             return Admit::Refused(refuse(
@@ -208,7 +209,7 @@ pub(crate) fn admit(
                 format!("the Host header {host:?} does not name this server; a server bound to loopback answers only loopback host names (DNS rebinding protection)"),
             ));
         }
-    } else if headers.contains_key(header::HOST) {
+    } else if seen.host.is_some() {
         return Admit::Refused(refuse(
             surface,
             StatusCode::BAD_REQUEST,
@@ -217,7 +218,7 @@ pub(crate) fn admit(
         ));
     }
     let mut cross_origin = None;
-    if let Some(value) = headers.get(header::ORIGIN) {
+    if let Some(value) = seen.origin {
         let origin = value.to_str().unwrap_or("null");
         let cors_allowed = surface == Surface::App && guard.cors.allows(origin);
         let app_origin = surface == Surface::App && guard.env.observed().is_app_origin(origin);
@@ -232,7 +233,7 @@ pub(crate) fn admit(
         if cors_allowed {
             cross_origin = Some(origin.to_string());
         }
-    } else if cross_site_without_origin(method, headers)
+    } else if cross_site_without_origin(method, seen.fetch_site, headers)
         && !(surface == Surface::App && guard.cors.allows_any())
     {
         // An `<img>`, `<script>` or prefetch from another site: no Origin,
@@ -290,10 +291,44 @@ pub(crate) fn finish(
 const SEC_FETCH_SITE: header::HeaderName = header::HeaderName::from_static("sec-fetch-site");
 const SEC_FETCH_MODE: header::HeaderName = header::HeaderName::from_static("sec-fetch-mode");
 
+/// The first value of each header every request's checks read, found in
+/// one pass over the request's few headers (a hashed lookup per name cost
+/// more); `HeaderMap::get` gives the same first values.
+#[derive(Default)]
+struct Seen<'a> {
+    host: Option<&'a HeaderValue>,
+    origin: Option<&'a HeaderValue>,
+    fetch_site: Option<&'a HeaderValue>,
+}
+
+impl<'a> Seen<'a> {
+    fn of(headers: &'a HeaderMap) -> Seen<'a> {
+        let mut seen = Seen::default();
+        for (name, value) in headers {
+            let slot = if name == header::HOST {
+                &mut seen.host
+            } else if name == header::ORIGIN {
+                &mut seen.origin
+            } else if name == SEC_FETCH_SITE {
+                &mut seen.fetch_site
+            } else {
+                continue;
+            };
+            slot.get_or_insert(value);
+        }
+        seen
+    }
+}
+
 /// A browser request from another site that carries no `Origin`
-/// (`Sec-Fetch-Site: cross-site`), other than a top-level GET/HEAD navigation.
-fn cross_site_without_origin(method: &Method, headers: &HeaderMap) -> bool {
-    let site = headers.get(SEC_FETCH_SITE).and_then(|v| v.to_str().ok());
+/// (`Sec-Fetch-Site: cross-site`, its first value `site`), other than a
+/// top-level GET/HEAD navigation.
+fn cross_site_without_origin(
+    method: &Method,
+    site: Option<&HeaderValue>,
+    headers: &HeaderMap,
+) -> bool {
+    let site = site.and_then(|v| v.to_str().ok());
     if !site.is_some_and(|s| s.eq_ignore_ascii_case("cross-site")) {
         return false;
     }
@@ -358,6 +393,26 @@ mod tests {
         ));
         assert!(!origin_trusted("null", Some("127.0.0.1:18765")));
         assert!(!origin_trusted("file://", Some("127.0.0.1:18765")));
+    }
+
+    /// The one pass finds the values `HeaderMap::get` finds: the first of
+    /// each name, whatever the order, repeats and other headers.
+    #[test]
+    fn the_checked_headers_are_the_first_of_each_name() {
+        let mut headers = HeaderMap::new();
+        headers.append("accept", "*/*".parse().unwrap());
+        headers.append("sec-fetch-site", "cross-site".parse().unwrap());
+        headers.append("host", "127.0.0.1:1".parse().unwrap());
+        headers.append("origin", "http://a.test".parse().unwrap());
+        headers.append("host", "other".parse().unwrap());
+        headers.append("sec-fetch-site", "same-origin".parse().unwrap());
+        let seen = Seen::of(&headers);
+        assert_eq!(seen.host, headers.get(header::HOST));
+        assert_eq!(seen.origin, headers.get(header::ORIGIN));
+        assert_eq!(seen.fetch_site, headers.get(SEC_FETCH_SITE));
+        let none = HeaderMap::new();
+        let seen = Seen::of(&none);
+        assert!(seen.host.is_none() && seen.origin.is_none() && seen.fetch_site.is_none());
     }
 
     #[test]

@@ -252,8 +252,9 @@ pub(crate) fn response_headers(answer: &Answer) -> HeaderMap {
 
 /// Recorded header names, as spelled, to the name they are served under
 /// (`None`: not replayable or not a valid name). A recording has a few dozen
-/// names, decided once each instead of on every answer.
-type Names = std::collections::HashMap<Box<str>, Option<HeaderName>>;
+/// names, decided once each instead of on every answer; looked up with
+/// foldhash (SipHash was a fifth of building a write's headers).
+type Names = std::collections::HashMap<Box<str>, Option<HeaderName>, foldhash::fast::RandomState>;
 
 /// Names kept at most (an app answering ever new header names is decided
 /// afresh past this).

@@ -22,7 +22,7 @@ use std::future::Future;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -313,9 +313,12 @@ pub async fn run(
     let permits = Arc::new(Semaphore::new(max as usize));
     // HTTP/1.1, and HTTP/2 with prior knowledge (h2c: native gRPC clients).
     let mut http = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    // The header-read timeout is the connection watcher's
+    // (`serve_connection`): hyper's own timer was set and cleared on every
+    // request.
     http.http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
+        .header_read_timeout(None)
         .keep_alive(true);
     http.http2().timer(TokioTimer::new());
     loop {
@@ -368,45 +371,44 @@ fn is_connection_error(e: &std::io::Error) -> bool {
     )
 }
 
-/// One connection: HTTP/1.1 with upgrades, closed when idle for `idle`, shut
-/// down gracefully when `stop` is cancelled.
+/// One connection: HTTP/1.1 with upgrades, closed when idle for `idle` or
+/// when an HTTP/1 request's header takes longer than `head`, shut down
+/// gracefully when `stop` is cancelled.
 async fn serve_connection(
     stream: TcpStream,
     front: Arc<Front>,
     http: hyper_util::server::conn::auto::Builder<TokioExecutor>,
-    // The first byte must come within the header-read timeout (the protocol
-    // is sniffed from it, before HTTP/1's own header timer starts); then no
-    // byte may be quiet for longer than the idle timeout.
-    (first, idle): (Duration, Duration),
+    (head, idle): (Duration, Duration),
     stop: CancellationToken,
 ) {
-    let epoch = Instant::now();
-    let last = Arc::new(AtomicU64::new(coarse_ms()));
-    let read_any = Arc::new(AtomicBool::new(false));
+    let activity = Arc::new(Activity::new());
     let io = Watched {
         io: stream,
-        last: last.clone(),
-        read_any: read_any.clone(),
+        activity: activity.clone(),
+        preface: 0,
     };
+    let watched = activity.clone();
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-            front.clone().serve(request)
+            let open = Open::new(watched.clone());
+            let served = front.clone().serve(request);
+            async move {
+                let response = served.await?;
+                if response.status() == axum::http::StatusCode::SWITCHING_PROTOCOLS {
+                    open.0.exempt.store(true, Ordering::Relaxed);
+                }
+                Ok::<_, std::convert::Infallible>(
+                    response.map(|body| Tracked { body, _open: open }),
+                )
+            }
         });
     let conn = http.serve_connection_with_upgrades(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);
     let mut stopping = false;
     loop {
-        let quiet = Duration::from_millis(coarse_ms().saturating_sub(last.load(Ordering::Relaxed)));
-        let waited = epoch.elapsed();
-        let silent = !read_any.load(Ordering::Relaxed);
-        if quiet >= idle || (silent && waited >= first) {
+        let Some(wake) = activity.next_check(coarse_ms(), head, idle) else {
             // Dropping the connection closes the socket.
             return;
-        }
-        let wake = if silent {
-            (idle - quiet).min(first - waited)
-        } else {
-            idle - quiet
         };
         tokio::select! {
             _ = conn.as_mut() => return,
@@ -419,18 +421,140 @@ async fn serve_connection(
     }
 }
 
-/// A socket that notes when a byte last moved (for the idle timeout).
+/// What a connection's watcher reads, written as its bytes and exchanges
+/// move (times are `coarse_ms`).
+struct Activity {
+    /// When a byte last moved either way.
+    last: AtomicU64,
+    /// Set once the peer has sent a byte.
+    read_any: AtomicBool,
+    /// HTTP/2 (its preface was read) or upgraded (a `101` was answered):
+    /// no request header is awaited between exchanges.
+    exempt: AtomicBool,
+    /// Requests whose answer is not yet sent in full.
+    open: AtomicUsize,
+    /// When the last exchange ended (at first: when the connection opened).
+    ended: AtomicU64,
+}
+
+impl Activity {
+    fn new() -> Activity {
+        let now = coarse_ms();
+        Activity {
+            last: AtomicU64::new(now),
+            read_any: AtomicBool::new(false),
+            exempt: AtomicBool::new(false),
+            open: AtomicUsize::new(0),
+            ended: AtomicU64::new(now),
+        }
+    }
+
+    /// How long the watcher may sleep at `now`; `None`: close the
+    /// connection. It closes one quiet for `idle`, and one awaiting a
+    /// request header for `head`: from its opening to its first byte, from
+    /// that byte to its first request, and on HTTP/1 from the end of each
+    /// exchange to the next request (the span hyper's header-read timer
+    /// covered; an open exchange, an event stream say, is never cut by it).
+    fn next_check(&self, now: u64, head: Duration, idle: Duration) -> Option<Duration> {
+        let since =
+            |at: &AtomicU64| Duration::from_millis(now.saturating_sub(at.load(Ordering::Relaxed)));
+        let quiet = since(&self.last);
+        if quiet >= idle {
+            return None;
+        }
+        let mut wake = idle - quiet;
+        if !self.exempt.load(Ordering::Relaxed) {
+            if self.open.load(Ordering::Relaxed) == 0 {
+                let waited = since(&self.ended);
+                if waited >= head {
+                    return None;
+                }
+                wake = wake.min(head - waited);
+            } else {
+                // An exchange may end while the watcher sleeps.
+                wake = wake.min(head);
+            }
+        }
+        Some(wake)
+    }
+}
+
+/// One request's exchange, open until its answer's body is dropped (sent in
+/// full, or the connection gone).
+struct Open(Arc<Activity>);
+
+impl Open {
+    fn new(activity: Arc<Activity>) -> Open {
+        activity.open.fetch_add(1, Ordering::Relaxed);
+        Open(activity)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.ended.store(coarse_ms(), Ordering::Relaxed);
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// An answer's body, holding its exchange open.
+struct Tracked {
+    body: axum::body::Body,
+    _open: Open,
+}
+
+impl http_body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A socket that notes when a byte last moved (for the idle timeout) and
+/// whether the peer opened with HTTP/2's preface.
 struct Watched {
     io: TcpStream,
-    /// `coarse_ms` at the last read or write.
-    last: Arc<AtomicU64>,
-    /// Set once the peer has sent a byte.
-    read_any: Arc<AtomicBool>,
+    activity: Arc<Activity>,
+    /// Bytes of HTTP/2's preface the peer's first bytes matched so far;
+    /// `PREFACE.len()` once they all did, `u8::MAX` once one did not.
+    preface: u8,
 }
+
+/// What an HTTP/2 client sends first (prior knowledge, as hyper-util's
+/// protocol sniffing reads it).
+const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 impl Watched {
     fn touch(&self) {
-        self.last.store(coarse_ms(), Ordering::Relaxed);
+        self.activity.last.store(coarse_ms(), Ordering::Relaxed);
+    }
+
+    /// Follows the preface through the connection's first bytes.
+    fn sniff(&mut self, read: &[u8]) {
+        let at = usize::from(self.preface);
+        let want = &PREFACE[at..];
+        let n = want.len().min(read.len());
+        if read[..n] != want[..n] {
+            self.preface = u8::MAX;
+            return;
+        }
+        self.preface += n as u8;
+        if usize::from(self.preface) == PREFACE.len() {
+            self.activity.exempt.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -464,7 +588,14 @@ impl AsyncRead for Watched {
         let poll = Pin::new(&mut this.io).poll_read(cx, buf);
         if matches!(poll, Poll::Ready(Ok(()))) && buf.filled().len() > before {
             this.touch();
-            this.read_any.store(true, Ordering::Relaxed);
+            if usize::from(this.preface) < PREFACE.len() {
+                this.sniff(&buf.filled()[before..]);
+            }
+            if !this.activity.read_any.load(Ordering::Relaxed) {
+                // The first request's header is timed from its first byte.
+                this.activity.ended.store(coarse_ms(), Ordering::Relaxed);
+                this.activity.read_any.store(true, Ordering::Relaxed);
+            }
         }
         poll
     }
@@ -530,4 +661,95 @@ pub async fn run_stdio(
         .await
         .map_err(|e| ServeError::Mcp(e.to_string()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: Duration = Duration::from_secs(10);
+    const IDLE: Duration = Duration::from_secs(60);
+
+    fn activity_at(now: u64) -> Activity {
+        let a = Activity::new();
+        a.last.store(now, Ordering::Relaxed);
+        a.ended.store(now, Ordering::Relaxed);
+        a
+    }
+
+    /// Between exchanges a request header is awaited for the header-read
+    /// timeout; an open exchange (an event stream) is cut only when idle.
+    #[test]
+    fn the_watcher_times_headers_between_exchanges_only() {
+        let a = activity_at(1_000);
+        assert_eq!(a.next_check(1_000, HEAD, IDLE), Some(HEAD));
+        assert_eq!(
+            a.next_check(4_000, HEAD, IDLE),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(a.next_check(11_000, HEAD, IDLE), None);
+        let open = Open::new(Arc::new(activity_at(1_000)));
+        let a = &open.0;
+        // Open for longer than the header timeout, bytes moving: kept.
+        a.last.store(50_000, Ordering::Relaxed);
+        assert_eq!(a.next_check(55_000, HEAD, IDLE), Some(HEAD));
+        // Quiet for the idle timeout: closed.
+        assert_eq!(a.next_check(110_000, HEAD, IDLE), None);
+        let a = open.0.clone();
+        drop(open);
+        assert_eq!(a.open.load(Ordering::Relaxed), 0);
+        let ended = a.ended.load(Ordering::Relaxed);
+        a.last.store(ended, Ordering::Relaxed);
+        assert_eq!(
+            a.next_check(ended + 2_000, HEAD, IDLE),
+            Some(Duration::from_secs(8))
+        );
+        assert_eq!(a.next_check(ended + 10_000, HEAD, IDLE), None);
+        // HTTP/2 and upgraded connections await no header.
+        a.exempt.store(true, Ordering::Relaxed);
+        assert_eq!(
+            a.next_check(ended + 10_000, HEAD, IDLE),
+            Some(Duration::from_secs(50))
+        );
+    }
+
+    /// The preface is followed across reads; any other first bytes are HTTP/1.
+    #[test]
+    fn the_http2_preface_is_sniffed_across_reads() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            for (reads, h2) in [
+                (vec![&PREFACE[..3], &PREFACE[3..20], &PREFACE[20..]], true),
+                (vec![&PREFACE[..], b"more"], true),
+                (vec![&b"PRI * HTTP/1.1\r\n"[..]], false),
+                (vec![&b"GET / HTTP/1.1\r\n"[..]], false),
+                (vec![&b"P"[..], b"ATCH / HTTP/1.1\r\n"], false),
+            ] {
+                let client = TcpStream::connect(addr).await.unwrap();
+                let (server, _) = listener.accept().await.unwrap();
+                let mut watched = Watched {
+                    io: client,
+                    activity: Arc::new(Activity::new()),
+                    preface: 0,
+                };
+                for read in &reads {
+                    watched.sniff(read);
+                    if usize::from(watched.preface) >= PREFACE.len() {
+                        break;
+                    }
+                }
+                assert_eq!(
+                    watched.activity.exempt.load(Ordering::Relaxed),
+                    h2,
+                    "{reads:?}"
+                );
+                drop(server);
+            }
+        });
+    }
 }

@@ -11,7 +11,7 @@ use crate::lists::conventions;
 use crate::lists::eval::{app_token, body_params, evaluate, own_token, query_params, select, Page};
 use crate::lists::semantics::{Carrier, EndpointSemantics, TokenFormat};
 use crate::manifest::Tool;
-use crate::render::{answer_from_record, normalize_line, render_entity, replay, set_pointer};
+use crate::render::{normalize_line, render_entity, replay, set_pointer};
 use crate::state::{Entity, ListPlan, Membership, ViewPlan};
 use crate::{Answer, AnswerBody, Call, Engine, World};
 use serde_json::Value;
@@ -99,7 +99,7 @@ fn render_world_list(
         .map(|e| render_entity(e, &plan.fields, type_fields, &tool.name))
         .collect();
     let count = items.len();
-    let mut answer = answer_from_record(base, &tool.name);
+    let mut answer = engine.recorded_answers.of(base, &tool.name, None);
     let mut envelope = match &answer.body {
         AnswerBody::Json(v) => v.clone(),
         _ => Value::Null,
@@ -108,7 +108,7 @@ fn render_world_list(
         return replay(engine, tool, call);
     }
     for counter in &plan.counters {
-        if let Some(slot) = envelope.pointer_mut(counter) {
+        if let Some(slot) = crate::codec::pointer_mut(&mut envelope, counter) {
             *slot = match slot {
                 Value::String(_) => Value::String(count.to_string()),
                 _ => Value::from(count as u64),
@@ -116,8 +116,7 @@ fn render_world_list(
         }
     }
     let recorded_count = match &answer.body {
-        AnswerBody::Json(v) => v
-            .pointer(&plan.pointer)
+        AnswerBody::Json(v) => crate::codec::pointer(v, &plan.pointer)
             .and_then(Value::as_array)
             .map(Vec::len),
         _ => None,
@@ -336,7 +335,7 @@ fn render(
     let refs: Vec<&Value> = universe.iter().collect();
     let page = evaluate(sem, &params, &refs, &HashMap::new()).ok()?;
     let base = engine.record(sem.base_ordinal?)?;
-    let mut answer = answer_from_record(base, &tool.name);
+    let mut answer = engine.recorded_answers.of(base, &tool.name, None);
     if answer.status / 100 != 2 {
         return None;
     }
@@ -346,8 +345,7 @@ fn render(
     // A recorded header counting the base record's items counts this page's
     // total (as the engine's own renders do), unless the spelling names it.
     if sem.spelling.total_header.is_none() {
-        if let Some(recorded) = envelope
-            .pointer(&sem.items_pointer)
+        if let Some(recorded) = crate::codec::pointer(&envelope, &sem.items_pointer)
             .and_then(Value::as_array)
             .map(Vec::len)
         {
@@ -407,8 +405,7 @@ fn render(
         let query = call.query.as_deref();
         crate::lists::page_links::apply(spec, m, &call.path, query, &page, &mut envelope);
     }
-    let items = envelope
-        .pointer(&sem.items_pointer)
+    let items = crate::codec::pointer(&envelope, &sem.items_pointer)
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
@@ -453,7 +450,8 @@ fn render(
 /// True when some recorded answer of the endpoint is an object without
 /// the list member at all (an empty list left out, as proto3 JSON does).
 fn omits_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
-    recorded_answers(engine, sem).any(|v| v.is_object() && v.pointer(&sem.items_pointer).is_none())
+    recorded_answers(engine, sem)
+        .any(|v| v.is_object() && crate::codec::pointer(&v, &sem.items_pointer).is_none())
 }
 
 /// The JSON bodies of the endpoint's recorded 2xx answers.

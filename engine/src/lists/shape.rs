@@ -71,7 +71,8 @@ pub fn columns(
 /// an answer whose base shows no total shows none.
 pub fn total_on_request(engine: &crate::Engine, sem: &EndpointSemantics, member: &str) -> bool {
     crate::lists::serve::recorded_answers(engine, sem).any(|v| {
-        v.as_object()
-            .is_some_and(|o| !o.contains_key(member) && v.pointer(&sem.items_pointer).is_some())
+        v.as_object().is_some_and(|o| {
+            !o.contains_key(member) && crate::codec::pointer(&v, &sem.items_pointer).is_some()
+        })
     })
 }

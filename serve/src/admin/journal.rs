@@ -65,20 +65,22 @@ impl Source {
     }
 }
 
-/// When a call arrived: kept as a clock value, written as RFC 3339 (UTC,
-/// milliseconds) only when the entry is read.
+/// When a call arrived: kept as the system clock's value (not even
+/// converted to a date), written as RFC 3339 (UTC, milliseconds) only when
+/// the entry is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp(chrono::DateTime<chrono::Utc>);
+pub struct Stamp(std::time::SystemTime);
 
 impl Stamp {
     pub fn now() -> Stamp {
-        Stamp(chrono::Utc::now())
+        Stamp(std::time::SystemTime::now())
     }
 }
 
 impl std::fmt::Display for Stamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        let at = chrono::DateTime::<chrono::Utc>::from(self.0);
+        f.write_str(&at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
     }
 }
 
