@@ -154,7 +154,7 @@ fn revalidate(answer: &mut Answer, record: &Record, members: &EtagMembers) {
     };
     let from_member = member
         .as_deref()
-        .and_then(|p| body.and_then(|b| crate::codec::pointer(b, p)))
+        .and_then(|p| body.and_then(|b| crate::codec::at_pointer(b, p)))
         .and_then(scalar_text);
     let value = from_member.clone().unwrap_or_else(|| {
         let digest = digest(body);

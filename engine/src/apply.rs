@@ -115,7 +115,7 @@ fn validate(
     };
     let wrapped_not_object = pointer
         .filter(|p| !p.is_empty())
-        .and_then(|p| crate::codec::pointer(body, p))
+        .and_then(|p| crate::codec::at_pointer(body, p))
         .is_some_and(|v| !v.is_object());
     let entity = body_entity(body, pointer).filter(|_| !wrapped_not_object);
     let Some(entity) = entity else {
@@ -648,7 +648,7 @@ impl Hollow {
         let mut order = Vec::new();
         let emptied = match &mut answer.body {
             AnswerBody::Json(envelope) => {
-                crate::codec::pointer_mut(envelope, pointer).map(|slot| {
+                crate::codec::at_pointer_mut(envelope, pointer).map(|slot| {
                     if let Some(m) = slot.as_object() {
                         order = m.keys().cloned().collect();
                     }
@@ -690,7 +690,7 @@ impl RecordedAnswers {
                         let mut answer = a.clone();
                         let shown = in_order(&hollow.order, entity);
                         if let AnswerBody::Json(envelope) = &mut answer.body {
-                            if let Some(slot) = crate::codec::pointer_mut(envelope, pointer) {
+                            if let Some(slot) = crate::codec::at_pointer_mut(envelope, pointer) {
                                 *slot = Value::Object(shown);
                             }
                         }
@@ -727,7 +727,7 @@ impl RecordedAnswers {
         let mut answer = hollow.clone();
         drop(held);
         if let AnswerBody::Json(envelope) = &mut answer.body {
-            if let Some(slot) = crate::codec::pointer_mut(envelope, pointer) {
+            if let Some(slot) = crate::codec::at_pointer_mut(envelope, pointer) {
                 *slot = value;
             }
         }

@@ -130,40 +130,34 @@ pub fn id_text(id: &Value) -> Option<String> {
     }
 }
 
-/// Resolves a JSON pointer (`""`, `/data`, `/0`, `/data/0`).
+/// Resolves a JSON pointer (`""`, `/data`, `/0`, `/data/0`) as
+/// `Value::pointer` does, without copying a reference token that holds no
+/// `~` escape (serde_json's allocates two strings per token).
 pub fn at_pointer<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
-    self::pointer(value, pointer)
+    tokens(pointer)?.try_fold(value, |target, raw| match target {
+        Value::Object(map) => map.get(&*unescaped(raw)),
+        Value::Array(items) => array_index(raw).and_then(|i| items.get(i)),
+        _ => None,
+    })
 }
 
-/// `Value::pointer`, without copying a reference token that holds no `~`
-/// escape (serde_json's allocates two strings per token).
-pub fn pointer<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
-    if pointer.is_empty() {
-        return Some(value);
-    }
-    pointer
-        .strip_prefix('/')?
-        .split('/')
-        .try_fold(value, |target, raw| match target {
-            Value::Object(map) => map.get(&*unescaped(raw)),
-            Value::Array(items) => array_index(raw).and_then(|i| items.get(i)),
-            _ => None,
-        })
+/// `Value::pointer_mut`, as `at_pointer` reads the pointer.
+pub fn at_pointer_mut<'a>(value: &'a mut Value, pointer: &str) -> Option<&'a mut Value> {
+    tokens(pointer)?.try_fold(value, |target, raw| match target {
+        Value::Object(map) => map.get_mut(&*unescaped(raw)),
+        Value::Array(items) => array_index(raw).and_then(move |i| items.get_mut(i)),
+        _ => None,
+    })
 }
 
-/// `Value::pointer_mut`, as `pointer` reads the pointer.
-pub fn pointer_mut<'a>(value: &'a mut Value, pointer: &str) -> Option<&'a mut Value> {
-    if pointer.is_empty() {
-        return Some(value);
-    }
-    pointer
-        .strip_prefix('/')?
-        .split('/')
-        .try_fold(value, |target, raw| match target {
-            Value::Object(map) => map.get_mut(&*unescaped(raw)),
-            Value::Array(items) => array_index(raw).and_then(move |i| items.get_mut(i)),
-            _ => None,
-        })
+/// A pointer's raw reference tokens (none for `""`); `None` when a
+/// non-empty pointer does not start with `/`.
+fn tokens(pointer: &str) -> Option<impl Iterator<Item = &str>> {
+    let rest = match pointer {
+        "" => None,
+        p => Some(p.strip_prefix('/')?),
+    };
+    Some(rest.into_iter().flat_map(|r| r.split('/')))
 }
 
 /// One reference token unescaped as serde_json does (`~1` → `/`, then
@@ -196,7 +190,7 @@ pub fn object_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a Map<String, 
 pub fn body_entity<'a>(body: &'a Value, pointer: Option<&str>) -> Option<&'a Map<String, Value>> {
     pointer
         .filter(|p| !p.is_empty())
-        .and_then(|p| self::pointer(body, p))
+        .and_then(|p| at_pointer(body, p))
         .and_then(Value::as_object)
         .or_else(|| body.as_object())
 }
@@ -210,7 +204,7 @@ pub fn member_at<'a>(object: &'a Map<String, Value>, pointer: &str) -> Option<&'
         None => (rest, ""),
     };
     let member = object.get(&*unescaped(first))?;
-    self::pointer(member, tail)
+    at_pointer(member, tail)
 }
 
 /// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
@@ -222,7 +216,7 @@ pub fn pointer_token(key: &str) -> String {
 mod tests {
     use super::*;
 
-    /// `pointer` and `pointer_mut` find what serde_json's find, escapes,
+    /// `at_pointer` and `at_pointer_mut` find what serde_json's find, escapes,
     /// indices and malformed pointers included.
     #[test]
     fn pointers_resolve_as_serde_json_resolves_them() {
@@ -250,15 +244,15 @@ mod tests {
             "/data/a/b",
             "/list/00",
         ] {
-            assert_eq!(pointer(&value, p), value.pointer(p), "{p:?}");
+            assert_eq!(at_pointer(&value, p), value.pointer(p), "{p:?}");
             let expected = value.clone().pointer_mut(p).map(|v| v.clone());
             assert_eq!(
-                pointer_mut(&mut value, p).map(|v| v.clone()),
+                at_pointer_mut(&mut value, p).map(|v| v.clone()),
                 expected,
                 "{p:?}"
             );
         }
-        *pointer_mut(&mut value, "/list/1/id").unwrap() = "z".into();
+        *at_pointer_mut(&mut value, "/list/1/id").unwrap() = "z".into();
         assert_eq!(value["list"][1]["id"], "z");
     }
 

@@ -410,7 +410,7 @@ pub(crate) fn entity_documents(
             })
         };
         let Some(pointer) = pointer else { continue };
-        let fields = crate::codec::pointer(&doc.value, &pointer)
+        let fields = crate::codec::at_pointer(&doc.value, &pointer)
             .and_then(Value::as_object)
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();

@@ -186,7 +186,7 @@ fn render_item(
         Ok(answer) => answer,
         // No JSON value at the pointer in the recorded answer.
         Err(rendered) => {
-            let mut answer = answer_from_record(base, &tool.name);
+            let mut answer = engine.recorded_answers.of(base, &tool.name, None);
             let mut envelope = match &answer.body {
                 AnswerBody::Json(v) => v.clone(),
                 _ => Value::Null,
@@ -315,7 +315,7 @@ pub(crate) fn answer_from_record(rec: &Record, tool: &str) -> Answer {
 
 /// Replaces the value at a JSON pointer; false when the pointer names nothing.
 pub(crate) fn set_pointer(target: &mut Value, pointer: &str, value: Value) -> bool {
-    match crate::codec::pointer_mut(target, pointer) {
+    match crate::codec::at_pointer_mut(target, pointer) {
         Some(slot) => {
             *slot = value;
             true

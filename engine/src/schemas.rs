@@ -376,7 +376,7 @@ pub fn loosen_required(engine: &mut Engine) {
         let bodies = recorded_request_bodies(engine, &plan.tool);
         let entities: Vec<&Map<String, Value>> = bodies
             .iter()
-            .filter_map(|b| crate::codec::pointer(b, &pointer).and_then(Value::as_object))
+            .filter_map(|b| crate::codec::at_pointer(b, &pointer).and_then(Value::as_object))
             .collect();
         let keep = served_required(&plan.required_members, &entities, &plan.field_rules);
         if keep != plan.required_members {

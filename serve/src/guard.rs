@@ -198,8 +198,8 @@ pub(crate) fn admit(
     headers: &HeaderMap,
 ) -> Admit {
     let surface = Surface::of(uri.path(), guard.env.ops().prefix());
-    let seen = Seen::of(headers);
-    let host = seen.host.and_then(|v| v.to_str().ok());
+    let [host_value, origin, fetch_site] = checked_headers(headers);
+    let host = host_value.and_then(|v| v.to_str().ok());
     if let Some(host) = host {
         if !guard.host_allowed(host) {
             return Admit::Refused(refuse(
@@ -209,7 +209,7 @@ pub(crate) fn admit(
                 format!("the Host header {host:?} does not name this server; a server bound to loopback answers only loopback host names (DNS rebinding protection)"),
             ));
         }
-    } else if seen.host.is_some() {
+    } else if host_value.is_some() {
         return Admit::Refused(refuse(
             surface,
             StatusCode::BAD_REQUEST,
@@ -218,7 +218,7 @@ pub(crate) fn admit(
         ));
     }
     let mut cross_origin = None;
-    if let Some(value) = seen.origin {
+    if let Some(value) = origin {
         let origin = value.to_str().unwrap_or("null");
         let cors_allowed = surface == Surface::App && guard.cors.allows(origin);
         let app_origin = surface == Surface::App && guard.env.observed().is_app_origin(origin);
@@ -233,7 +233,7 @@ pub(crate) fn admit(
         if cors_allowed {
             cross_origin = Some(origin.to_string());
         }
-    } else if cross_site_without_origin(method, seen.fetch_site, headers)
+    } else if cross_site_without_origin(method, fetch_site, headers)
         && !(surface == Surface::App && guard.cors.allows_any())
     {
         // An `<img>`, `<script>` or prefetch from another site: no Origin,
@@ -291,33 +291,14 @@ pub(crate) fn finish(
 const SEC_FETCH_SITE: header::HeaderName = header::HeaderName::from_static("sec-fetch-site");
 const SEC_FETCH_MODE: header::HeaderName = header::HeaderName::from_static("sec-fetch-mode");
 
-/// The first value of each header every request's checks read, found in
-/// one pass over the request's few headers (a hashed lookup per name cost
-/// more); `HeaderMap::get` gives the same first values.
-#[derive(Default)]
-struct Seen<'a> {
-    host: Option<&'a HeaderValue>,
-    origin: Option<&'a HeaderValue>,
-    fetch_site: Option<&'a HeaderValue>,
-}
-
-impl<'a> Seen<'a> {
-    fn of(headers: &'a HeaderMap) -> Seen<'a> {
-        let mut seen = Seen::default();
-        for (name, value) in headers {
-            let slot = if name == header::HOST {
-                &mut seen.host
-            } else if name == header::ORIGIN {
-                &mut seen.origin
-            } else if name == SEC_FETCH_SITE {
-                &mut seen.fetch_site
-            } else {
-                continue;
-            };
-            slot.get_or_insert(value);
-        }
-        seen
-    }
+/// The first `Host`, `Origin` and `Sec-Fetch-Site` values, the headers
+/// every request's checks read (`HeaderMap::get` gives the same values).
+fn checked_headers(headers: &HeaderMap) -> [Option<&HeaderValue>; 3] {
+    crate::http::first_values(
+        headers,
+        &[header::HOST, header::ORIGIN, SEC_FETCH_SITE],
+        |_| true,
+    )
 }
 
 /// A browser request from another site that carries no `Origin`
@@ -406,13 +387,13 @@ mod tests {
         headers.append("origin", "http://a.test".parse().unwrap());
         headers.append("host", "other".parse().unwrap());
         headers.append("sec-fetch-site", "same-origin".parse().unwrap());
-        let seen = Seen::of(&headers);
-        assert_eq!(seen.host, headers.get(header::HOST));
-        assert_eq!(seen.origin, headers.get(header::ORIGIN));
-        assert_eq!(seen.fetch_site, headers.get(SEC_FETCH_SITE));
+        let [host, origin, fetch_site] = checked_headers(&headers);
+        assert_eq!(host, headers.get(header::HOST));
+        assert_eq!(origin, headers.get(header::ORIGIN));
+        assert_eq!(fetch_site, headers.get(SEC_FETCH_SITE));
         let none = HeaderMap::new();
-        let seen = Seen::of(&none);
-        assert!(seen.host.is_none() && seen.origin.is_none() && seen.fetch_site.is_none());
+        let [host, origin, fetch_site] = checked_headers(&none);
+        assert!(host.is_none() && origin.is_none() && fetch_site.is_none());
     }
 
     #[test]

@@ -122,19 +122,28 @@ fn blank(body: &[u8]) -> bool {
 
 /// The first visible-ASCII value of each of the cache key's headers
 /// (`KEYED_HEADERS`, as `Call::header` reads the headers `request_headers`
-/// keeps), in one pass over the request's few headers instead of a hashed
-/// lookup per name.
+/// keeps).
 fn keyed(headers: &HeaderMap) -> [Option<&str>; 3] {
-    let mut values = [None; 3];
+    first_values(headers, &crate::environment::KEYED_HEADERS, |v| {
+        v.to_str().is_ok()
+    })
+    .map(|v| v.and_then(|v| v.to_str().ok()))
+}
+
+/// The first value of each of `names` that `takes` accepts, in one pass
+/// over the request's few headers (a hashed lookup per name costs more).
+pub(crate) fn first_values<'a, const N: usize>(
+    headers: &'a HeaderMap,
+    names: &[HeaderName; N],
+    takes: impl Fn(&HeaderValue) -> bool,
+) -> [Option<&'a HeaderValue>; N] {
+    let mut values = [None; N];
     for (name, value) in headers {
-        let Some(at) = crate::environment::KEYED_HEADERS
-            .iter()
-            .position(|k| k == name)
-        else {
+        let Some(at) = names.iter().position(|n| n == name) else {
             continue;
         };
-        if values[at].is_none() {
-            values[at] = value.to_str().ok();
+        if values[at].is_none() && takes(value) {
+            values[at] = Some(value);
         }
     }
     values

@@ -108,7 +108,7 @@ fn render_world_list(
         return replay(engine, tool, call);
     }
     for counter in &plan.counters {
-        if let Some(slot) = crate::codec::pointer_mut(&mut envelope, counter) {
+        if let Some(slot) = crate::codec::at_pointer_mut(&mut envelope, counter) {
             *slot = match slot {
                 Value::String(_) => Value::String(count.to_string()),
                 _ => Value::from(count as u64),
@@ -116,7 +116,7 @@ fn render_world_list(
         }
     }
     let recorded_count = match &answer.body {
-        AnswerBody::Json(v) => crate::codec::pointer(v, &plan.pointer)
+        AnswerBody::Json(v) => crate::codec::at_pointer(v, &plan.pointer)
             .and_then(Value::as_array)
             .map(Vec::len),
         _ => None,
@@ -345,7 +345,7 @@ fn render(
     // A recorded header counting the base record's items counts this page's
     // total (as the engine's own renders do), unless the spelling names it.
     if sem.spelling.total_header.is_none() {
-        if let Some(recorded) = crate::codec::pointer(&envelope, &sem.items_pointer)
+        if let Some(recorded) = crate::codec::at_pointer(&envelope, &sem.items_pointer)
             .and_then(Value::as_array)
             .map(Vec::len)
         {
@@ -405,7 +405,7 @@ fn render(
         let query = call.query.as_deref();
         crate::lists::page_links::apply(spec, m, &call.path, query, &page, &mut envelope);
     }
-    let items = crate::codec::pointer(&envelope, &sem.items_pointer)
+    let items = crate::codec::at_pointer(&envelope, &sem.items_pointer)
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
@@ -451,7 +451,7 @@ fn render(
 /// the list member at all (an empty list left out, as proto3 JSON does).
 fn omits_empty(sem: &EndpointSemantics, engine: &Engine) -> bool {
     recorded_answers(engine, sem)
-        .any(|v| v.is_object() && crate::codec::pointer(&v, &sem.items_pointer).is_none())
+        .any(|v| v.is_object() && crate::codec::at_pointer(&v, &sem.items_pointer).is_none())
 }
 
 /// The JSON bodies of the endpoint's recorded 2xx answers.

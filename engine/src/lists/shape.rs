@@ -72,7 +72,7 @@ pub fn columns(
 pub fn total_on_request(engine: &crate::Engine, sem: &EndpointSemantics, member: &str) -> bool {
     crate::lists::serve::recorded_answers(engine, sem).any(|v| {
         v.as_object().is_some_and(|o| {
-            !o.contains_key(member) && crate::codec::pointer(&v, &sem.items_pointer).is_some()
+            !o.contains_key(member) && crate::codec::at_pointer(&v, &sem.items_pointer).is_some()
         })
     })
 }

@@ -43,7 +43,8 @@ pub(crate) fn infer_with(
     state: &State,
     serving: Option<&ServingModel>,
 ) -> ListSemantics {
-    infer_over(records, manifest, state, serving, None)
+    let mut endpoints = instances::endpoints(records, manifest, state);
+    infer_endpoints(&mut endpoints, records, manifest, state, serving, None)
 }
 
 /// `infer_with` over the engine about to serve (built from the same
@@ -54,12 +55,11 @@ pub fn infer_with_engine(
     engine: &rea_engine::Engine,
     serving: Option<&ServingModel>,
 ) -> ListSemantics {
-    infer_over(
+    infer_from_instances(
+        &mut list_instances(records, engine),
         records,
-        &engine.manifest,
-        &engine.state,
+        engine,
         serving,
-        Some(engine),
     )
 }
 
@@ -98,17 +98,9 @@ pub fn infer_from_instances(
     )
 }
 
-fn infer_over(
-    records: &[Record],
-    manifest: &Manifest,
-    state: &State,
-    serving: Option<&ServingModel>,
-    engine: Option<&rea_engine::Engine>,
-) -> ListSemantics {
-    let mut endpoints = instances::endpoints(records, manifest, state);
-    infer_endpoints(&mut endpoints, records, manifest, state, serving, engine)
-}
-
+/// The list semantics of gathered endpoints: their after-write instances
+/// given the World of their moment (replayed through `engine`, or an engine
+/// built for it), each endpoint inferred, then what siblings lend.
 fn infer_endpoints(
     endpoints: &mut [instances::Endpoint],
     records: &[Record],
